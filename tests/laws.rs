@@ -1,0 +1,198 @@
+//! Property tests: the laws of version order, matchers and ranges, checked against an oracle
+//! written straight from the sort-key table of SPEC section 1 (plain `i64` tuples), not against
+//! the packed key the library uses.
+
+use std::cmp::Ordering;
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+
+use compat::matcher::Matcher;
+use compat::range::Range;
+use compat::version::Version;
+use proptest::prelude::*;
+
+/// A version as the generator built it, with the key SPEC section 1 assigns it.
+#[derive(Clone, Debug)]
+struct Spec {
+    text: String,
+    key: Option<(i64, i64, i64, i64, i64, i64)>,
+}
+
+fn number() -> impl Strategy<Value = u32> {
+    prop_oneof![0u32..4, Just(10u32), Just(2_147_483_647u32)]
+}
+
+/// Prints a number with 0 to 2 leading zeros, which must not change its meaning.
+fn spelled(n: u32, zeros: usize) -> String {
+    format!("{}{n}", "0".repeat(zeros))
+}
+
+fn version() -> impl Strategy<Value = Spec> {
+    version_of_forms(0..6)
+}
+
+fn orderable() -> impl Strategy<Value = Spec> {
+    version_of_forms(0..4)
+}
+
+/// Forms 0-3 are the orderable ones of SPEC section 1, 4-5 non-orderable.
+fn version_of_forms(forms: std::ops::Range<u8>) -> impl Strategy<Value = Spec> {
+    let core = (number(), number(), number(), 0usize..3);
+    let hash = "[0-9a-f]{1,8}";
+    (core, forms, number(), number(), hash, "[a-z][a-z0-9-]{0,6}").prop_map(
+        |((major, minor, patch, zeros), form, n, c, hash, branch)| {
+            let base = format!("{}.{}.{}", spelled(major, zeros), minor, patch);
+            let (m, mi, p) = (i64::from(major), i64::from(minor), i64::from(patch));
+            let (n64, c64) = (i64::from(n), i64::from(c));
+            let (text, key) = match form {
+                0 => (base, Some((m, mi, p, 1, 0, 0))),
+                1 => (format!("{base}-rc{n}"), Some((m, mi, p, 0, n64, -1))),
+                2 => (format!("{base}-{c}-g{hash}"), Some((m, mi, p, 2, c64, 0))),
+                3 => (
+                    format!("{base}-rc{n}-{c}-g{hash}"),
+                    Some((m, mi, p, 0, n64, c64)),
+                ),
+                4 => (format!("{base}-{branch}"), None),
+                _ => (format!("{base}.dirty"), None),
+            };
+            Spec { text, key }
+        },
+    )
+}
+
+fn matcher() -> impl Strategy<Value = (String, [Option<i64>; 3])> {
+    (number(), number(), number(), 0usize..4).prop_map(|(a, b, c, numeric)| {
+        let values = [a, b, c];
+        let fields: [Option<i64>; 3] =
+            std::array::from_fn(|i| (i < numeric).then(|| i64::from(values[i])));
+        let text = fields
+            .iter()
+            .map(|f| f.map_or("x".to_owned(), |n| n.to_string()))
+            .collect::<Vec<_>>()
+            .join(".");
+        (text, fields)
+    })
+}
+
+/// SPEC section 2's upper bound, restated: under `N.N.N` means `<= N.N.N`; under a matcher
+/// with an `x` means below the first version of the next prefix (`9.6.x` admits everything
+/// below `9.7.0-rc0`).
+fn oracle_admits(fields: [Option<i64>; 3], key: (i64, i64, i64, i64, i64, i64)) -> bool {
+    match fields {
+        [Some(a), Some(b), Some(c)] => key <= (a, b, c, 1, 0, 0),
+        [Some(a), Some(b), None] => key < (a, b + 1, 0, 0, 0, -1),
+        [Some(a), None, None] => key < (a + 1, 0, 0, 0, 0, -1),
+        _ => true,
+    }
+}
+
+fn parse(spec: &Spec) -> Version {
+    Version::parse(&spec.text).unwrap_or_else(|e| panic!("{}: {e}", spec.text))
+}
+
+fn hash_of(v: &Version) -> u64 {
+    let mut h = DefaultHasher::new();
+    v.hash(&mut h);
+    h.finish()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    #[test]
+    fn print_then_parse_round_trips(spec in version()) {
+        let v = parse(&spec);
+        prop_assert_eq!(v.to_string(), spec.text.clone());
+        prop_assert_eq!(v.is_orderable(), spec.key.is_some());
+        let again = parse(&Spec { text: v.to_string(), key: spec.key });
+        prop_assert_eq!(again, v);
+    }
+
+    #[test]
+    fn order_agrees_with_the_spec_key(a in version(), b in version()) {
+        let (va, vb) = (parse(&a), parse(&b));
+        let expected = match (a.key, b.key) {
+            (Some(ka), Some(kb)) => Some(ka.cmp(&kb)),
+            (None, None) if a.text == b.text => Some(Ordering::Equal),
+            _ => None,
+        };
+        prop_assert_eq!(va.partial_cmp(&vb), expected);
+        // antisymmetry, and equality consistent with order and hashing
+        prop_assert_eq!(vb.partial_cmp(&va), expected.map(Ordering::reverse));
+        prop_assert_eq!(va == vb, expected == Some(Ordering::Equal));
+        if va == vb {
+            prop_assert_eq!(hash_of(&va), hash_of(&vb));
+        }
+        // the display order is total and extends the version order
+        let shown = va.display_cmp(&vb);
+        prop_assert_eq!(vb.display_cmp(&va), shown.reverse());
+        if let Some(order) = expected.filter(|o| *o != Ordering::Equal) {
+            prop_assert_eq!(shown, order);
+        }
+    }
+
+    #[test]
+    fn order_is_transitive(a in version(), b in version(), c in version()) {
+        let mut all = [parse(&a), parse(&b), parse(&c)];
+        if all.iter().all(Version::is_orderable) {
+            all.sort_by(|x, y| x.partial_cmp(y).unwrap());
+            prop_assert!(all[0] <= all[1] && all[1] <= all[2] && all[0] <= all[2]);
+        }
+        all.sort_by(Version::display_cmp);
+        prop_assert!(all[0].display_cmp(&all[2]) != Ordering::Greater);
+    }
+
+    #[test]
+    fn matcher_bound_agrees_with_the_oracle((text, fields) in matcher(), v in version()) {
+        let m = Matcher::parse(&text).unwrap();
+        let version = parse(&v);
+        let expected = v.key.is_some_and(|key| oracle_admits(fields, key));
+        prop_assert_eq!(m.admits(&version), expected, "{} admits {}", text, v.text);
+        // membership implies being under the bound, and takes releases only
+        if m.matches(&version) {
+            prop_assert!(m.admits(&version));
+            prop_assert!(version.is_release());
+        }
+    }
+
+    #[test]
+    fn range_membership_agrees_with_min_and_max(
+        min in orderable(),
+        (text, fields) in matcher(),
+        v in version(),
+    ) {
+        let range = Range::new(parse(&min), Matcher::parse(&text).unwrap());
+        let expected = match (v.key, min.key) {
+            (Some(key), Some(lower)) => key >= lower && oracle_admits(fields, key),
+            _ => false,
+        };
+        prop_assert_eq!(range.contains(&parse(&v)), expected);
+        // a range is empty exactly when its own minimum is outside it
+        prop_assert_eq!(range.is_empty(), !range.contains(&parse(&min)));
+    }
+
+    #[test]
+    fn intersection_holds_exactly_what_both_hold(
+        a_min in orderable(), (a_max, _) in matcher(),
+        b_min in orderable(), (b_max, _) in matcher(),
+        v in version(),
+    ) {
+        let a = Range::new(parse(&a_min), Matcher::parse(&a_max).unwrap());
+        let b = Range::new(parse(&b_min), Matcher::parse(&b_max).unwrap());
+        let v = parse(&v);
+        prop_assert_eq!(a.intersect(&b).contains(&v), a.contains(&v) && b.contains(&v));
+    }
+
+    #[test]
+    fn matcher_order_is_total_and_consistent((a, _) in matcher(), (b, _) in matcher()) {
+        let (ma, mb) = (Matcher::parse(&a).unwrap(), Matcher::parse(&b).unwrap());
+        prop_assert_eq!(ma.cmp(&mb), mb.cmp(&ma).reverse());
+        prop_assert_eq!(ma == mb, ma.cmp(&mb) == Ordering::Equal);
+    }
+
+    #[test]
+    fn parsing_arbitrary_text_never_panics(text in "\\PC{0,24}") {
+        let _ = Version::parse(&text);
+        let _ = Matcher::parse(&text);
+    }
+}
