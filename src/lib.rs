@@ -4,6 +4,18 @@
 //! The core modules (`version` through `validate`) do no IO and never print; loading files
 //! happens in [`loader`], rendering in [`report`], and the command line in [`cli`].
 
+pub mod catalog;
+pub mod cli;
+pub mod diagnostic;
+pub mod environment;
+pub mod finding;
+pub mod lint;
+pub mod loader;
+pub mod manifest;
 pub mod matcher;
+pub mod product;
 pub mod range;
+pub mod report;
+pub mod validate;
 pub mod version;
+mod yaml;

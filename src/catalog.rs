@@ -1,0 +1,182 @@
+//! The catalog: every known release, indexed by product and version (SPEC section 6).
+//!
+//! This is the in-memory index the core reads; where the manifests come from (a directory
+//! today, a SQLite file later) is the loader's business, and a source may fill the catalog with
+//! only the products a command needs.
+//!
+//! Invariants: each product's releases are sorted by [`Version::display_cmp`] (orderable ones
+//! ascending, then non-orderable ones by text); a release (product and version, with version
+//! equality of SPEC section 1) appears once. A second, identical manifest of a release is
+//! dropped; a different one is an error naming both files.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use crate::diagnostic::{FileLocation, InputError};
+use crate::manifest::Manifest;
+use crate::product::ProductId;
+use crate::version::Version;
+
+/// Known releases by product.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    products: BTreeMap<ProductId, Vec<Arc<Manifest>>>,
+}
+
+impl Catalog {
+    /// Indexes manifests, in any order.
+    ///
+    /// # Errors
+    /// Every release described by two different manifests.
+    pub fn from_manifests(
+        manifests: impl IntoIterator<Item = Manifest>,
+    ) -> Result<Catalog, Vec<InputError>> {
+        let mut products: BTreeMap<ProductId, Vec<Arc<Manifest>>> = BTreeMap::new();
+        for manifest in manifests {
+            products
+                .entry(manifest.product.clone())
+                .or_default()
+                .push(Arc::new(manifest));
+        }
+        let mut errors = Vec::new();
+        for releases in products.values_mut() {
+            // Equal versions are contiguous in display order; among them the earlier file wins.
+            releases.sort_by(|a, b| {
+                if a.version == b.version {
+                    (&a.file, a.location).cmp(&(&b.file, b.location))
+                } else {
+                    a.version.display_cmp(&b.version)
+                }
+            });
+            let mut kept: Vec<Arc<Manifest>> = Vec::with_capacity(releases.len());
+            for manifest in releases.drain(..) {
+                match kept.last() {
+                    Some(last) if last.version == manifest.version => {
+                        if !last.same_declarations(&manifest) {
+                            errors.push(InputError::DuplicateRelease {
+                                release: manifest.release_name(),
+                                first: at(last),
+                                second: at(&manifest),
+                            });
+                        }
+                    }
+                    _ => kept.push(manifest),
+                }
+            }
+            *releases = kept;
+        }
+        if errors.is_empty() {
+            Ok(Catalog { products })
+        } else {
+            Err(errors)
+        }
+    }
+
+    /// The release of `product` at `version` (version equality of SPEC section 1).
+    #[must_use]
+    pub fn release(&self, product: &ProductId, version: &Version) -> Option<&Arc<Manifest>> {
+        let releases = self.releases(product);
+        match version.order_key() {
+            Some(key) => {
+                let i =
+                    releases.partition_point(|m| m.version.order_key().is_some_and(|k| k < key));
+                releases.get(i).filter(|m| m.version == *version)
+            }
+            None => releases.iter().find(|m| m.version == *version),
+        }
+    }
+
+    /// Every release of `product`, sorted as the invariant says.
+    #[must_use]
+    pub fn releases(&self, product: &ProductId) -> &[Arc<Manifest>] {
+        self.products.get(product).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every product with at least one release, sorted.
+    pub fn products(&self) -> impl Iterator<Item = &ProductId> {
+        self.products.keys()
+    }
+
+    /// How many releases the catalog holds.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.products.values().map(Vec::len).sum()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.products.is_empty()
+    }
+}
+
+fn at(manifest: &Manifest) -> FileLocation {
+    FileLocation {
+        file: Arc::clone(&manifest.file),
+        location: manifest.location,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::manifest;
+
+    fn manifests(file: &str, versions: &[&str], extra: &str) -> Vec<Manifest> {
+        let text: Vec<String> = versions
+            .iter()
+            .map(|v| {
+                format!(
+                    "manifest-version: '1.0'\nproduct-group: g\nproduct-name: a\n\
+                     product-version: {v}\n{extra}"
+                )
+            })
+            .collect();
+        manifest::parse(&text.join("---\n"), &Arc::from(file)).unwrap()
+    }
+
+    #[test]
+    fn sorts_releases_and_finds_them_by_version_equality() {
+        let catalog = Catalog::from_manifests(manifests(
+            "a.yml",
+            &["1.10.0", "1.2.0", "1.0.0-branch", "1.2.0-rc1", "01.1.0"],
+            "",
+        ))
+        .unwrap();
+        let product = ProductId::parse("g:a").unwrap();
+        let versions: Vec<&str> = catalog
+            .releases(&product)
+            .iter()
+            .map(|m| m.version.as_str())
+            .collect();
+        assert_eq!(
+            versions,
+            ["01.1.0", "1.2.0-rc1", "1.2.0", "1.10.0", "1.0.0-branch"]
+        );
+        let find = |v: &str| {
+            catalog
+                .release(&product, &Version::parse(v).unwrap())
+                .map(|m| m.version.to_string())
+        };
+        assert_eq!(find("1.1.0").as_deref(), Some("01.1.0"));
+        assert_eq!(find("1.0.0-branch").as_deref(), Some("1.0.0-branch"));
+        assert_eq!(find("1.0.0"), None);
+        assert_eq!(find("1.0.0-other"), None);
+        assert_eq!(catalog.len(), 5);
+    }
+
+    #[test]
+    fn identical_copies_are_one_release_and_different_ones_an_error() {
+        let mut copies = manifests("a.yml", &["1.0.0"], "");
+        copies.extend(manifests("b.yml", &["1.0.0"], ""));
+        assert_eq!(Catalog::from_manifests(copies).unwrap().len(), 1);
+
+        let mut clash = manifests("a.yml", &["1.0.0"], "");
+        clash.extend(manifests("b.yml", &["01.0.0"], "product-type: other\n"));
+        let errors = Catalog::from_manifests(clash).unwrap_err();
+        assert_eq!(
+            errors[0].to_string(),
+            "b.yml:4:18: release `g:a 01.0.0` is also described, differently, at a.yml:4:18; \
+             a release must have one manifest"
+        );
+    }
+}

@@ -1,0 +1,229 @@
+//! Environments: the entities that run (or will run) releases (SPEC section 5).
+//!
+//! Every entity has a unique name (defaulting to the product-name part), a product, a version
+//! and a state. `managed` entities are declared but not yet installed: they are not present
+//! for dependency checks and their own dependencies are not checked; they are what an
+//! install-order report orders. A name clash, a product that is not `group:name`, a version
+//! that is not a version or an unknown state is unreadable input (exit 3).
+//!
+//! Decision where SPEC is silent: `environment` may be left out, and the report then names the
+//! environment after its file; unknown keys are ignored, as they are at a manifest's top level.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use serde::Deserialize;
+
+use crate::diagnostic::{InputError, Location, Spanned};
+use crate::product::ProductId;
+use crate::version::Version;
+use crate::yaml;
+
+/// Whether an entity is running or only declared.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum State {
+    Installed,
+    Managed,
+}
+
+impl State {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Installed => "installed",
+            State::Managed => "managed",
+        }
+    }
+}
+
+/// One entity of an environment.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entity {
+    pub name: String,
+    pub product: ProductId,
+    pub version: Version,
+    pub state: State,
+    /// Where the entity's entry starts in the environment file.
+    pub location: Location,
+}
+
+impl Entity {
+    #[must_use]
+    pub fn is_installed(&self) -> bool {
+        self.state == State::Installed
+    }
+}
+
+/// A named set of entities, sorted by entity name.
+#[derive(Clone, Debug)]
+pub struct Environment {
+    pub name: String,
+    pub entities: Vec<Entity>,
+    pub file: Arc<str>,
+}
+
+impl Environment {
+    /// The installed entities of each product, products and entities sorted.
+    #[must_use]
+    pub fn installed_by_product(&self) -> BTreeMap<&ProductId, Vec<&Entity>> {
+        let mut map: BTreeMap<&ProductId, Vec<&Entity>> = BTreeMap::new();
+        for entity in self.entities.iter().filter(|e| e.is_installed()) {
+            map.entry(&entity.product).or_default().push(entity);
+        }
+        map
+    }
+}
+
+#[derive(Deserialize)]
+struct RawEnvironment {
+    environment: Option<String>,
+    entities: Vec<Spanned<RawEntity>>,
+}
+
+#[derive(Deserialize)]
+struct RawEntity {
+    name: Option<Spanned<String>>,
+    product: Spanned<String>,
+    version: Spanned<String>,
+    state: Option<Spanned<String>>,
+}
+
+/// Reads an environment file. `default_name` names the environment when the file does not.
+///
+/// # Errors
+/// When the text is not one environment document, or an entity is malformed or clashes.
+pub fn parse(text: &str, file: &Arc<str>, default_name: &str) -> Result<Environment, InputError> {
+    let mut docs: Vec<Spanned<RawEnvironment>> =
+        yaml::documents(text).map_err(|e| InputError::malformed(file, e.location, e.message))?;
+    if docs.len() != 1 {
+        let at = docs.get(1).map_or(Location::new(1, 1), |d| d.location);
+        let message = format!(
+            "expected one environment document (a mapping with `entities`), found {}",
+            docs.len()
+        );
+        return Err(InputError::malformed(file, at, message));
+    }
+    let raw = docs.remove(0).value;
+    let mut entities = Vec::with_capacity(raw.entities.len());
+    let mut names: BTreeMap<String, Location> = BTreeMap::new();
+    for entry in raw.entities {
+        let entity = entry.value.into_entity(file, entry.location)?;
+        if let Some(first) = names.insert(entity.name.clone(), entity.location) {
+            let message = format!(
+                "entity name `{}` is already used at line {}; give each entity of one product \
+                 its own `name`",
+                entity.name, first.line
+            );
+            return Err(InputError::malformed(file, entity.location, message));
+        }
+        entities.push(entity);
+    }
+    entities.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(Environment {
+        name: raw.environment.unwrap_or_else(|| default_name.to_owned()),
+        entities,
+        file: Arc::clone(file),
+    })
+}
+
+impl RawEntity {
+    fn into_entity(self, file: &Arc<str>, location: Location) -> Result<Entity, InputError> {
+        let product = ProductId::parse(&self.product.value)
+            .map_err(|m| InputError::malformed(file, self.product.location, m))?;
+        let version = Version::parse(&self.version.value).map_err(|e| {
+            InputError::malformed(file, self.version.location, format!("`version`: {e}"))
+        })?;
+        let state = match self.state.as_ref().map(|s| s.value.as_str()) {
+            None | Some("installed") => State::Installed,
+            Some("managed") => State::Managed,
+            Some(other) => {
+                let at = self.state.as_ref().map_or(location, |s| s.location);
+                let message =
+                    format!("expected `state` to be `installed` or `managed`, found `{other}`");
+                return Err(InputError::malformed(file, at, message));
+            }
+        };
+        let name = match self.name {
+            Some(name) if name.value.trim().is_empty() => {
+                let message = "expected a non-empty entity `name`";
+                return Err(InputError::malformed(file, name.location, message));
+            }
+            Some(name) => name.value,
+            None => product.name().to_owned(),
+        };
+        Ok(Entity {
+            name,
+            product,
+            version,
+            state,
+            location,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(text: &str) -> Result<Environment, String> {
+        parse(text, &Arc::from("env.yml"), "env").map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn reads_the_spec_example() {
+        let env = read(
+            "environment: prod-eu\nentities:\n  - product: org.postgresql:postgresql\n    \
+             version: 9.6.1\n  - name: web-1\n    product: com.example:web\n    \
+             version: 2.3.0\n    state: managed\n",
+        )
+        .unwrap();
+        assert_eq!(env.name, "prod-eu");
+        let names: Vec<_> = env.entities.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["postgresql", "web-1"]);
+        assert_eq!(env.entities[0].state, State::Installed);
+        assert_eq!(env.entities[1].state, State::Managed);
+        assert_eq!(env.entities[1].location, Location::new(5, 5));
+        assert_eq!(env.installed_by_product().len(), 1);
+    }
+
+    #[test]
+    fn defaults_the_environment_name() {
+        assert_eq!(read("entities: []\n").unwrap().name, "env");
+    }
+
+    #[test]
+    fn rejects_malformed_entities() {
+        for (text, expected) in [
+            (
+                "entities:\n  - product: g:a\n    version: 1.0\n",
+                "env.yml:3:14: `version`: expected a version like `1.2.3`, `1.2.3-rc1` or `1.2.3-4-gabc12`, found `1.0`",
+            ),
+            (
+                "entities:\n  - product: a\n    version: 1.0.0\n",
+                "env.yml:2:14: expected a product as `group:name`, found `a`",
+            ),
+            (
+                "entities:\n  - product: g:a\n    version: 1.0.0\n  - product: g:a\n    version: 2.0.0\n",
+                "env.yml:4:5: entity name `a` is already used at line 2; give each entity of one product its own `name`",
+            ),
+            (
+                "entities:\n  - product: g:a\n    version: 1.0.0\n    state: running\n",
+                "env.yml:4:12: expected `state` to be `installed` or `managed`, found `running`",
+            ),
+            (
+                "entities:\n  - product: g:a\n",
+                "env.yml:2:5: missing field `version`",
+            ),
+            (
+                "",
+                "env.yml:1:1: expected one environment document (a mapping with `entities`), found 0",
+            ),
+            (
+                "entities: []\n---\nentities: []\n",
+                "env.yml:3:1: expected one environment document (a mapping with `entities`), found 2",
+            ),
+        ] {
+            assert_eq!(read(text).unwrap_err(), expected, "{text}");
+        }
+    }
+}

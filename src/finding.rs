@@ -1,0 +1,204 @@
+//! Findings: the stable codes of SPEC section 7, their severities, and the finding record
+//! that `validate` and `lint` produce and every report format renders.
+
+use std::fmt;
+
+use serde::Serialize;
+
+use crate::diagnostic::FileLocation;
+use crate::product::ProductId;
+
+/// How bad a finding is; `--fail-on` picks the level that fails a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    Warning,
+    Error,
+}
+
+impl Severity {
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Warning => "warning",
+            Severity::Error => "error",
+        }
+    }
+}
+
+/// A finding code of SPEC section 7. The string forms are stable: CI users match on them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Code {
+    UnknownRelease,
+    InvalidManifest,
+    MissingDependency,
+    VersionTooLow,
+    VersionTooHigh,
+    NonOrderableVersion,
+    IncompatibleRelease,
+    BelowRecommended,
+    UnknownKey,
+    LockstepRange,
+}
+
+impl Code {
+    /// Every code, in the order SPEC section 7 lists them (used for SARIF rules).
+    pub const ALL: [Code; 10] = [
+        Code::MissingDependency,
+        Code::VersionTooLow,
+        Code::VersionTooHigh,
+        Code::NonOrderableVersion,
+        Code::IncompatibleRelease,
+        Code::UnknownRelease,
+        Code::InvalidManifest,
+        Code::BelowRecommended,
+        Code::UnknownKey,
+        Code::LockstepRange,
+    ];
+
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Code::MissingDependency => "missing-dependency",
+            Code::VersionTooLow => "version-too-low",
+            Code::VersionTooHigh => "version-too-high",
+            Code::NonOrderableVersion => "non-orderable-version",
+            Code::IncompatibleRelease => "incompatible-release",
+            Code::UnknownRelease => "unknown-release",
+            Code::InvalidManifest => "invalid-manifest",
+            Code::BelowRecommended => "below-recommended",
+            Code::UnknownKey => "unknown-key",
+            Code::LockstepRange => "lockstep-range",
+        }
+    }
+
+    #[must_use]
+    pub fn severity(self) -> Severity {
+        match self {
+            Code::BelowRecommended | Code::UnknownKey | Code::LockstepRange => Severity::Warning,
+            _ => Severity::Error,
+        }
+    }
+
+    /// One line on what the code means, for SARIF rule descriptions and help.
+    #[must_use]
+    pub fn description(self) -> &'static str {
+        match self {
+            Code::MissingDependency => "a required dependency has no installed entity",
+            Code::VersionTooLow => "an installed dependency is below the minimum",
+            Code::VersionTooHigh => "an installed dependency is above the maximum bound",
+            Code::NonOrderableVersion => {
+                "an installed dependency's version cannot be ordered, so no range holds"
+            }
+            Code::IncompatibleRelease => "a declared incompatibility is installed",
+            Code::UnknownRelease => "an installed entity's release has no manifest in the catalog",
+            Code::InvalidManifest => "a manifest breaks the dependency or manifest rules",
+            Code::BelowRecommended => "an installed dependency is below the recommended version",
+            Code::UnknownKey => "an unknown key inside a dependency or incompatibility entry",
+            Code::LockstepRange => "a dependency's minimum and maximum are the same string",
+        }
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// One problem, with every field SPEC section 8 names where it applies.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Finding {
+    pub code: Code,
+    pub severity: Severity,
+    pub message: String,
+    /// The constraint or problem alone, without who declares it (for tables).
+    #[serde(skip)]
+    pub detail: String,
+    /// The entity whose release declares the constraint (or runs the unknown/invalid release).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub entity: Option<String>,
+    /// The product of the declaring release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub product: Option<ProductId>,
+    /// The version of the declaring release.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<String>,
+    /// The depended-on or incompatible product.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub dependency: Option<ProductId>,
+    /// The version of the entity that breaks the constraint.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found: Option<String>,
+    /// The name of the entity that runs `found`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub found_entity: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub minimum: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub maximum: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub recommended: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub optional: Option<bool>,
+    #[serde(
+        skip_serializing_if = "Option::is_none",
+        serialize_with = "location_json"
+    )]
+    pub location: Option<FileLocation>,
+}
+
+impl Finding {
+    /// A finding with only its code, message and detail set.
+    #[must_use]
+    pub fn new(code: Code, message: impl Into<String>, detail: impl Into<String>) -> Finding {
+        Finding {
+            code,
+            severity: code.severity(),
+            message: message.into(),
+            detail: detail.into(),
+            entity: None,
+            product: None,
+            version: None,
+            dependency: None,
+            found: None,
+            found_entity: None,
+            minimum: None,
+            maximum: None,
+            recommended: None,
+            optional: None,
+            location: None,
+        }
+    }
+}
+
+#[allow(clippy::ref_option)] // serde's `serialize_with` passes `&Option<T>`
+fn location_json<S: serde::Serializer>(
+    location: &Option<FileLocation>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Json<'a> {
+        file: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        line: Option<u32>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        column: Option<u32>,
+    }
+    let Some(at) = location else {
+        return serializer.serialize_none();
+    };
+    let known = at.location.is_known();
+    Json {
+        file: &at.file,
+        line: known.then_some(at.location.line),
+        column: known.then_some(at.location.column),
+    }
+    .serialize(serializer)
+}

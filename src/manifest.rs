@@ -1,0 +1,784 @@
+//! Manifests: one release and what it declares about other products (SPEC sections 3 and 4).
+//!
+//! Reading has two outcomes, kept apart on purpose:
+//! - text that cannot be read as a manifest (bad YAML, wrong types, missing top-level fields, a
+//!   `product-version` that is not a version) is an [`InputError`] (exit 3);
+//! - a manifest that reads but whose declarations break SPEC section 3 or 4 is kept, with each
+//!   problem recorded as an [`Issue`] located at the offending value. The broken declaration
+//!   itself is left out of [`Manifest::dependencies`] / [`Manifest::incompatibilities`], so
+//!   every declaration a manifest holds is well formed.
+//!
+//! Decisions where SPEC is silent: a malformed value inside a dependency entry (a minimum that
+//! is not a version, a maximum that is not a matcher) is "a field malformed" in the sense of
+//! SPEC section 3, so an invalid declaration, not unreadable input; `optional` accepts `true` /
+//! `false` (any capitalisation YAML 1.2 allows); an incompatibility on the manifest's own product
+//! is allowed (it constrains the *other* entities of that product).
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde::Deserialize;
+use serde::de::{IgnoredAny, MapAccess, Visitor};
+
+use crate::diagnostic::{InputError, Location, Spanned};
+use crate::finding::Code;
+use crate::matcher::Matcher;
+use crate::product::ProductId;
+use crate::range::Range;
+use crate::version::Version;
+use crate::yaml;
+
+/// One release and its declarations.
+#[derive(Clone, Debug)]
+pub struct Manifest {
+    pub product: ProductId,
+    pub version: Version,
+    pub product_type: Option<String>,
+    pub dependencies: Vec<Dependency>,
+    pub incompatibilities: Vec<Incompatibility>,
+    /// SPEC section 3/4 problems and warnings, in file order.
+    pub issues: Vec<Issue>,
+    /// The file the manifest was read from, as the user named it.
+    pub file: Arc<str>,
+    /// Where `product-version` stands.
+    pub location: Location,
+}
+
+/// A well-formed `product-dependencies` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Dependency {
+    pub product: ProductId,
+    /// Always closed: both ends are required.
+    pub range: Range,
+    pub recommended: Option<Version>,
+    pub optional: bool,
+    /// Where the entry starts.
+    pub location: Location,
+}
+
+/// A well-formed `product-incompatibilities` entry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Incompatibility {
+    pub product: ProductId,
+    /// Either end may be open; a range with neither end excludes every version.
+    pub range: Range,
+    pub reason: Option<String>,
+    pub location: Location,
+}
+
+/// A problem in a manifest's declarations: `invalid-manifest`, `unknown-key` or
+/// `lockstep-range`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Issue {
+    pub code: Code,
+    pub message: String,
+    pub location: Location,
+    /// The product the declaration names, when it could be read.
+    pub dependency: Option<ProductId>,
+}
+
+impl Manifest {
+    /// True when no declaration breaks SPEC section 3 or 4 (warnings allowed).
+    #[must_use]
+    pub fn is_valid(&self) -> bool {
+        self.issues.iter().all(|i| i.code != Code::InvalidManifest)
+    }
+
+    /// `group:name version`, as reports name a release.
+    #[must_use]
+    pub fn release_name(&self) -> String {
+        format!("{} {}", self.product, self.version)
+    }
+
+    /// True when both manifests declare the same thing (locations aside): two files holding
+    /// the same release this way are a harmless copy, not a conflict.
+    #[must_use]
+    pub fn same_declarations(&self, other: &Manifest) -> bool {
+        fn same<T>(a: &[T], b: &[T], eq: impl Fn(&T, &T) -> bool) -> bool {
+            a.len() == b.len() && a.iter().zip(b).all(|(x, y)| eq(x, y))
+        }
+        self.product == other.product
+            && self.version.as_str() == other.version.as_str()
+            && self.product_type == other.product_type
+            && same(&self.dependencies, &other.dependencies, |a, b| {
+                (&a.product, &a.range, &a.recommended, a.optional)
+                    == (&b.product, &b.range, &b.recommended, b.optional)
+            })
+            && same(&self.incompatibilities, &other.incompatibilities, |a, b| {
+                (&a.product, &a.range, &a.reason) == (&b.product, &b.range, &b.reason)
+            })
+            && same(&self.issues, &other.issues, |a, b| {
+                (a.code, &a.message) == (b.code, &b.message)
+            })
+    }
+}
+
+/// Reads every manifest in a YAML or JSON text.
+///
+/// # Errors
+/// When the text is not a stream of manifests; the error is located in `file`.
+pub fn parse(text: &str, file: &Arc<str>) -> Result<Vec<Manifest>, InputError> {
+    let raw: Vec<Spanned<RawManifest>> =
+        yaml::documents(text).map_err(|e| InputError::malformed(file, e.location, e.message))?;
+    if raw.is_empty() {
+        return Err(InputError::malformed(
+            file,
+            Location::new(1, 1),
+            "expected a manifest (a mapping with `product-group`, `product-name` and \
+             `product-version`), found no YAML document",
+        ));
+    }
+    raw.into_iter()
+        .map(|r| r.value.into_manifest(file, r.location))
+        .collect()
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct RawManifest {
+    manifest_version: Option<Spanned<String>>,
+    product_type: Option<String>,
+    product_group: Option<Spanned<String>>,
+    product_name: Option<Spanned<String>>,
+    product_version: Option<Spanned<String>>,
+    extensions: Option<RawExtensions>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case")]
+struct RawExtensions {
+    product_dependencies: Option<Vec<Spanned<RawEntry>>>,
+    product_incompatibilities: Option<Vec<Spanned<RawEntry>>>,
+}
+
+/// The keys an entry may hold, in either list; which ones a list accepts is decided later.
+const ENTRY_KEYS: [&str; 8] = [
+    "product-group",
+    "product-name",
+    "minimum-version",
+    "maximum-version",
+    "recommended-version",
+    "optional",
+    "reason",
+    "product-version",
+];
+
+/// A dependency or incompatibility entry as written: scalar values by key, and the keys that
+/// are not scalar entry keys (reported as `unknown-key`).
+#[derive(Default)]
+struct RawEntry {
+    values: Vec<(&'static str, Spanned<Option<String>>)>,
+    unknown: Vec<Spanned<String>>,
+}
+
+impl RawEntry {
+    fn get(&self, key: &str) -> Option<&Spanned<Option<String>>> {
+        self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+impl<'de> Deserialize<'de> for RawEntry {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct EntryVisitor;
+        impl<'de> Visitor<'de> for EntryVisitor {
+            type Value = RawEntry;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping with `product-group`, `product-name` and versions")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEntry, A::Error> {
+                let mut entry = RawEntry::default();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    if let Some(known) = ENTRY_KEYS.iter().find(|k| **k == key.value) {
+                        entry.values.push((known, map.next_value()?));
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                        entry.unknown.push(key);
+                    }
+                }
+                Ok(entry)
+            }
+        }
+        deserializer.deserialize_map(EntryVisitor)
+    }
+}
+
+impl RawManifest {
+    fn into_manifest(self, file: &Arc<str>, start: Location) -> Result<Manifest, InputError> {
+        let missing = |key: &str| {
+            InputError::malformed(
+                file,
+                start,
+                format!("expected `{key}` in the manifest that starts here"),
+            )
+        };
+        self.manifest_version
+            .ok_or_else(|| missing("manifest-version"))?;
+        let group = self.product_group.ok_or_else(|| missing("product-group"))?;
+        let name = self.product_name.ok_or_else(|| missing("product-name"))?;
+        let version_text = self
+            .product_version
+            .ok_or_else(|| missing("product-version"))?;
+        let product = ProductId::new(&group.value, &name.value).map_err(|message| {
+            let at = if ProductId::new(&group.value, "x").is_err() {
+                group.location
+            } else {
+                name.location
+            };
+            InputError::malformed(file, at, message)
+        })?;
+        let version = Version::parse(&version_text.value).map_err(|e| {
+            InputError::malformed(
+                file,
+                version_text.location,
+                format!("`product-version`: {e}"),
+            )
+        })?;
+        let mut reader = DeclarationReader {
+            own: &product,
+            issues: Vec::new(),
+        };
+        let (deps, incs) = self
+            .extensions
+            .map(|e| (e.product_dependencies, e.product_incompatibilities))
+            .unwrap_or_default();
+        let dependencies = reader.dependencies(deps.unwrap_or_default());
+        let incompatibilities = reader.incompatibilities(incs.unwrap_or_default());
+        let mut issues = reader.issues;
+        issues.sort_by_key(|i| i.location);
+        Ok(Manifest {
+            product,
+            version,
+            product_type: self.product_type,
+            dependencies,
+            incompatibilities,
+            issues,
+            file: Arc::clone(file),
+            location: version_text.location,
+        })
+    }
+}
+
+/// Turns raw entries into declarations, collecting every problem it meets.
+struct DeclarationReader<'a> {
+    own: &'a ProductId,
+    issues: Vec<Issue>,
+}
+
+/// Which list an entry comes from: decides the accepted keys and the wording.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum List {
+    Dependencies,
+    Incompatibilities,
+}
+
+impl List {
+    fn name(self) -> &'static str {
+        match self {
+            List::Dependencies => "product-dependencies",
+            List::Incompatibilities => "product-incompatibilities",
+        }
+    }
+
+    fn accepts(self, key: &str) -> bool {
+        match self {
+            List::Dependencies => !matches!(key, "reason" | "product-version"),
+            List::Incompatibilities => {
+                !matches!(key, "recommended-version" | "optional" | "product-version")
+            }
+        }
+    }
+}
+
+impl DeclarationReader<'_> {
+    fn issue(
+        &mut self,
+        code: Code,
+        location: Location,
+        dependency: Option<&ProductId>,
+        message: String,
+    ) {
+        self.issues.push(Issue {
+            code,
+            message,
+            location,
+            dependency: dependency.cloned(),
+        });
+    }
+
+    fn invalid(&mut self, at: Location, product: Option<&ProductId>, message: String) {
+        self.issue(Code::InvalidManifest, at, product, message);
+    }
+
+    /// Reads the product of an entry and the checks shared by both lists: unknown keys,
+    /// the product's own form, duplicates within the list.
+    fn entry_product(
+        &mut self,
+        list: List,
+        entry: &Spanned<RawEntry>,
+        seen: &mut Vec<(ProductId, Location)>,
+    ) -> Option<ProductId> {
+        for key in &entry.value.unknown {
+            self.issue(
+                Code::UnknownKey,
+                key.location,
+                None,
+                format!("unknown key `{}` in a `{}` entry", key.value, list.name()),
+            );
+        }
+        for (key, value) in &entry.value.values {
+            if !list.accepts(key) {
+                self.issue(
+                    Code::UnknownKey,
+                    value.location,
+                    None,
+                    format!("key `{key}` does not belong in a `{}` entry", list.name()),
+                );
+            }
+        }
+        let group = self.required(list, entry, "product-group", None)?;
+        let name = self.required(list, entry, "product-name", None)?;
+        let product = match ProductId::new(&group.value, &name.value) {
+            Ok(product) => product,
+            Err(message) => {
+                self.invalid(group.location, None, message);
+                return None;
+            }
+        };
+        if let Some((_, first)) = seen.iter().find(|(p, _)| *p == product) {
+            let message = format!(
+                "`{product}` is listed twice in `{}` (first at line {})",
+                list.name(),
+                first.line
+            );
+            self.invalid(entry.location, Some(&product), message);
+            return None;
+        }
+        seen.push((product.clone(), entry.location));
+        Some(product)
+    }
+
+    /// A value that must be present and non-null; reports it missing otherwise.
+    fn required(
+        &mut self,
+        list: List,
+        entry: &Spanned<RawEntry>,
+        key: &str,
+        product: Option<&ProductId>,
+    ) -> Option<Spanned<String>> {
+        match entry.value.get(key) {
+            Some(Spanned {
+                value: Some(text),
+                location,
+            }) => Some(Spanned {
+                value: text.clone(),
+                location: *location,
+            }),
+            Some(Spanned {
+                value: None,
+                location,
+            }) => {
+                let message = format!("`{key}` is empty in a `{}` entry", list.name());
+                self.invalid(*location, product, message);
+                None
+            }
+            None => {
+                let message = format!("a `{}` entry is missing `{key}`", list.name());
+                self.invalid(entry.location, product, message);
+                None
+            }
+        }
+    }
+
+    /// An optional value; `Err(())` when it is present but empty (already reported).
+    fn optional(
+        &mut self,
+        list: List,
+        entry: &Spanned<RawEntry>,
+        key: &str,
+        product: &ProductId,
+    ) -> Result<Option<Spanned<String>>, ()> {
+        if entry.value.get(key).is_none() {
+            return Ok(None);
+        }
+        self.required(list, entry, key, Some(product))
+            .map(Some)
+            .ok_or(())
+    }
+
+    fn version(
+        &mut self,
+        key: &str,
+        text: &Spanned<String>,
+        product: &ProductId,
+    ) -> Option<Version> {
+        match Version::parse(&text.value) {
+            Ok(v) if v.is_orderable() => Some(v),
+            Ok(v) => {
+                let message = format!("`{key}` must be an orderable version, found `{v}`");
+                self.invalid(text.location, Some(product), message);
+                None
+            }
+            Err(e) => {
+                self.invalid(text.location, Some(product), format!("`{key}`: {e}"));
+                None
+            }
+        }
+    }
+
+    fn matcher(&mut self, text: &Spanned<String>, product: &ProductId) -> Option<Matcher> {
+        Matcher::parse(&text.value)
+            .map_err(|e| {
+                let message = format!("`maximum-version`: {e}");
+                self.invalid(text.location, Some(product), message);
+            })
+            .ok()
+    }
+
+    fn dependencies(&mut self, entries: Vec<Spanned<RawEntry>>) -> Vec<Dependency> {
+        let list = List::Dependencies;
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for entry in entries {
+            let Some(product) = self.entry_product(list, &entry, &mut seen) else {
+                continue;
+            };
+            if product == *self.own {
+                let message = format!("`{product}` depends on its own product");
+                self.invalid(entry.location, Some(&product), message);
+                continue;
+            }
+            let min_text = self.required(list, &entry, "minimum-version", Some(&product));
+            let max_text = self.required(list, &entry, "maximum-version", Some(&product));
+            let minimum = min_text
+                .as_ref()
+                .and_then(|t| self.version("minimum-version", t, &product));
+            let maximum = max_text.as_ref().and_then(|t| self.matcher(t, &product));
+            let recommended_text = self.optional(list, &entry, "recommended-version", &product);
+            let optional = self.flag(list, &entry, &product);
+            let (Some(minimum), Some(maximum), Some(min_text), Some(max_text)) =
+                (minimum, maximum, min_text, max_text)
+            else {
+                continue;
+            };
+            let range = Range::new(minimum, maximum);
+            if range.is_empty() {
+                let message = format!(
+                    "`maximum-version` `{}` is below `minimum-version` `{}`",
+                    max_text.value, min_text.value
+                );
+                self.invalid(max_text.location, Some(&product), message);
+                continue;
+            }
+            let Ok(recommended_text) = recommended_text else {
+                continue;
+            };
+            let recommended = match recommended_text {
+                None => None,
+                Some(text) => {
+                    let Some(recommended) = self.version("recommended-version", &text, &product)
+                    else {
+                        continue;
+                    };
+                    if !range.contains(&recommended) {
+                        let message = format!(
+                            "`recommended-version` `{recommended}` is outside the range {range}"
+                        );
+                        self.invalid(text.location, Some(&product), message);
+                        continue;
+                    }
+                    Some(recommended)
+                }
+            };
+            let Some(optional) = optional else {
+                continue;
+            };
+            if min_text.value == max_text.value {
+                let message = format!(
+                    "`{product}` range `{}` to `{}` allows one release only, forcing lock-step upgrades",
+                    min_text.value, max_text.value
+                );
+                self.issue(
+                    Code::LockstepRange,
+                    max_text.location,
+                    Some(&product),
+                    message,
+                );
+            }
+            out.push(Dependency {
+                product,
+                range,
+                recommended,
+                optional,
+                location: entry.location,
+            });
+        }
+        out
+    }
+
+    /// Reads `optional`; `None` when it is present but not a boolean (already reported).
+    fn flag(&mut self, list: List, entry: &Spanned<RawEntry>, product: &ProductId) -> Option<bool> {
+        let text = self.optional(list, entry, "optional", product).ok()?;
+        match text.as_ref().map(|t| t.value.as_str()) {
+            Some("true" | "True" | "TRUE") => Some(true),
+            None | Some("false" | "False" | "FALSE") => Some(false),
+            Some(other) => {
+                let at = text.as_ref().map_or(entry.location, |t| t.location);
+                let message = format!("`optional` must be `true` or `false`, found `{other}`");
+                self.invalid(at, Some(product), message);
+                None
+            }
+        }
+    }
+
+    fn incompatibilities(&mut self, entries: Vec<Spanned<RawEntry>>) -> Vec<Incompatibility> {
+        let list = List::Incompatibilities;
+        let mut seen = Vec::new();
+        let mut out = Vec::new();
+        for entry in entries {
+            let Some(product) = self.entry_product(list, &entry, &mut seen) else {
+                continue;
+            };
+            let (Ok(min_text), Ok(max_text), Ok(reason)) = (
+                self.optional(list, &entry, "minimum-version", &product),
+                self.optional(list, &entry, "maximum-version", &product),
+                self.optional(list, &entry, "reason", &product),
+            ) else {
+                continue;
+            };
+            let minimum = match &min_text {
+                None => None,
+                Some(t) => match self.version("minimum-version", t, &product) {
+                    Some(v) => Some(v),
+                    None => continue,
+                },
+            };
+            let maximum = match &max_text {
+                None => None,
+                Some(t) => match self.matcher(t, &product) {
+                    Some(m) => Some(m),
+                    None => continue,
+                },
+            };
+            let range = Range { minimum, maximum };
+            if range.is_empty() {
+                let message = format!("`maximum-version` is below `minimum-version` ({range})");
+                let at = max_text.map_or(entry.location, |t| t.location);
+                self.invalid(at, Some(&product), message);
+                continue;
+            }
+            out.push(Incompatibility {
+                product,
+                range,
+                reason: reason.map(|r| r.value),
+                location: entry.location,
+            });
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file() -> Arc<str> {
+        Arc::from("m.yml")
+    }
+
+    fn one(text: &str) -> Manifest {
+        let mut all = parse(text, &file()).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(all.len(), 1);
+        all.remove(0)
+    }
+
+    fn header(deps: &str) -> String {
+        format!(
+            "manifest-version: \"1.0\"\nproduct-group: com.example\nproduct-name: web\n\
+             product-version: 2.3.0\nextensions:\n  product-dependencies:\n{deps}"
+        )
+    }
+
+    /// The issues of a manifest as `line:column code message`.
+    #[track_caller]
+    fn issues(text: &str) -> Vec<String> {
+        one(text)
+            .issues
+            .iter()
+            .map(|i| {
+                format!(
+                    "{}:{} {} {}",
+                    i.location.line, i.location.column, i.code, i.message
+                )
+            })
+            .collect()
+    }
+
+    #[track_caller]
+    fn malformed(text: &str, expected: &str) {
+        match parse(text, &file()) {
+            Ok(m) => panic!("parsed {} manifests", m.len()),
+            Err(e) => assert_eq!(e.to_string(), expected),
+        }
+    }
+
+    const PG: &str = "    - product-group: org.postgresql\n      product-name: postgresql\n";
+
+    #[test]
+    fn reads_the_spec_example() {
+        let m = one(&format!(
+            "{}      minimum-version: 9.3.6\n      maximum-version: 9.6.x\n      \
+             recommended-version: 9.6.2\n      optional: false\n  \
+             product-incompatibilities:\n    - product-group: com.example\n      \
+             product-name: legacy-cache\n      minimum-version: 1.0.0\n      \
+             maximum-version: 1.x.x\n      reason: \"shares port 6379\"\n",
+            header(PG)
+        ));
+        assert_eq!(m.release_name(), "com.example:web 2.3.0");
+        assert!(m.issues.is_empty(), "{:?}", m.issues);
+        let d = &m.dependencies[0];
+        assert_eq!(d.product.to_string(), "org.postgresql:postgresql");
+        assert_eq!(d.range.to_string(), ">=9.3.6, <=9.6.x");
+        assert_eq!(d.recommended.as_ref().unwrap().as_str(), "9.6.2");
+        assert!(!d.optional);
+        assert_eq!(d.location, Location::new(7, 7));
+        let i = &m.incompatibilities[0];
+        assert_eq!(i.product.to_string(), "com.example:legacy-cache");
+        assert_eq!(i.reason.as_deref(), Some("shares port 6379"));
+    }
+
+    #[test]
+    fn versions_are_text_not_floats() {
+        let m = one(&format!(
+            "{}      minimum-version: 1.10.0\n      maximum-version: 1.10.x\n",
+            header(PG)
+        ));
+        assert_eq!(m.dependencies[0].range.to_string(), ">=1.10.0, <=1.10.x");
+    }
+
+    #[test]
+    fn reads_json_and_several_documents() {
+        let json = r#"{"manifest-version": "1.0", "product-group": "g", "product-name": "a",
+            "product-version": "1.0.0", "extensions": {"product-dependencies": [
+            {"product-group": "g", "product-name": "b", "minimum-version": "1.0.0",
+             "maximum-version": "1.x.x", "optional": true}]}}"#;
+        let m = one(json);
+        assert!(m.dependencies[0].optional);
+        let two = "manifest-version: '1.0'\nproduct-group: g\nproduct-name: a\n\
+                   product-version: 1.0.0\n---\nmanifest-version: '1.0'\nproduct-group: g\n\
+                   product-name: a\nproduct-version: 1.1.0\nunknown-top: [1]\n";
+        let all = parse(two, &file()).unwrap();
+        assert_eq!(all.len(), 2);
+        assert_eq!(all[1].location, Location::new(9, 18));
+    }
+
+    #[test]
+    fn section_3_violations_point_at_the_value() {
+        let text = format!(
+            "{PG}      minimum-version: 2.0.0\n      maximum-version: 1.x.x\n\
+             {}      minimum-version: 1.0.0\n      maximum-version: 1.x.x\n      \
+             recommended-version: 2.0.0\n",
+            PG.replace("postgresql", "other")
+        );
+        assert_eq!(
+            issues(&header(&text)),
+            [
+                "10:24 invalid-manifest `maximum-version` `1.x.x` is below `minimum-version` `2.0.0`",
+                "15:28 invalid-manifest `recommended-version` `2.0.0` is outside the range >=1.0.0, <=1.x.x",
+            ]
+        );
+    }
+
+    #[test]
+    fn malformed_fields_are_invalid_declarations() {
+        let text = format!(
+            "{PG}      minimum-version: 1.0\n      maximum-version: 1.x.3\n      optional: maybe\n"
+        );
+        assert_eq!(
+            issues(&header(&text)),
+            [
+                "9:24 invalid-manifest `minimum-version`: expected a version like `1.2.3`, `1.2.3-rc1` or `1.2.3-4-gabc12`, found `1.0`",
+                "10:24 invalid-manifest `maximum-version`: expected a version matcher like `1.2.x`, found `1.x.3` (a number may not follow an `x`)",
+                "11:17 invalid-manifest `optional` must be `true` or `false`, found `maybe`",
+            ]
+        );
+        let text = format!("{PG}      minimum-version: 1.0.0-branch\n      maximum-version:\n");
+        assert_eq!(
+            issues(&header(&text)),
+            [
+                "9:24 invalid-manifest `minimum-version` must be an orderable version, found `1.0.0-branch`",
+                "10:22 invalid-manifest `maximum-version` is empty in a `product-dependencies` entry",
+            ]
+        );
+        assert!(one(&header(&text)).dependencies.is_empty());
+    }
+
+    #[test]
+    fn missing_fields_self_dependency_and_duplicates() {
+        let text = format!(
+            "    - product-group: org.postgresql\n      minimum-version: 1.0.0\n\
+             {PG}      maximum-version: 1.x.x\n\
+             {}      minimum-version: 1.0.0\n      maximum-version: 1.x.x\n\
+             {PG}      minimum-version: 1.0.0\n      maximum-version: 1.x.x\n\
+             {PG}      minimum-version: 1.0.0\n      maximum-version: 1.x.x\n",
+            PG.replace("org.postgresql", "com.example")
+                .replace("postgresql", "web")
+        );
+        assert_eq!(
+            issues(&header(&text)),
+            [
+                "7:7 invalid-manifest a `product-dependencies` entry is missing `product-name`",
+                "9:7 invalid-manifest a `product-dependencies` entry is missing `minimum-version`",
+                "12:7 invalid-manifest `com.example:web` depends on its own product",
+                "16:7 invalid-manifest `org.postgresql:postgresql` is listed twice in `product-dependencies` (first at line 9)",
+                "20:7 invalid-manifest `org.postgresql:postgresql` is listed twice in `product-dependencies` (first at line 9)",
+            ]
+        );
+    }
+
+    #[test]
+    fn warnings_for_unknown_keys_and_lockstep_ranges() {
+        let text = format!(
+            "{PG}      minimun-version: 1.0.0\n      minimum-version: 9.6.1\n      \
+             maximum-version: 9.6.1\n      reason: nope\n"
+        );
+        let m = one(&header(&text));
+        assert!(m.is_valid());
+        assert_eq!(m.dependencies.len(), 1);
+        assert_eq!(
+            issues(&header(&text)),
+            [
+                "9:7 unknown-key unknown key `minimun-version` in a `product-dependencies` entry",
+                "11:24 lockstep-range `org.postgresql:postgresql` range `9.6.1` to `9.6.1` allows one release only, forcing lock-step upgrades",
+                "12:15 unknown-key key `reason` does not belong in a `product-dependencies` entry",
+            ]
+        );
+    }
+
+    #[test]
+    fn unreadable_manifests_are_input_errors() {
+        malformed(
+            "",
+            "m.yml:1:1: expected a manifest (a mapping with `product-group`, `product-name` and `product-version`), found no YAML document",
+        );
+        malformed(
+            "manifest-version: '1.0'\nproduct-group: g\nproduct-name: a\n",
+            "m.yml:1:1: expected `product-version` in the manifest that starts here",
+        );
+        malformed(
+            "manifest-version: '1.0'\nproduct-group: g\nproduct-name: a\nproduct-version: 1.2\n",
+            "m.yml:4:18: `product-version`: expected a version like `1.2.3`, `1.2.3-rc1` or `1.2.3-4-gabc12`, found `1.2`",
+        );
+        malformed(
+            "manifest-version: '1.0'\nproduct-group: g\nproduct-name: a\nproduct-version: 1.0.0\n\
+             extensions:\n  product-dependencies: {a: 1}\n",
+            "m.yml:6:25: expected sequence start",
+        );
+        malformed("- 1\n", "m.yml:1:1: expected mapping start");
+        malformed(
+            "manifest-version: '1.0'\nproduct-group: 'a:b'\nproduct-name: a\nproduct-version: 1.0.0\n",
+            "m.yml:2:16: expected a product-group without `:` or whitespace, found `a:b`",
+        );
+    }
+}

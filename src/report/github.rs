@@ -1,0 +1,57 @@
+//! GitHub Actions workflow commands: one `::error` or `::warning` annotation per finding,
+//! pointing at the declaration in the manifest (or the entity in the environment file), then a
+//! plain summary line for the log.
+
+use std::fmt::Write;
+
+use crate::finding::Severity;
+use crate::validate::Validation;
+
+use super::validation_summary;
+
+/// Escapes a workflow command's message.
+fn data(text: &str) -> String {
+    text.replace('%', "%25")
+        .replace('\r', "%0D")
+        .replace('\n', "%0A")
+}
+
+/// Escapes a workflow command's property value.
+fn property(text: &str) -> String {
+    data(text).replace(':', "%3A").replace(',', "%2C")
+}
+
+#[must_use]
+pub fn validation(v: &Validation, fail_on: Severity) -> String {
+    let mut out = String::new();
+    for f in v.findings() {
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        };
+        let mut props = Vec::new();
+        if let Some(at) = &f.location {
+            props.push(format!("file={}", property(&at.file)));
+            if at.location.is_known() {
+                props.push(format!("line={}", at.location.line));
+                props.push(format!("col={}", at.location.column));
+            }
+        }
+        props.push(format!("title={}", property(f.code.as_str())));
+        let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&f.message));
+    }
+    out.push_str(&validation_summary(v, fail_on));
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_as_the_runner_expects() {
+        assert_eq!(data("50%\nnext"), "50%25%0Anext");
+        assert_eq!(property("a:b,c"), "a%3Ab%2Cc");
+    }
+}

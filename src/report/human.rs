@@ -1,0 +1,114 @@
+//! The human format: tables (comfy-table) and one-line summaries, laid out the same on a
+//! terminal and in a CI log (no width detection, no colour), so the output can be diffed.
+
+use std::fmt::Write;
+
+use comfy_table::{ContentArrangement, Table, presets};
+
+use crate::finding::{Code, Finding, Severity};
+use crate::lint::Lint;
+use crate::validate::Validation;
+
+use super::{count_summary, plural, validation_summary};
+
+/// A table in the house style.
+#[must_use]
+pub fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table
+        .load_style(presets::UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Disabled)
+        .set_header(header);
+    table
+}
+
+/// What was found, in a table cell: `api-1 2.0.0`, or `not installed`.
+fn found(f: &Finding) -> String {
+    match (&f.found_entity, &f.found) {
+        (Some(entity), Some(version)) => format!("{entity} {version}"),
+        _ if f.code == Code::MissingDependency => "not installed".to_owned(),
+        _ => String::new(),
+    }
+}
+
+fn location(f: &Finding) -> String {
+    f.location
+        .as_ref()
+        .map(ToString::to_string)
+        .unwrap_or_default()
+}
+
+/// Findings grouped by entity (the core sorts them so), then the summary line.
+#[must_use]
+pub fn validation(v: &Validation, fail_on: Severity) -> String {
+    let mut out = String::new();
+    let findings: Vec<&Finding> = v.findings().collect();
+    if !findings.is_empty() {
+        let mut t = table(&[
+            "Entity",
+            "Release",
+            "Level",
+            "Code",
+            "Constraint",
+            "Found",
+            "Declared at",
+        ]);
+        for f in findings {
+            let release = match (&f.product, &f.version) {
+                (Some(p), Some(v)) => format!("{p} {v}"),
+                _ => String::new(),
+            };
+            t.add_row(vec![
+                f.entity.clone().unwrap_or_default(),
+                release,
+                f.severity.as_str().to_owned(),
+                f.code.to_string(),
+                f.detail.clone(),
+                found(f),
+                location(f),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    out.push_str(&validation_summary(v, fail_on));
+    out.push('\n');
+    out
+}
+
+/// Lint findings by file and line, then the summary line.
+#[must_use]
+pub fn lint(l: &Lint) -> String {
+    let mut out = String::new();
+    if !l.findings.is_empty() {
+        let mut t = table(&["Location", "Release", "Level", "Code", "Problem"]);
+        for f in &l.findings {
+            let release = match (&f.product, &f.version) {
+                (Some(p), Some(v)) => format!("{p} {v}"),
+                _ => String::new(),
+            };
+            t.add_row(vec![
+                location(f),
+                release,
+                f.severity.as_str().to_owned(),
+                f.code.to_string(),
+                f.detail.clone(),
+            ]);
+        }
+        out.push_str(&t.to_string());
+        out.push('\n');
+    }
+    let errors = l
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    let warnings = l.findings.len() - errors;
+    let _ = writeln!(
+        out,
+        "{} checked: {}",
+        plural(l.manifests, "manifest"),
+        count_summary(errors, warnings)
+    );
+    out
+}

@@ -1,0 +1,65 @@
+//! The JSON format: the stable shapes of SPEC section 8, pretty-printed, one document per run.
+
+use serde::Serialize;
+
+use crate::finding::{Finding, Severity};
+use crate::lint::Lint;
+use crate::validate::Validation;
+
+/// Serializes a value the way every JSON report is written.
+#[must_use]
+pub fn to_json<T: Serialize>(value: &T) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|e| {
+        // Only non-string map keys or failing Serialize impls can fail; we have neither.
+        format!("{{\"error\": \"cannot render JSON: {e}\"}}")
+    });
+    text.push('\n');
+    text
+}
+
+#[derive(Serialize)]
+struct Counts {
+    errors: usize,
+    warnings: usize,
+    checks: usize,
+}
+
+#[derive(Serialize)]
+struct ValidationJson<'a> {
+    environment: &'a str,
+    valid: bool,
+    findings: Vec<&'a Finding>,
+    summary: Counts,
+}
+
+/// `{"environment", "valid", "findings", "summary"}`.
+#[must_use]
+pub fn validation(v: &Validation, fail_on: Severity) -> String {
+    to_json(&ValidationJson {
+        environment: &v.environment,
+        valid: v.passes(fail_on),
+        findings: v.findings().collect(),
+        summary: Counts {
+            errors: v.count(Severity::Error),
+            warnings: v.count(Severity::Warning),
+            checks: v.checks.len(),
+        },
+    })
+}
+
+#[derive(Serialize)]
+struct LintJson<'a> {
+    manifests: usize,
+    valid: bool,
+    findings: &'a [Finding],
+}
+
+/// `{"manifests", "valid", "findings"}`.
+#[must_use]
+pub fn lint(l: &Lint) -> String {
+    to_json(&LintJson {
+        manifests: l.manifests,
+        valid: l.findings.iter().all(|f| f.severity < Severity::Error),
+        findings: &l.findings,
+    })
+}

@@ -1,0 +1,96 @@
+//! JUnit XML: one test suite per environment, one test case per checked constraint (classname
+//! = entity), failing when it has a finding at or above the failure level. Findings below that
+//! level are kept in the case's `system-out`.
+
+use std::fmt::Write;
+
+use crate::finding::Severity;
+use crate::validate::Validation;
+
+/// Escapes text for an XML attribute or element.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\n' => out.push_str("&#10;"),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The whole report as one JUnit XML document.
+#[must_use]
+pub fn validation(v: &Validation, fail_on: Severity) -> String {
+    let failing = |c: &&crate::validate::Check| c.findings.iter().any(|f| f.severity >= fail_on);
+    let failures = v.checks.iter().filter(failing).count();
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let suite = xml(&v.environment);
+    let tests = v.checks.len();
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"compat validate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">"
+    );
+    let _ = writeln!(
+        out,
+        "  <testsuite name=\"{suite}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">"
+    );
+    for check in &v.checks {
+        let _ = write!(
+            out,
+            "    <testcase classname=\"{}\" name=\"{}\"",
+            xml(&check.entity),
+            xml(&check.constraint)
+        );
+        if check.findings.is_empty() {
+            out.push_str("/>\n");
+            continue;
+        }
+        out.push_str(">\n");
+        let (failed, other): (Vec<_>, Vec<_>) =
+            check.findings.iter().partition(|f| f.severity >= fail_on);
+        if let Some(first) = failed.first() {
+            let body: Vec<String> = failed
+                .iter()
+                .map(|f| {
+                    let at = f
+                        .location
+                        .as_ref()
+                        .map(|l| format!(" at {l}"))
+                        .unwrap_or_default();
+                    xml(&format!("{}: {}{at}", f.code, f.message))
+                })
+                .collect();
+            let _ = writeln!(
+                out,
+                "      <failure type=\"{}\" message=\"{}\">{}</failure>",
+                first.code,
+                xml(&first.message),
+                body.join("&#10;")
+            );
+        }
+        if !other.is_empty() {
+            let body: Vec<String> = other
+                .iter()
+                .map(|f| {
+                    xml(&format!(
+                        "{} {}: {}",
+                        f.severity.as_str(),
+                        f.code,
+                        f.message
+                    ))
+                })
+                .collect();
+            let _ = writeln!(out, "      <system-out>{}</system-out>", body.join("&#10;"));
+        }
+        out.push_str("    </testcase>\n");
+    }
+    out.push_str("  </testsuite>\n</testsuites>\n");
+    out
+}

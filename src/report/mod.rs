@@ -1,0 +1,70 @@
+//! Rendering results for people and machines: one file per output format.
+//!
+//! Every renderer is a pure function from a result to a `String`; the caller writes it to
+//! stdout in one piece, so a failure never leaves half a report behind. Output is
+//! deterministic: renderers keep the order the core produced (which is sorted) and add no
+//! timestamps or absolute paths.
+
+pub mod github;
+pub mod human;
+pub mod json;
+pub mod junit;
+pub mod sarif;
+
+use crate::finding::Severity;
+use crate::validate::Validation;
+
+/// `3 errors, 1 warning` (with correct plurals).
+#[must_use]
+pub fn count_summary(errors: usize, warnings: usize) -> String {
+    format!(
+        "{}, {}",
+        plural(errors, "error"),
+        plural(warnings, "warning")
+    )
+}
+
+/// `1 entity`, `2 entities`, `0 errors`.
+#[must_use]
+pub fn plural(n: usize, noun: &str) -> String {
+    match (n, noun.strip_suffix('y')) {
+        (1, _) => format!("1 {noun}"),
+        (_, Some(stem)) => format!("{n} {stem}ies"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+/// The one-line verdict every validate format can end with.
+#[must_use]
+pub fn validation_summary(v: &Validation, fail_on: Severity) -> String {
+    let entities = {
+        let mut names: Vec<&str> = v.checks.iter().map(|c| c.entity.as_str()).collect();
+        names.dedup();
+        names.len()
+    };
+    let verdict = if v.passes(fail_on) {
+        "valid"
+    } else {
+        "invalid"
+    };
+    format!(
+        "{}: {verdict}, {} ({} checked on {} installed)",
+        v.environment,
+        count_summary(v.count(Severity::Error), v.count(Severity::Warning)),
+        plural(v.checks.len(), "constraint"),
+        plural(entities, "entity"),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plurals() {
+        assert_eq!(plural(1, "entity"), "1 entity");
+        assert_eq!(plural(2, "entity"), "2 entities");
+        assert_eq!(plural(0, "error"), "0 errors");
+        assert_eq!(count_summary(1, 2), "1 error, 2 warnings");
+    }
+}

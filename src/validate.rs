@@ -1,0 +1,274 @@
+//! Validation of an environment against every constraint its installed releases declare
+//! (SPEC section 7).
+//!
+//! Every installed entity gets checks, in this order: its release is in the catalog; its
+//! manifest's declarations are well formed; each dependency holds; each incompatibility is
+//! absent. A check holds zero or more findings, one per entity that breaks it. Rules:
+//! - only `installed` entities count as present, and only their constraints are checked;
+//! - a dependency holds only if *every* installed entity of the product satisfies the range;
+//! - an entity whose release is unknown still counts as installed at its version for
+//!   everyone else's constraints; only its own constraints go unchecked;
+//! - an incompatibility never matches the declaring entity itself.
+//!
+//! Invariant: the result depends only on the environment and catalog, never on thread
+//! timing: entities are checked in parallel and collected in entity-name order.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+use std::sync::Arc;
+
+use rayon::prelude::*;
+
+use crate::catalog::Catalog;
+use crate::diagnostic::{FileLocation, Location};
+use crate::environment::{Entity, Environment};
+use crate::finding::{Code, Finding, Severity};
+use crate::manifest::{Dependency, Incompatibility, Manifest};
+use crate::product::ProductId;
+use crate::range::Placement;
+
+/// The outcome of validating one environment.
+#[derive(Clone, Debug)]
+pub struct Validation {
+    pub environment: String,
+    pub checks: Vec<Check>,
+}
+
+/// One checked constraint of one entity, and what broke it.
+#[derive(Clone, Debug)]
+pub struct Check {
+    pub entity: String,
+    /// What was checked, in words: `requires org.postgresql:postgresql >=9.3.6, <=9.6.x`.
+    pub constraint: String,
+    pub findings: Vec<Finding>,
+}
+
+impl Validation {
+    /// Every finding, in check order (entity name, then the check order above).
+    pub fn findings(&self) -> impl Iterator<Item = &Finding> {
+        self.checks.iter().flat_map(|c| c.findings.iter())
+    }
+
+    /// How many findings have the given severity.
+    #[must_use]
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings().filter(|f| f.severity == severity).count()
+    }
+
+    /// True when no finding is at or above `fail_on`.
+    #[must_use]
+    pub fn passes(&self, fail_on: Severity) -> bool {
+        self.findings().all(|f| f.severity < fail_on)
+    }
+}
+
+/// Validates `environment` against `catalog`.
+#[must_use]
+pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
+    let installed = environment.installed_by_product();
+    let checks = environment
+        .entities
+        .par_iter()
+        .filter(|e| e.is_installed())
+        .flat_map_iter(|entity| {
+            EntityChecker {
+                entity,
+                installed: &installed,
+                env_file: &environment.file,
+            }
+            .checks(catalog)
+        })
+        .collect();
+    Validation {
+        environment: environment.name.clone(),
+        checks,
+    }
+}
+
+struct EntityChecker<'a> {
+    entity: &'a Entity,
+    installed: &'a BTreeMap<&'a ProductId, Vec<&'a Entity>>,
+    env_file: &'a Arc<str>,
+}
+
+impl EntityChecker<'_> {
+    fn checks(&self, catalog: &Catalog) -> Vec<Check> {
+        let entity = self.entity;
+        let Some(manifest) = catalog.release(&entity.product, &entity.version) else {
+            let mut finding = Finding::new(
+                Code::UnknownRelease,
+                format!(
+                    "{} runs {} {}, which has no manifest in the catalog",
+                    entity.name, entity.product, entity.version
+                ),
+                "release has no manifest in the catalog",
+            );
+            finding.entity = Some(entity.name.clone());
+            finding.product = Some(entity.product.clone());
+            finding.version = Some(entity.version.to_string());
+            finding.location = Some(FileLocation {
+                file: Arc::clone(self.env_file),
+                location: entity.location,
+            });
+            return vec![self.check("release is in the catalog".into(), vec![finding])];
+        };
+        let mut checks = vec![self.check("release is in the catalog".into(), Vec::new())];
+        let issues = manifest
+            .issues
+            .iter()
+            .map(|issue| {
+                let message = format!("{}: {}", self.who(manifest), issue.message);
+                let mut f = self.finding(
+                    manifest,
+                    issue.code,
+                    issue.location,
+                    message,
+                    &issue.message,
+                );
+                f.dependency.clone_from(&issue.dependency);
+                f
+            })
+            .collect();
+        checks.push(self.check("manifest declarations are valid".into(), issues));
+        for dependency in &manifest.dependencies {
+            checks.push(self.dependency(manifest, dependency));
+        }
+        for incompatibility in &manifest.incompatibilities {
+            checks.push(self.incompatibility(manifest, incompatibility));
+        }
+        checks
+    }
+
+    fn check(&self, constraint: String, findings: Vec<Finding>) -> Check {
+        Check {
+            entity: self.entity.name.clone(),
+            constraint,
+            findings,
+        }
+    }
+
+    /// `web-1 (com.example:web 2.3.0)`: who declares a constraint.
+    fn who(&self, manifest: &Manifest) -> String {
+        format!("{} ({})", self.entity.name, manifest.release_name())
+    }
+
+    /// A finding about a constraint that `manifest`, run by this entity, declares at `at`.
+    fn finding(
+        &self,
+        manifest: &Manifest,
+        code: Code,
+        at: Location,
+        message: String,
+        detail: &str,
+    ) -> Finding {
+        let mut f = Finding::new(code, message, detail);
+        f.entity = Some(self.entity.name.clone());
+        f.product = Some(manifest.product.clone());
+        f.version = Some(manifest.version.to_string());
+        f.location = Some(FileLocation {
+            file: Arc::clone(&manifest.file),
+            location: at,
+        });
+        f
+    }
+
+    fn dependency(&self, manifest: &Manifest, dep: &Dependency) -> Check {
+        let verb = if dep.optional {
+            "optionally requires"
+        } else {
+            "requires"
+        };
+        let constraint = format!("{verb} {} {}", dep.product, dep.range);
+        let base = |code: Code, message: String| {
+            let message = format!("{} {constraint}{message}", self.who(manifest));
+            let mut f = self.finding(manifest, code, dep.location, message, &constraint);
+            f.dependency = Some(dep.product.clone());
+            f.minimum = dep.range.minimum.as_ref().map(ToString::to_string);
+            f.maximum = dep.range.maximum.as_ref().map(ToString::to_string);
+            f.recommended = dep.recommended.as_ref().map(ToString::to_string);
+            f.optional = Some(dep.optional);
+            f
+        };
+        let mut findings = Vec::new();
+        let present = self
+            .installed
+            .get(&dep.product)
+            .map_or(&[][..], Vec::as_slice);
+        if present.is_empty() && !dep.optional {
+            findings.push(base(
+                Code::MissingDependency,
+                ", which is not installed".into(),
+            ));
+        }
+        for other in present {
+            let (code, why) = match dep.range.place(&other.version) {
+                Placement::BelowMinimum => (Code::VersionTooLow, "below the minimum"),
+                Placement::AboveMaximum => (Code::VersionTooHigh, "above the maximum"),
+                Placement::Unordered => (
+                    Code::NonOrderableVersion,
+                    "a version that cannot be ordered",
+                ),
+                Placement::Inside => match &dep.recommended {
+                    Some(r) if other.version < *r => {
+                        (Code::BelowRecommended, "below the recommended version")
+                    }
+                    _ => continue,
+                },
+            };
+            let mut f = base(
+                code,
+                format!("; {} runs {}, {why}", other.name, other.version),
+            );
+            if code == Code::BelowRecommended
+                && let Some(r) = &dep.recommended
+            {
+                let _ = write!(f.message, " {r}");
+                let _ = write!(f.detail, " (recommended {r})");
+            }
+            f.found = Some(other.version.to_string());
+            f.found_entity = Some(other.name.clone());
+            findings.push(f);
+        }
+        self.check(constraint, findings)
+    }
+
+    fn incompatibility(&self, manifest: &Manifest, inc: &Incompatibility) -> Check {
+        let constraint = format!("is incompatible with {} {}", inc.product, inc.range);
+        let reason = inc
+            .reason
+            .as_ref()
+            .map(|r| format!(" ({r})"))
+            .unwrap_or_default();
+        let present = self
+            .installed
+            .get(&inc.product)
+            .map_or(&[][..], Vec::as_slice);
+        let findings = present
+            .iter()
+            .filter(|other| other.name != self.entity.name && inc.range.contains(&other.version))
+            .map(|other| {
+                let message = format!(
+                    "{} {constraint}{reason}; {} runs {}",
+                    self.who(manifest),
+                    other.name,
+                    other.version
+                );
+                let detail = format!("{constraint}{reason}");
+                let mut f = self.finding(
+                    manifest,
+                    Code::IncompatibleRelease,
+                    inc.location,
+                    message,
+                    &detail,
+                );
+                f.dependency = Some(inc.product.clone());
+                f.found = Some(other.version.to_string());
+                f.found_entity = Some(other.name.clone());
+                f.minimum = inc.range.minimum.as_ref().map(ToString::to_string);
+                f.maximum = inc.range.maximum.as_ref().map(ToString::to_string);
+                f
+            })
+            .collect();
+        self.check(constraint, findings)
+    }
+}
