@@ -41,6 +41,22 @@ pub enum Command {
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(VersionCommand),
+    /// Write a seeded, realistic catalog and environment (for benchmarks)
+    #[command(hide = true)]
+    Generate(GenerateArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The directory to write `catalog/` and `env.yml` into
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 100)]
+    pub products: usize,
+    #[arg(long, default_value_t = 10)]
+    pub releases: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -175,7 +191,35 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Validate(args) => run_validate(&args),
         Command::Lint(args) => run_lint(&args),
         Command::Version(command) => run_version(command, stdin),
+        Command::Generate(args) => run_generate(&args),
     }
+}
+
+fn run_generate(args: &GenerateArgs) -> Result<Outcome, CliError> {
+    let generated = crate::generate::generate(crate::generate::Params {
+        products: args.products,
+        releases: args.releases,
+        seed: args.seed,
+    });
+    let files = generated
+        .manifests
+        .iter()
+        .map(|(path, text)| (args.out.join(path), text.as_str()))
+        .chain(std::iter::once((
+            args.out.join("env.yml"),
+            generated.environment.as_str(),
+        )));
+    loader::write_files(files)?;
+    Ok(Outcome::new(
+        format!(
+            "wrote {} ({} bytes of manifests) and {} entities to {}\n",
+            report::plural(args.products * args.releases.max(1), "release"),
+            generated.manifest_bytes(),
+            generated.entities,
+            args.out.display()
+        ),
+        true,
+    ))
 }
 
 fn run_validate(args: &ValidateArgs) -> Result<Outcome, CliError> {

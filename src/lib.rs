@@ -9,6 +9,7 @@ pub mod cli;
 pub mod diagnostic;
 pub mod environment;
 pub mod finding;
+pub mod generate;
 pub mod lint;
 pub mod loader;
 pub mod manifest;

@@ -1,5 +1,6 @@
-//! The IO edge for inputs: reading files and directories into manifests, catalogs and
-//! environments, with every failure turned into a located [`InputError`].
+//! The file-system edge: reading files and directories into manifests, catalogs and
+//! environments, with every failure turned into a located [`InputError`], and writing
+//! generated files.
 //!
 //! A catalog directory is read recursively (`*.yml`, `*.yaml`, `*.json`); entries are visited in
 //! sorted order, hidden entries (names starting with `.`, such as `.git`) are skipped, symbolic
@@ -177,4 +178,18 @@ pub fn load_catalog(path: &Path) -> Result<Catalog, InputErrors> {
     }
     let manifests = read_manifest_paths(&[path.to_path_buf()])?;
     Catalog::from_manifests(manifests).map_err(InputErrors)
+}
+
+/// Writes files, creating their directories.
+///
+/// # Errors
+/// The first file or directory that cannot be written.
+pub fn write_files<'a>(files: impl Iterator<Item = (PathBuf, &'a str)>) -> Result<(), InputError> {
+    for (path, text) in files {
+        if let Some(dir) = path.parent() {
+            fs::create_dir_all(dir).map_err(|e| InputError::io(dir.display(), &e))?;
+        }
+        fs::write(&path, text).map_err(|e| InputError::io(path.display(), &e))?;
+    }
+    Ok(())
 }

@@ -1,0 +1,117 @@
+//! Benchmarks on the shared seeded workload (`compat::generate`). What each group measures,
+//! the sizes and the latest figures are in BENCHMARKS.md. Run: `cargo bench --bench compat`,
+//! or one group: `cargo bench --bench compat -- validate`.
+
+use std::hint::black_box;
+use std::sync::Arc;
+
+use compat::catalog::Catalog;
+use compat::environment::{self, Environment};
+use compat::generate::{Generated, Params, generate};
+use compat::version::Version;
+use compat::{loader, manifest, validate};
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+
+/// The sizes of issue 3: small, medium, large.
+const SIZES: [(&str, usize, usize); 3] = [
+    ("small-100x10", 100, 10),
+    ("medium-1000x20", 1000, 20),
+    ("large-5000x40", 5000, 40),
+];
+
+fn workload(products: usize, releases: usize) -> Generated {
+    generate(Params {
+        products,
+        releases,
+        seed: 1,
+    })
+}
+
+fn load(g: &Generated) -> (Catalog, Environment) {
+    let manifests = g.manifests.iter().flat_map(|(path, text)| {
+        manifest::parse(text, &Arc::from(path.as_str())).expect("generated manifests parse")
+    });
+    let catalog = Catalog::from_manifests(manifests).expect("no duplicate releases");
+    let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").expect("env");
+    (catalog, env)
+}
+
+fn versions(c: &mut Criterion) {
+    let g = workload(1000, 20);
+    let (catalog, _) = load(&g);
+    let texts: Vec<String> = catalog
+        .products()
+        .flat_map(|p| catalog.releases(p))
+        .map(|m| m.version.to_string())
+        .collect();
+    let parsed: Vec<Version> = texts.iter().map(|t| Version::parse(t).unwrap()).collect();
+    let mut group = c.benchmark_group("version");
+    group.throughput(Throughput::Elements(texts.len() as u64));
+    group.bench_function("parse", |b| {
+        b.iter(|| {
+            for t in &texts {
+                black_box(Version::parse(black_box(t)).ok());
+            }
+        });
+    });
+    group.bench_function("compare", |b| {
+        b.iter(|| {
+            let mut less = 0usize;
+            for pair in parsed.windows(2) {
+                less += usize::from(black_box(&pair[0]) < black_box(&pair[1]));
+            }
+            less
+        });
+    });
+    group.finish();
+}
+
+fn manifests(c: &mut Criterion) {
+    let mut group = c.benchmark_group("load");
+    group.sample_size(10);
+    for (name, products, releases) in SIZES {
+        let g = workload(products, releases);
+        group.throughput(Throughput::Bytes(g.manifest_bytes() as u64));
+        group.bench_function(format!("parse-manifests/{name}"), |b| {
+            b.iter(|| {
+                for (path, text) in &g.manifests {
+                    black_box(manifest::parse(text, &Arc::from(path.as_str())).unwrap());
+                }
+            });
+        });
+        // Reading a catalog directory from disk end to end (walk, read, parse in parallel,
+        // index), on the two smaller sizes.
+        if products <= 1000 {
+            let dir = std::env::temp_dir().join(format!("compat-bench-{name}"));
+            let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
+            loader::write_files(files).unwrap();
+            group.bench_function(format!("catalog-dir/{name}"), |b| {
+                b.iter(|| black_box(loader::load_catalog(&dir.join("catalog")).unwrap()));
+            });
+        }
+    }
+    group.finish();
+}
+
+fn validation(c: &mut Criterion) {
+    let mut group = c.benchmark_group("validate");
+    for (name, products, releases) in SIZES {
+        let g = workload(products, releases);
+        let (catalog, env) = load(&g);
+        group.throughput(Throughput::Elements(env.entities.len() as u64));
+        group.bench_function(name, |b| {
+            b.iter(|| black_box(validate::validate(&env, &catalog)));
+        });
+    }
+    // 10,000 entities: the figure issue 2 asks for.
+    let g = workload(10_000, 5);
+    let (catalog, env) = load(&g);
+    group.throughput(Throughput::Elements(env.entities.len() as u64));
+    group.bench_function("entities-10000", |b| {
+        b.iter(|| black_box(validate::validate(&env, &catalog)));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, versions, manifests, validation);
+criterion_main!(benches);

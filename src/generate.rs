@@ -1,0 +1,478 @@
+//! A seeded generator of realistic catalogs and environments, shared by the benchmarks, the
+//! tests and the hidden `compat generate` command. Same parameters, same bytes.
+//!
+//! The shape follows what real platforms look like:
+//! - each product has `releases` versions, mostly patch bumps, some minor, a few major; about
+//!   one release in ten is preceded by a release candidate and one in twenty is followed by a
+//!   snapshot;
+//! - most products depend on a few others (none for about 15%, otherwise 1 + a geometric number,
+//!   at most 8), chosen with a skew towards low-numbered "core" products, as popular base
+//!   services are depended on by many; about a quarter of dependencies are optional;
+//! - ranges follow time: release `k` of a product accepts its dependency's releases from a few
+//!   before `k` up to a matcher a few after it, written `X.x.x` (45%), `X.Y.x` (40%) or exact
+//!   (15%); so newer releases need newer dependencies and upgrades are sometimes blocked;
+//! - about 0.5% of products form two-product cycles of required dependencies, and about 2% of
+//!   releases declare an incompatibility with an old release of another product;
+//! - the environment runs every product a little behind its newest release (one entity each,
+//!   a second entity for 3% of products) and is valid by construction: where a release's
+//!   natural window would miss the dependency's installed version, that release's range is
+//!   widened to include it.
+//!
+//! The random numbers come from SplitMix64, written here so the output cannot change with a
+//! dependency's version.
+
+use std::fmt::Write;
+
+/// What to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Params {
+    pub products: usize,
+    pub releases: usize,
+    pub seed: u64,
+}
+
+/// A generated catalog (one multi-document YAML file per product) and environment.
+#[derive(Clone, Debug)]
+pub struct Generated {
+    /// `(relative path, YAML text)`, sorted by path.
+    pub manifests: Vec<(String, String)>,
+    /// The environment file's YAML text.
+    pub environment: String,
+    /// How many entities the environment has.
+    pub entities: usize,
+}
+
+impl Generated {
+    /// Total bytes of manifest text.
+    #[must_use]
+    pub fn manifest_bytes(&self) -> usize {
+        self.manifests.iter().map(|(_, text)| text.len()).sum()
+    }
+}
+
+/// SplitMix64: tiny, fast, and stable forever.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    fn below(&mut self, n: usize) -> usize {
+        // The modulo bias is far below anything a benchmark shape could show.
+        usize::try_from(self.next() % (n as u64)).unwrap_or(0)
+    }
+
+    /// True with probability `percent / 100`.
+    fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    /// Uniform in `[0, 1)`.
+    #[allow(clippy::cast_precision_loss)] // 53 random bits are all a float can hold anyway
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// One generated version.
+#[derive(Clone, Debug)]
+struct Release {
+    core: (u32, u32, u32),
+    text: String,
+    is_release: bool,
+}
+
+#[derive(Clone, Debug)]
+struct Dep {
+    target: usize,
+    optional: bool,
+    /// How many releases before the depending release's index the window starts.
+    behind: usize,
+    /// How many releases after it the upper matcher is taken from.
+    ahead: usize,
+    style: Style,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Style {
+    Major,
+    Minor,
+    Exact,
+}
+
+struct Product {
+    group: String,
+    name: String,
+    releases: Vec<Release>,
+    deps: Vec<Dep>,
+    /// Index of the installed release.
+    installed: usize,
+}
+
+fn versions(rng: &mut Rng, count: usize) -> Vec<Release> {
+    let mut out = Vec::with_capacity(count);
+    let mut core = (u32::try_from(1 + rng.below(3)).unwrap_or(1), 0, 0);
+    let mut first = true;
+    while out.len() < count {
+        if !first {
+            let roll = rng.below(100);
+            core = if roll < 60 {
+                (core.0, core.1, core.2 + 1)
+            } else if roll < 90 {
+                (core.0, core.1 + 1, 0)
+            } else {
+                (core.0 + 1, 0, 0)
+            };
+        }
+        let base = format!("{}.{}.{}", core.0, core.1, core.2);
+        if !first && rng.chance(10) && out.len() + 1 < count {
+            out.push(Release {
+                core,
+                text: format!("{base}-rc{}", 1 + rng.below(3)),
+                is_release: false,
+            });
+        }
+        out.push(Release {
+            core,
+            text: base.clone(),
+            is_release: true,
+        });
+        if rng.chance(5) && out.len() < count {
+            out.push(Release {
+                core,
+                text: format!(
+                    "{base}-{}-g{:07x}",
+                    1 + rng.below(40),
+                    rng.next() & 0xfff_ffff
+                ),
+                is_release: false,
+            });
+        }
+        first = false;
+    }
+    out.truncate(count);
+    out
+}
+
+/// The newest plain release at or below `index`.
+fn release_at_or_below(releases: &[Release], index: usize) -> usize {
+    (0..=index.min(releases.len() - 1))
+        .rev()
+        .find(|&i| releases[i].is_release)
+        .unwrap_or(0)
+}
+
+fn matcher(release: &Release, style: Style) -> String {
+    let (a, b, c) = release.core;
+    match style {
+        Style::Major => format!("{a}.x.x"),
+        Style::Minor => format!("{a}.{b}.x"),
+        Style::Exact if release.is_release => format!("{a}.{b}.{c}"),
+        Style::Exact => format!("{a}.{b}.x"),
+    }
+}
+
+/// Is `v` inside `[min, bound]`, comparing cores only (all mins are plain releases, and every
+/// installed version is a plain release)?
+fn covers(min: &Release, bound: &str, v: &Release) -> bool {
+    if v.core < min.core {
+        return false;
+    }
+    let fields: Vec<&str> = bound.split('.').collect();
+    let parts = [v.core.0, v.core.1, v.core.2];
+    for (field, actual) in fields.iter().zip(parts) {
+        match field.parse::<u32>() {
+            Err(_) => return true,
+            Ok(n) if actual < n => return true,
+            Ok(n) if actual > n => return false,
+            Ok(_) => {}
+        }
+    }
+    true
+}
+
+/// Generates a catalog and environment.
+#[must_use]
+pub fn generate(params: Params) -> Generated {
+    let Params {
+        products: count,
+        releases,
+        seed,
+    } = params;
+    let releases = releases.max(1);
+    let mut rng = Rng(seed);
+    let mut products: Vec<Product> = (0..count)
+        .map(|i| {
+            let releases = versions(&mut rng, releases);
+            let newest = releases.len() - 1;
+            let lag = rng.below(3);
+            Product {
+                group: format!("com.gen.team{:02}", i % 40),
+                name: format!("svc-{i:05}"),
+                installed: release_at_or_below(&releases, newest.saturating_sub(lag)),
+                releases,
+                deps: Vec::new(),
+            }
+        })
+        .collect();
+    for i in 1..count {
+        let fan_out = if rng.chance(15) {
+            0
+        } else {
+            let mut n = 1;
+            while n < 8 && rng.chance(45) {
+                n += 1;
+            }
+            n
+        };
+        let mut targets: Vec<usize> = Vec::new();
+        for _ in 0..fan_out {
+            // Skewed towards the low-numbered core products.
+            let u = rng.unit();
+            #[allow(
+                clippy::cast_possible_truncation,
+                clippy::cast_sign_loss,
+                clippy::cast_precision_loss
+            )]
+            let target = ((i as f64) * u * u) as usize;
+            if target < i && !targets.contains(&target) {
+                targets.push(target);
+            }
+        }
+        for target in targets {
+            let dep = random_dep(&mut rng, target);
+            products[i].deps.push(dep);
+        }
+    }
+    // A few two-product cycles of required dependencies.
+    for i in 0..count {
+        if count > 2 && rng.below(1000) < 5 {
+            let j = (i + 1 + rng.below(20)).min(count - 1);
+            if j != i {
+                for (from, to) in [(i, j), (j, i)] {
+                    if !products[from].deps.iter().any(|d| d.target == to) {
+                        let mut dep = random_dep(&mut rng, to);
+                        dep.optional = false;
+                        products[from].deps.push(dep);
+                    }
+                }
+            }
+        }
+    }
+    render(&products, &mut rng)
+}
+
+fn random_dep(rng: &mut Rng, target: usize) -> Dep {
+    let roll = rng.below(100);
+    Dep {
+        target,
+        optional: rng.chance(25),
+        behind: 3 + rng.below(8),
+        ahead: rng.below(7),
+        style: if roll < 45 {
+            Style::Major
+        } else if roll < 85 {
+            Style::Minor
+        } else {
+            Style::Exact
+        },
+    }
+}
+
+fn render(products: &[Product], rng: &mut Rng) -> Generated {
+    let mut manifests = Vec::with_capacity(products.len());
+    for (i, product) in products.iter().enumerate() {
+        let mut text = String::new();
+        for (k, release) in product.releases.iter().enumerate() {
+            if k > 0 {
+                text.push_str("---\n");
+            }
+            let _ = write!(
+                text,
+                "manifest-version: \"1.0\"\nproduct-type: service.v1\nproduct-group: {}\n\
+                 product-name: {}\nproduct-version: {}\n",
+                product.group, product.name, release.text
+            );
+            let incompatible = if products.len() > 2 && rng.chance(2) {
+                let other = (i + 1 + rng.below(products.len() - 1)) % products.len();
+                let other = &products[other];
+                // "Not beside the first release of X": only when X runs something newer.
+                (other.installed > 0).then_some(other)
+            } else {
+                None
+            };
+            if product.deps.is_empty() && incompatible.is_none() {
+                continue;
+            }
+            text.push_str("extensions:\n");
+            if !product.deps.is_empty() {
+                text.push_str("  product-dependencies:\n");
+                for dep in &product.deps {
+                    write_dep(&mut text, product, k, dep, &products[dep.target]);
+                }
+            }
+            if let Some(other) = incompatible {
+                let _ = write!(
+                    text,
+                    "  product-incompatibilities:\n    - product-group: {}\n      \
+                     product-name: {}\n      maximum-version: {}\n      \
+                     reason: \"retired protocol\"\n",
+                    other.group, other.name, other.releases[0].text,
+                );
+            }
+        }
+        manifests.push((
+            format!("catalog/{}/{}.yml", product.group, product.name),
+            text,
+        ));
+    }
+    manifests.sort();
+    let mut environment = String::from("environment: generated\nentities:\n");
+    let mut entities = 0;
+    for product in products {
+        let version = &product.releases[product.installed].text;
+        let _ = writeln!(
+            environment,
+            "  - product: {}:{}\n    version: {version}",
+            product.group, product.name
+        );
+        entities += 1;
+        if rng.chance(3) {
+            let _ = writeln!(
+                environment,
+                "  - name: {}-2\n    product: {}:{}\n    version: {version}",
+                product.name, product.group, product.name
+            );
+            entities += 1;
+        }
+    }
+    Generated {
+        manifests,
+        environment,
+        entities,
+    }
+}
+
+fn write_dep(text: &mut String, product: &Product, k: usize, dep: &Dep, target: &Product) {
+    let last = target.releases.len() - 1;
+    let mut min = release_at_or_below(&target.releases, k.saturating_sub(dep.behind));
+    let mut bound = matcher(&target.releases[(k + dep.ahead).min(last)], dep.style);
+    if k == product.installed {
+        // Valid by construction: the installed release accepts what is installed.
+        let installed = &target.releases[target.installed];
+        if !covers(&target.releases[min], &bound, installed) {
+            min = min.min(target.installed);
+            if !covers(&target.releases[min], &bound, installed) {
+                bound = matcher(installed, Style::Major);
+            }
+        }
+    }
+    let _ = write!(
+        text,
+        "    - product-group: {}\n      product-name: {}\n      minimum-version: {}\n      \
+         maximum-version: {bound}\n",
+        target.group, target.name, target.releases[min].text
+    );
+    if dep.optional {
+        text.push_str("      optional: true\n");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::finding::Severity;
+    use crate::{environment, manifest, validate};
+
+    fn load(g: &Generated) -> (Catalog, environment::Environment) {
+        let manifests = g.manifests.iter().flat_map(|(path, text)| {
+            manifest::parse(text, &Arc::from(path.as_str())).unwrap_or_else(|e| panic!("{e}"))
+        });
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        (catalog, env)
+    }
+
+    #[test]
+    fn same_seed_same_bytes_other_seed_other_bytes() {
+        let params = Params {
+            products: 50,
+            releases: 8,
+            seed: 7,
+        };
+        let a = generate(params);
+        let b = generate(params);
+        assert_eq!(a.manifests, b.manifests);
+        assert_eq!(a.environment, b.environment);
+        let c = generate(Params { seed: 8, ..params });
+        assert_ne!(a.environment, c.environment);
+    }
+
+    #[test]
+    fn catalogs_parse_and_environments_are_valid_by_construction() {
+        for seed in 0..5 {
+            let g = generate(Params {
+                products: 300,
+                releases: 12,
+                seed,
+            });
+            let (catalog, env) = load(&g);
+            assert_eq!(catalog.len(), 300 * 12, "seed {seed}");
+            assert_eq!(env.entities.len(), g.entities);
+            let result = validate::validate(&env, &catalog);
+            let errors: Vec<_> = result
+                .findings()
+                .filter(|f| f.severity == Severity::Error)
+                .map(|f| f.message.clone())
+                .collect();
+            assert!(errors.is_empty(), "seed {seed}: {errors:#?}");
+        }
+    }
+
+    #[test]
+    fn the_shape_is_realistic() {
+        let g = generate(Params {
+            products: 1000,
+            releases: 10,
+            seed: 1,
+        });
+        let (catalog, _) = load(&g);
+        let newest: Vec<_> = catalog
+            .products()
+            .filter_map(|p| catalog.releases(p).last())
+            .collect();
+        let deps: usize = newest.iter().map(|m| m.dependencies.len()).sum();
+        let optional = newest
+            .iter()
+            .flat_map(|m| &m.dependencies)
+            .filter(|d| d.optional)
+            .count();
+        let incompatibilities: usize = catalog
+            .products()
+            .flat_map(|p| catalog.releases(p))
+            .map(|m| m.incompatibilities.len())
+            .sum();
+        let non_release = catalog
+            .products()
+            .flat_map(|p| catalog.releases(p))
+            .filter(|m| !m.version.is_release())
+            .count();
+        // a few dependencies each, a quarter optional, some rcs/snapshots, a few incompatibilities
+        assert!((1500..4000).contains(&deps), "{deps}");
+        assert!(
+            (optional * 100 / deps).abs_diff(25) < 6,
+            "{optional}/{deps}"
+        );
+        assert!((500..2500).contains(&non_release), "{non_release}");
+        assert!(incompatibilities > 20, "{incompatibilities}");
+    }
+}
