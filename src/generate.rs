@@ -85,7 +85,7 @@ impl Rng {
 struct Release {
     core: (u32, u32, u32),
     text: String,
-    is_release: bool,
+    plain: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -135,13 +135,13 @@ fn versions(rng: &mut Rng, count: usize) -> Vec<Release> {
             out.push(Release {
                 core,
                 text: format!("{base}-rc{}", 1 + rng.below(3)),
-                is_release: false,
+                plain: false,
             });
         }
         out.push(Release {
             core,
             text: base.clone(),
-            is_release: true,
+            plain: true,
         });
         if rng.chance(5) && out.len() < count {
             out.push(Release {
@@ -151,7 +151,7 @@ fn versions(rng: &mut Rng, count: usize) -> Vec<Release> {
                     1 + rng.below(40),
                     rng.next() & 0xfff_ffff
                 ),
-                is_release: false,
+                plain: false,
             });
         }
         first = false;
@@ -164,7 +164,7 @@ fn versions(rng: &mut Rng, count: usize) -> Vec<Release> {
 fn release_at_or_below(releases: &[Release], index: usize) -> usize {
     (0..=index.min(releases.len() - 1))
         .rev()
-        .find(|&i| releases[i].is_release)
+        .find(|&i| releases[i].plain)
         .unwrap_or(0)
 }
 
@@ -172,9 +172,8 @@ fn matcher(release: &Release, style: Style) -> String {
     let (a, b, c) = release.core;
     match style {
         Style::Major => format!("{a}.x.x"),
-        Style::Minor => format!("{a}.{b}.x"),
-        Style::Exact if release.is_release => format!("{a}.{b}.{c}"),
-        Style::Exact => format!("{a}.{b}.x"),
+        Style::Exact if release.plain => format!("{a}.{b}.{c}"),
+        Style::Minor | Style::Exact => format!("{a}.{b}.x"),
     }
 }
 
@@ -221,7 +220,7 @@ pub fn generate(params: Params) -> Generated {
             }
         })
         .collect();
-    for i in 1..count {
+    for (i, product) in products.iter_mut().enumerate().skip(1) {
         let fan_out = if rng.chance(15) {
             0
         } else {
@@ -245,10 +244,9 @@ pub fn generate(params: Params) -> Generated {
                 targets.push(target);
             }
         }
-        for target in targets {
-            let dep = random_dep(&mut rng, target);
-            products[i].deps.push(dep);
-        }
+        product
+            .deps
+            .extend(targets.into_iter().map(|t| random_dep(&mut rng, t)));
     }
     // A few two-product cycles of required dependencies.
     for i in 0..count {
