@@ -272,3 +272,193 @@ impl EntityChecker<'_> {
         self.check(constraint, findings)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{environment, manifest};
+
+    /// A manifest of `product@version` with `extensions` YAML (already indented).
+    fn release(product: &str, version: &str, extensions: &str) -> String {
+        let (group, name) = product.split_once(':').unwrap();
+        format!(
+            "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
+             product-version: {version}\nextensions:\n{extensions}---\n"
+        )
+    }
+
+    fn dep(product: &str, min: &str, max: &str, optional: bool) -> String {
+        let (group, name) = product.split_once(':').unwrap();
+        format!(
+            "    - product-group: {group}\n      product-name: {name}\n      \
+             minimum-version: {min}\n      maximum-version: {max}\n      optional: {optional}\n"
+        )
+    }
+
+    /// Findings as `entity code dependency found`.
+    fn run(catalog: &str, entities: &[(&str, &str, &str, &str)]) -> Vec<String> {
+        let manifests = manifest::parse(catalog, &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let mut env = String::from("entities:\n");
+        for (name, product, version, state) in entities {
+            let _ = write!(
+                env,
+                "  - name: {name}\n    product: {product}\n    version: {version}\n    state: {state}\n"
+            );
+        }
+        let env = environment::parse(&env, &Arc::from("e.yml"), "e").unwrap();
+        validate(&env, &catalog)
+            .findings()
+            .map(|f| {
+                format!(
+                    "{} {} {} {}",
+                    f.entity.as_deref().unwrap_or("-"),
+                    f.code,
+                    f.dependency
+                        .as_ref()
+                        .map_or("-".into(), ToString::to_string),
+                    f.found.as_deref().unwrap_or("-")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn unknown_releases_still_count_as_installed_for_others() {
+        let catalog = release(
+            "g:web",
+            "1.0.0",
+            &format!(
+                "  product-dependencies:\n{}",
+                dep("g:api", "1.0.0", "1.x.x", false)
+            ),
+        );
+        let found = run(
+            &catalog,
+            &[
+                ("web", "g:web", "1.0.0", "installed"),
+                ("api", "g:api", "2.0.0", "installed"),
+            ],
+        );
+        assert_eq!(
+            found,
+            [
+                "api unknown-release - -",
+                "web version-too-high g:api 2.0.0"
+            ]
+        );
+    }
+
+    #[test]
+    fn managed_entities_are_absent_and_unchecked() {
+        let catalog = release(
+            "g:web",
+            "1.0.0",
+            &format!(
+                "  product-dependencies:\n{}{}",
+                dep("g:api", "1.0.0", "1.x.x", false),
+                dep("g:metrics", "1.0.0", "1.x.x", true)
+            ),
+        );
+        let found = run(
+            &catalog,
+            &[
+                ("web", "g:web", "1.0.0", "installed"),
+                ("api", "g:api", "1.5.0", "managed"),
+                ("metrics", "g:metrics", "9.0.0", "managed"),
+                ("ghost", "g:ghost", "1.0.0", "managed"),
+            ],
+        );
+        // api is only managed: missing; metrics is optional and not installed: fine;
+        // ghost is unknown but managed: no finding of its own
+        assert_eq!(found, ["web missing-dependency g:api -"]);
+    }
+
+    #[test]
+    fn every_installed_entity_of_a_dependency_must_satisfy() {
+        let mut catalog = release(
+            "g:web",
+            "1.0.0",
+            &format!(
+                "  product-dependencies:\n{}",
+                dep("g:api", "1.2.0", "1.x.x", true)
+            ),
+        );
+        for v in ["1.1.0", "1.3.0", "2.0.0"] {
+            catalog.push_str(&release("g:api", v, "  {}\n"));
+        }
+        catalog.push_str(&release("g:api", "1.3.0-branch", "  {}\n"));
+        let found = run(
+            &catalog,
+            &[
+                ("web", "g:web", "1.0.0", "installed"),
+                ("api-a", "g:api", "1.1.0", "installed"),
+                ("api-b", "g:api", "1.3.0", "installed"),
+                ("api-c", "g:api", "2.0.0", "installed"),
+                ("api-d", "g:api", "1.3.0-branch", "installed"),
+            ],
+        );
+        assert_eq!(
+            found,
+            [
+                "web version-too-low g:api 1.1.0",
+                "web version-too-high g:api 2.0.0",
+                "web non-orderable-version g:api 1.3.0-branch",
+            ]
+        );
+    }
+
+    #[test]
+    fn incompatibilities_match_other_entities_in_range_only() {
+        let catalog = format!(
+            "{}{}{}",
+            release(
+                "g:cache",
+                "2.0.0",
+                "  product-incompatibilities:\n    - product-group: g\n      \
+                 product-name: cache\n      maximum-version: 1.x.x\n    \
+                 - product-group: g\n      product-name: legacy\n",
+            ),
+            release("g:cache", "1.5.0", "  {}\n"),
+            release("g:legacy", "0.1.0-branch", "  {}\n"),
+        );
+        let found = run(
+            &catalog,
+            &[
+                ("new", "g:cache", "2.0.0", "installed"),
+                ("old", "g:cache", "1.5.0", "installed"),
+                ("legacy", "g:legacy", "0.1.0-branch", "installed"),
+            ],
+        );
+        // the open range matches even a non-orderable version; the declarer never matches itself
+        assert_eq!(
+            found,
+            [
+                "new incompatible-release g:cache 1.5.0",
+                "new incompatible-release g:legacy 0.1.0-branch",
+            ]
+        );
+    }
+
+    #[test]
+    fn fail_level_decides_validity() {
+        let catalog = release(
+            "g:web",
+            "1.0.0",
+            "  product-dependencies:\n    - product-group: g\n      product-name: api\n      \
+             minimum-version: 1.0.0\n      maximum-version: 1.0.0\n      optional: true\n",
+        );
+        let manifests = manifest::parse(&catalog, &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(
+            "entities:\n  - product: g:web\n    version: 1.0.0\n",
+            &Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        let result = validate(&env, &catalog);
+        assert_eq!(result.count(Severity::Warning), 1);
+        assert!(result.passes(Severity::Error));
+        assert!(!result.passes(Severity::Warning));
+    }
+}
