@@ -86,7 +86,7 @@ fn manifests(c: &mut Criterion) {
             let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
             loader::write_files(files).unwrap();
             group.bench_function(format!("catalog-dir/{name}"), |b| {
-                b.iter(|| black_box(loader::load_catalog(&dir.join("catalog")).unwrap()));
+                b.iter(|| black_box(loader::load_catalog_dir(&dir.join("catalog")).unwrap()));
             });
         }
     }

@@ -12,10 +12,38 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use crate::diagnostic::{FileLocation, InputError};
+use crate::diagnostic::{FileLocation, InputError, InputErrors};
 use crate::manifest::Manifest;
 use crate::product::ProductId;
 use crate::version::Version;
+
+/// Where releases come from: a manifest directory or a SQLite catalog. Each command asks for
+/// what it needs, so a database can answer without reading everything; a source may return
+/// more than was asked for (a directory has to read all of its files anyway).
+pub trait CatalogSource {
+    /// A catalog holding each of these releases that the source knows.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors>;
+
+    /// A catalog holding every release of these products.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors>;
+}
+
+/// An already loaded catalog is a source of itself.
+impl CatalogSource for Catalog {
+    fn load_releases(&self, _: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
+        Ok(self.clone())
+    }
+
+    fn load_products(&self, _: &[&ProductId]) -> Result<Catalog, InputErrors> {
+        Ok(self.clone())
+    }
+}
 
 /// Known releases by product.
 #[derive(Clone, Debug, Default)]

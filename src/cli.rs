@@ -13,13 +13,17 @@ use std::sync::Arc;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use serde::Serialize;
 
+use crate::catalog::Catalog;
 use crate::diagnostic::{InputError, InputErrors, Location};
+use crate::finding::Code;
 use crate::finding::Severity;
 use crate::lint;
 use crate::loader;
 use crate::matcher::Matcher;
+use crate::product::ProductId;
 use crate::range::Range;
 use crate::report::{self, human, json::to_json};
+use crate::store::{Store, StoreError};
 use crate::validate;
 use crate::version::{Kind, Version};
 
@@ -41,6 +45,9 @@ pub enum Command {
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(VersionCommand),
+    /// Maintain a SQLite release catalog
+    #[command(subcommand)]
+    Catalog(CatalogCommand),
     /// Write a seeded, realistic catalog and environment (for benchmarks)
     #[command(hide = true)]
     Generate(GenerateArgs),
@@ -84,7 +91,7 @@ pub enum FailOn {
 pub struct ValidateArgs {
     /// The environment file (YAML or JSON)
     pub env: PathBuf,
-    /// A catalog directory of manifests
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
     #[arg(long, value_name = "PATH")]
     pub catalog: PathBuf,
     #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
@@ -101,6 +108,42 @@ pub struct LintArgs {
     pub manifests: Vec<PathBuf>,
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Import manifest directories or files into a catalog database (all or nothing)
+    Import {
+        /// Manifest directories or files
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The catalog database (created when missing)
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        /// Overwrite stored releases whose manifest differs
+        #[arg(long)]
+        replace: bool,
+        #[arg(short, long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// List products and their versions in version order
+    List {
+        /// Only this product (`group:name`)
+        product: Option<String>,
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        #[arg(short, long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Show one release's declarations
+    Show {
+        /// The release as `group:name@version`
+        release: String,
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        #[arg(short, long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -165,6 +208,21 @@ pub enum CliError {
     /// Unreadable or malformed input: exit 3.
     #[error(transparent)]
     Input(#[from] InputErrors),
+    /// The catalog refused the change (conflicting releases): exit 1.
+    #[error("{0}")]
+    Refused(String),
+    /// What was asked for does not exist: exit 1.
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl From<StoreError> for CliError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            StoreError::Input(e) => CliError::Input(e),
+            conflicts @ StoreError::Conflicts(_) => CliError::Refused(conflicts.to_string()),
+        }
+    }
 }
 
 impl From<InputError> for CliError {
@@ -178,6 +236,7 @@ impl CliError {
     pub fn exit_code(&self) -> u8 {
         match self {
             CliError::Input(_) => 3,
+            CliError::Refused(_) | CliError::NotFound(_) => 1,
         }
     }
 }
@@ -191,6 +250,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Validate(args) => run_validate(&args),
         Command::Lint(args) => run_lint(&args),
         Command::Version(command) => run_version(command, stdin),
+        Command::Catalog(command) => run_catalog(command),
         Command::Generate(args) => run_generate(&args),
     }
 }
@@ -225,20 +285,28 @@ fn run_generate(args: &GenerateArgs) -> Result<Outcome, CliError> {
 fn run_validate(args: &ValidateArgs) -> Result<Outcome, CliError> {
     // Read both inputs before reporting, so every input error is shown in one run.
     let env = loader::read_environment(&args.env);
-    let catalog = loader::load_catalog(&args.catalog);
-    let (env, catalog) = match (env, catalog) {
-        (Ok(env), Ok(catalog)) => (env, catalog),
-        (env, catalog) => {
+    let source = loader::open_catalog(&args.catalog);
+    let (env, source) = match (env, source) {
+        (Ok(env), Ok(source)) => (env, source),
+        (env, source) => {
             let mut errors = Vec::new();
             if let Err(e) = env {
                 errors.push(e);
             }
-            if let Err(InputErrors(more)) = catalog {
+            if let Err(InputErrors(more)) = source {
                 errors.extend(more);
             }
             return Err(InputErrors(errors).into());
         }
     };
+    // Validation needs the manifests of the installed releases only.
+    let wanted: Vec<_> = env
+        .entities
+        .iter()
+        .filter(|e| e.is_installed())
+        .map(|e| (&e.product, &e.version))
+        .collect();
+    let catalog = source.load_releases(&wanted)?;
     let result = validate::validate(&env, &catalog);
     let fail_on = match args.fail_on {
         FailOn::Error => Severity::Error,
@@ -502,4 +570,127 @@ fn collect_pair<A, B>(
         (Ok(a), Ok(b)) => Ok((a, b)),
         (a, b) => Err(InputErrors([a.err(), b.err()].into_iter().flatten().collect()).into()),
     }
+}
+
+fn run_catalog(command: CatalogCommand) -> Result<Outcome, CliError> {
+    match command {
+        CatalogCommand::Import {
+            paths,
+            db,
+            replace,
+            format,
+        } => catalog_import(&paths, &db, replace, format),
+        CatalogCommand::List {
+            product,
+            db,
+            format,
+        } => catalog_list(product.as_deref(), &db, format),
+        CatalogCommand::Show {
+            release,
+            db,
+            format,
+        } => catalog_show(&release, &db, format),
+    }
+}
+
+fn catalog_import(
+    paths: &[PathBuf],
+    db: &std::path::Path,
+    replace: bool,
+    format: Format,
+) -> Result<Outcome, CliError> {
+    // All or nothing: every problem of the batch is reported before the database is touched.
+    let (sources, mut errors) = loader::read_sources_and_errors(paths);
+    errors.extend(sources.iter().flat_map(|s| &s.manifests).flat_map(|m| {
+        m.issues
+            .iter()
+            .filter(|i| i.code == Code::InvalidManifest)
+            .map(|i| {
+                InputError::malformed(
+                    &m.file,
+                    i.location,
+                    format!("invalid declaration in {}: {}", m.release_name(), i.message),
+                )
+            })
+    }));
+    if let Err(duplicates) =
+        Catalog::from_manifests(sources.iter().flat_map(|s| s.manifests.iter().cloned()))
+    {
+        errors.extend(duplicates);
+    }
+    if !errors.is_empty() {
+        return Err(InputErrors(errors).into());
+    }
+    let mut store = Store::create(db)?;
+    let summary = store.import(&sources, replace)?;
+    let stdout = match format {
+        Format::Json => to_json(&serde_json::json!({
+            "db": db.display().to_string(),
+            "files": sources.len(),
+            "added": summary.added,
+            "unchanged": summary.unchanged,
+            "replaced": summary.replaced,
+        })),
+        Format::Human => format!(
+            "{}: {} added, {} unchanged, {} replaced (from {})\n",
+            db.display(),
+            report::plural(summary.added, "release"),
+            summary.unchanged,
+            summary.replaced,
+            report::plural(sources.len(), "file"),
+        ),
+    };
+    Ok(Outcome::new(stdout, true))
+}
+
+fn catalog_list(
+    product: Option<&str>,
+    db: &std::path::Path,
+    format: Format,
+) -> Result<Outcome, CliError> {
+    let product = product
+        .map(|p| ProductId::parse(p).map_err(|m| argument("argument PRODUCT", m)))
+        .transpose()?;
+    let store = Store::open(db)?;
+    let products = store.list(product.as_ref())?;
+    if let Some(p) = &product
+        && products.is_empty()
+    {
+        return Err(CliError::NotFound(format!(
+            "{}: no releases of `{p}`",
+            db.display()
+        )));
+    }
+    let stdout = match format {
+        Format::Json => report::json::catalog_list(&products),
+        Format::Human => human::catalog_list(&products),
+    };
+    Ok(Outcome::new(stdout, true))
+}
+
+fn catalog_show(release: &str, db: &std::path::Path, format: Format) -> Result<Outcome, CliError> {
+    let parsed = release.rsplit_once('@').ok_or_else(|| {
+        argument(
+            "argument RELEASE",
+            format!("expected a release as `group:name@version`, found `{release}`"),
+        )
+    });
+    let (product, version) = parsed.and_then(|(p, v)| {
+        Ok((
+            ProductId::parse(p).map_err(|m| argument("argument RELEASE", m))?,
+            version_arg("argument RELEASE", v)?,
+        ))
+    })?;
+    let store = Store::open(db)?;
+    let Some(m) = store.release(&product, &version)? else {
+        return Err(CliError::NotFound(format!(
+            "{}: no release `{product} {version}`",
+            db.display()
+        )));
+    };
+    let stdout = match format {
+        Format::Json => report::json::release(&m),
+        Format::Human => human::release(&m),
+    };
+    Ok(Outcome::new(stdout, true))
 }

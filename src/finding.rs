@@ -72,6 +72,12 @@ impl Code {
         }
     }
 
+    /// The code with this stable string form.
+    #[must_use]
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::ALL.into_iter().find(|c| c.as_str() == text)
+    }
+
     #[must_use]
     pub fn severity(self) -> Severity {
         match self {

@@ -17,6 +17,7 @@ pub mod matcher;
 pub mod product;
 pub mod range;
 pub mod report;
+pub mod store;
 pub mod validate;
 pub mod version;
 mod yaml;

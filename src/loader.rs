@@ -14,10 +14,11 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::catalog::Catalog;
+use crate::catalog::{Catalog, CatalogSource};
 use crate::diagnostic::{InputError, InputErrors, Location};
 use crate::environment::{self, Environment};
 use crate::manifest::{self, Manifest};
+use crate::store::Store;
 
 /// The file endings a catalog directory is searched for.
 pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yml", "yaml", "json"];
@@ -122,12 +123,32 @@ fn walk(
     Ok(())
 }
 
-/// Reads manifests from files and directories (searched as a catalog directory is), in
-/// parallel, keeping the order of the paths.
+/// One manifest file as read: its path as shown, its text, the manifests in it.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: Arc<str>,
+    pub text: String,
+    pub manifests: Vec<Manifest>,
+}
+
+/// Reads manifest files and directories (searched as a catalog directory is), in parallel,
+/// keeping the order of the paths.
 ///
 /// # Errors
 /// Every file that cannot be read as manifests, each with its location.
-pub fn read_manifest_paths(paths: &[PathBuf]) -> Result<Vec<Manifest>, InputErrors> {
+pub fn read_sources(paths: &[PathBuf]) -> Result<Vec<SourceFile>, InputErrors> {
+    let (sources, errors) = read_sources_and_errors(paths);
+    if errors.is_empty() {
+        Ok(sources)
+    } else {
+        Err(InputErrors(errors))
+    }
+}
+
+/// As [`read_sources`], but returns the files it could read beside the errors of the others,
+/// so a caller can check the readable ones too and report everything at once.
+#[must_use]
+pub fn read_sources_and_errors(paths: &[PathBuf]) -> (Vec<SourceFile>, Vec<InputError>) {
     let mut files = Vec::new();
     let mut errors = Vec::new();
     for path in paths {
@@ -140,44 +161,78 @@ pub fn read_manifest_paths(paths: &[PathBuf]) -> Result<Vec<Manifest>, InputErro
             files.push(path.clone());
         }
     }
-    let results: Vec<Result<Vec<Manifest>, InputError>> =
-        files.par_iter().map(|f| read_manifests(f)).collect();
-    let mut manifests = Vec::new();
+    let results: Vec<Result<SourceFile, InputError>> = files
+        .par_iter()
+        .map(|file| {
+            let text = read_text(file)?;
+            let path = display(file);
+            let manifests = manifest::parse(&text, &path)?;
+            Ok(SourceFile {
+                path,
+                text,
+                manifests,
+            })
+        })
+        .collect();
+    let mut sources = Vec::with_capacity(results.len());
     for result in results {
         match result {
-            Ok(found) => manifests.extend(found),
+            Ok(source) => sources.push(source),
             Err(e) => errors.push(e),
         }
     }
-    if errors.is_empty() {
-        Ok(manifests)
-    } else {
-        Err(InputErrors(errors))
-    }
+    (sources, errors)
 }
 
-/// Opens the catalog `--catalog` names: a directory of manifests.
+/// Reads the manifests of files and directories; see [`read_sources`].
 ///
 /// # Errors
-/// Every unreadable manifest and every release described twice; a path that is neither a
-/// directory nor a catalog file.
-pub fn load_catalog(path: &Path) -> Result<Catalog, InputErrors> {
-    if !path.is_dir() {
-        let name = path.display().to_string();
-        let head = fs::read(path).map_err(|e| InputError::io(&name, &e))?;
-        let reason = if head.starts_with(SQLITE_MAGIC) {
-            "SQLite catalogs are not supported yet; pass the manifest directory"
-        } else {
-            "expected a catalog directory of manifests"
-        };
-        return Err(InputError::Io {
-            path: name,
-            reason: reason.to_owned(),
-        }
-        .into());
-    }
+/// As [`read_sources`].
+pub fn read_manifest_paths(paths: &[PathBuf]) -> Result<Vec<Manifest>, InputErrors> {
+    Ok(read_sources(paths)?
+        .into_iter()
+        .flat_map(|s| s.manifests)
+        .collect())
+}
+
+/// Reads a catalog directory into memory.
+///
+/// # Errors
+/// Every unreadable manifest and every release described twice.
+pub fn load_catalog_dir(path: &Path) -> Result<Catalog, InputErrors> {
     let manifests = read_manifest_paths(&[path.to_path_buf()])?;
     Catalog::from_manifests(manifests).map_err(InputErrors)
+}
+
+/// True when the file starts like an SQLite database.
+fn is_sqlite(path: &Path) -> bool {
+    let mut head = [0u8; 16];
+    fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| head == SQLITE_MAGIC)
+}
+
+/// Opens the catalog `--catalog` names: a directory of manifests, or a SQLite catalog file
+/// made by `compat catalog import`.
+///
+/// # Errors
+/// Every unreadable manifest and every release described twice (directory); a file that is
+/// not a catalog, or has a newer schema (database).
+pub fn open_catalog(path: &Path) -> Result<Box<dyn CatalogSource>, InputErrors> {
+    if path.is_dir() {
+        return Ok(Box::new(load_catalog_dir(path)?));
+    }
+    if is_sqlite(path) {
+        return Ok(Box::new(Store::open(path)?));
+    }
+    let name = path.display().to_string();
+    fs::metadata(path).map_err(|e| InputError::io(&name, &e))?;
+    Err(InputError::Io {
+        path: name,
+        reason: "expected a catalog directory of manifests or a catalog file made by `compat catalog import`"
+            .to_owned(),
+    }
+    .into())
 }
 
 /// Writes files, creating their directories.

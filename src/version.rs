@@ -183,6 +183,17 @@ impl Version {
         }
     }
 
+    /// A text whose byte order is the version order (orderable versions first, by their
+    /// sort key; then non-orderable ones by text) and whose equality is version equality:
+    /// the key a database indexes releases by.
+    #[must_use]
+    pub fn storage_key(&self) -> String {
+        match self.order_key() {
+            Some(OrderKey(hi, lo)) => format!("{hi:032x}{lo:016x}"),
+            None => format!("~{}", self.text),
+        }
+    }
+
     /// A total order for listings: orderable versions ascending, equal ones by text, then the
     /// non-orderable ones by text. Consistent with `partial_cmp` wherever that is defined.
     #[must_use]
@@ -507,6 +518,29 @@ mod tests {
         unordered("1.2.3-branch", "1.2.3-other");
         unordered("1.2.3.dirty", "1.2.3");
         unordered("01.2.3-branch", "1.2.3-branch");
+    }
+
+    #[test]
+    fn storage_keys_sort_like_versions_and_equal_like_versions() {
+        let chain = [
+            "0.0.1",
+            "1.0.0-rc1",
+            "1.0.0-rc1-5-ga",
+            "1.0.0",
+            "1.0.0-3-gab",
+            "1.10.0",
+            "1.0.0-a",
+        ];
+        let keys: Vec<String> = chain
+            .iter()
+            .map(|v| Version::parse(v).unwrap().storage_key())
+            .collect();
+        let mut sorted = keys.clone();
+        sorted.sort();
+        assert_eq!(keys, sorted);
+        let key = |v: &str| Version::parse(v).unwrap().storage_key();
+        assert_eq!(key("01.0.0-2-gaaa"), key("1.0.0-2-gbbb"));
+        assert_ne!(key("1.0.0-a"), key("1.0.0-b"));
     }
 
     #[test]

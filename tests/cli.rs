@@ -9,3 +9,395 @@ fn cli_cases() {
         .register_bin("compat", trycmd::cargo::cargo_bin!("compat"))
         .case("testdata/cli/*.toml");
 }
+
+mod catalog {
+    //! Catalog database flows that need several commands and a scratch directory.
+
+    use std::fs;
+    use std::path::{Path, PathBuf};
+    use std::process::{Command, Output, Stdio};
+    use std::time::{Duration, Instant};
+
+    fn compat(args: &[&str]) -> Output {
+        Command::new(env!("CARGO_BIN_EXE_compat"))
+            .args(args)
+            .output()
+            .expect("the binary runs")
+    }
+
+    /// A fresh scratch directory for one test.
+    fn scratch(name: &str) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("compat-test-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    fn path(p: &Path) -> &str {
+        p.to_str().unwrap()
+    }
+
+    fn import(dirs: &[&str], db: &Path) -> Output {
+        let mut args = vec!["catalog", "import"];
+        args.extend_from_slice(dirs);
+        args.extend_from_slice(&["--db", path(db)]);
+        compat(&args)
+    }
+
+    fn release_count(db: &Path) -> i64 {
+        let conn = rusqlite::Connection::open(db).unwrap();
+        conn.query_row("SELECT count(*) FROM release", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn directory_and_database_give_identical_reports() {
+        let dir = scratch("identical");
+        let cases = [
+            (
+                "testdata/examples/catalog",
+                "testdata/examples/env-broken.yml",
+            ),
+            (
+                "testdata/examples/catalog",
+                "testdata/examples/env-valid.yml",
+            ),
+            (
+                "testdata/cases/warnings/catalog",
+                "testdata/cases/warnings/env.yml",
+            ),
+        ];
+        for (i, (catalog, env)) in cases.iter().enumerate() {
+            let db = dir.join(format!("c{i}.db"));
+            assert_eq!(import(&[catalog], &db).status.code(), Some(0));
+            for format in ["human", "json", "junit", "github", "sarif"] {
+                let from_dir = compat(&["validate", env, "--catalog", catalog, "-f", format]);
+                let from_db = compat(&["validate", env, "--catalog", path(&db), "-f", format]);
+                assert_eq!(
+                    from_dir.status.code(),
+                    from_db.status.code(),
+                    "{env} {format}"
+                );
+                assert_eq!(
+                    String::from_utf8_lossy(&from_dir.stdout),
+                    String::from_utf8_lossy(&from_db.stdout),
+                    "{env} {format}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn imports_are_idempotent_and_listing_is_deterministic() {
+        let dir = scratch("idempotent");
+        let db = dir.join("c.db");
+        let first = import(&["testdata/examples/catalog"], &db);
+        assert_eq!(first.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&first.stdout).contains("27 releases added, 0 unchanged"));
+        let before = fs::read(&db).unwrap();
+        let again = import(&["testdata/examples/catalog"], &db);
+        assert_eq!(again.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&again.stdout).contains("0 releases added, 27 unchanged"));
+        assert_eq!(
+            fs::read(&db).unwrap(),
+            before,
+            "a repeated import changes nothing"
+        );
+        let list = |f: &str| compat(&["catalog", "list", "--db", path(&db), "-f", f]).stdout;
+        assert_eq!(list("json"), list("json"));
+        assert_eq!(list("human"), list("human"));
+        let json: serde_json::Value = serde_json::from_slice(&list("json")).unwrap();
+        assert_eq!(
+            json["products"][7]["versions"],
+            serde_json::json!([
+                "9.3.6",
+                "9.5.4",
+                "9.6.1",
+                "9.6.2",
+                "10.1.0",
+                "10.2.0-rc1",
+                "9.6.1-hotfix"
+            ])
+        );
+    }
+
+    #[test]
+    fn failed_imports_leave_the_database_byte_for_byte_unchanged() {
+        let dir = scratch("failed");
+        let db = dir.join("c.db");
+        assert_eq!(
+            import(&["testdata/examples/catalog"], &db).status.code(),
+            Some(0)
+        );
+        let before = fs::read(&db).unwrap();
+
+        // malformed and invalid manifests: exit 3, every bad file named
+        let bad = import(
+            &[
+                "testdata/bad/invalid.yml",
+                "testdata/bad/not-a-version.yml",
+                "testdata/examples/catalog/redis",
+            ],
+            &db,
+        );
+        assert_eq!(bad.status.code(), Some(3));
+        let stderr = String::from_utf8_lossy(&bad.stderr);
+        assert!(
+            stderr.contains("testdata/bad/not-a-version.yml:4:18"),
+            "{stderr}"
+        );
+        assert!(
+            stderr.contains("testdata/bad/invalid.yml:10:24: invalid declaration"),
+            "{stderr}"
+        );
+        assert_eq!(fs::read(&db).unwrap(), before);
+
+        // a different manifest for a stored release: exit 1, both sources named
+        let changed = dir.join("changed");
+        fs::create_dir_all(&changed).unwrap();
+        let text = fs::read_to_string("testdata/examples/catalog/redis/redis-7.0.0.yml").unwrap();
+        fs::write(
+            changed.join("redis.yml"),
+            text.replace("product-type", "x-note: changed\nproduct-type")
+                .replace("helm.v1", "other.v1")
+                .replace("service.v1", "other.v1"),
+        )
+        .unwrap();
+        let refused = import(&[path(&changed)], &db);
+        assert_eq!(
+            refused.status.code(),
+            Some(1),
+            "{}",
+            String::from_utf8_lossy(&refused.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&refused.stderr);
+        assert!(
+            stderr.contains("redis-7.0.0.yml") && stderr.contains("changed/redis.yml"),
+            "{stderr}"
+        );
+        assert_eq!(fs::read(&db).unwrap(), before);
+
+        // with --replace it goes in
+        let replaced = compat(&[
+            "catalog",
+            "import",
+            path(&changed),
+            "--db",
+            path(&db),
+            "--replace",
+        ]);
+        assert_eq!(replaced.status.code(), Some(0));
+        assert!(String::from_utf8_lossy(&replaced.stdout).contains("1 replaced"));
+        assert_eq!(release_count(&db), 27);
+    }
+
+    #[test]
+    fn files_that_are_not_catalogs_are_refused() {
+        let dir = scratch("not-catalog");
+        let other = dir.join("other.db");
+        let conn = rusqlite::Connection::open(&other).unwrap();
+        conn.execute_batch("CREATE TABLE t (x)").unwrap();
+        drop(conn);
+        let out = compat(&[
+            "validate",
+            "testdata/examples/env-valid.yml",
+            "--catalog",
+            path(&other),
+        ]);
+        assert_eq!(out.status.code(), Some(3));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("not a compat catalog"));
+        let out = import(&["testdata/examples/catalog"], &other);
+        assert_eq!(out.status.code(), Some(3));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("refusing to add tables"));
+
+        let newer = dir.join("newer.db");
+        assert_eq!(
+            import(&["testdata/examples/catalog/redis"], &newer)
+                .status
+                .code(),
+            Some(0)
+        );
+        let conn = rusqlite::Connection::open(&newer).unwrap();
+        conn.pragma_update(None, "user_version", 99).unwrap();
+        drop(conn);
+        let out = compat(&["catalog", "list", "--db", path(&newer)]);
+        assert_eq!(out.status.code(), Some(3));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("schema version 99 is newer"));
+
+        let text = dir.join("text.db");
+        fs::write(&text, "just text").unwrap();
+        let out = compat(&["catalog", "list", "--db", path(&text)]);
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// Writes a generated catalog big enough that an import takes a while.
+    fn generated(dir: &Path, products: &str) -> PathBuf {
+        let out = compat(&[
+            "generate",
+            "--out",
+            path(dir),
+            "--products",
+            products,
+            "--releases",
+            "10",
+            "--seed",
+            "3",
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+        dir.join("catalog")
+    }
+
+    #[test]
+    fn readers_see_a_consistent_catalog_during_an_import() {
+        let dir = scratch("reader");
+        let db = dir.join("c.db");
+        assert_eq!(
+            import(&["testdata/examples/catalog"], &db).status.code(),
+            Some(0)
+        );
+        let big = generated(&dir.join("gen"), "1500");
+        let reader = rusqlite::Connection::open(&db).unwrap();
+        reader.execute_batch("BEGIN").unwrap();
+        let count = |c: &rusqlite::Connection| -> i64 {
+            c.query_row("SELECT count(*) FROM release", [], |r| r.get(0))
+                .unwrap()
+        };
+        assert_eq!(count(&reader), 27);
+        // The reader holds a read transaction for the whole import; WAL lets the writer go on.
+        let writer = import(&[path(&big)], &db);
+        assert_eq!(
+            writer.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&writer.stderr)
+        );
+        assert_eq!(
+            count(&reader),
+            27,
+            "a reader's snapshot does not change under it"
+        );
+        reader.execute_batch("COMMIT").unwrap();
+        assert_eq!(count(&reader), 27 + 15_000);
+    }
+
+    #[test]
+    fn a_killed_import_leaves_the_previous_content() {
+        let dir = scratch("killed");
+        let db = dir.join("c.db");
+        assert_eq!(
+            import(&["testdata/examples/catalog"], &db).status.code(),
+            Some(0)
+        );
+        let big = generated(&dir.join("gen"), "3000");
+        let wal = dir.join("c.db-wal");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_compat"))
+            .args(["catalog", "import", path(&big), "--db", path(&db)])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // Kill it as soon as it has started writing its transaction.
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while Instant::now() < deadline {
+            if fs::metadata(&wal).is_ok_and(|m| m.len() > 0) || child.try_wait().unwrap().is_some()
+            {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        let _ = child.kill();
+        let _ = child.wait();
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let check: String = conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(check, "ok");
+        let count = release_count(&db);
+        assert!(
+            count == 27 || count == 27 + 30_000,
+            "all or nothing, found {count}"
+        );
+        // and it is still a working catalog
+        let out = compat(&[
+            "validate",
+            "testdata/examples/env-valid.yml",
+            "--catalog",
+            path(&db),
+        ]);
+        assert_eq!(out.status.code(), Some(0));
+    }
+
+    #[test]
+    fn show_and_list_one_product() {
+        let dir = scratch("show");
+        let db = dir.join("c.db");
+        assert_eq!(
+            import(&["testdata/examples/catalog"], &db).status.code(),
+            Some(0)
+        );
+        let show = compat(&[
+            "catalog",
+            "show",
+            "com.example:legacy-cache@1.4.0",
+            "--db",
+            path(&db),
+        ]);
+        assert_eq!(show.status.code(), Some(0));
+        let text = String::from_utf8_lossy(&show.stdout);
+        assert!(text.starts_with("com.example:legacy-cache 1.4.0"), "{text}");
+        assert!(
+            text.contains("io.redis:redis") && text.contains(">=6.0.0, <=6.x.x"),
+            "{text}"
+        );
+        let json = compat(&[
+            "catalog",
+            "show",
+            "com.example:api@01.1.0",
+            "--db",
+            path(&db),
+            "-f",
+            "json",
+        ]);
+        let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+        assert_eq!(json["version"], "1.1.0", "found by version equality");
+        assert_eq!(json["dependencies"][0]["product"], "com.example:auth");
+        assert_eq!(
+            json["location"]["file"],
+            "testdata/examples/catalog/api/api-1.1.0.yml"
+        );
+        let missing = compat(&[
+            "catalog",
+            "show",
+            "com.example:api@9.9.9",
+            "--db",
+            path(&db),
+        ]);
+        assert_eq!(missing.status.code(), Some(1));
+        assert!(
+            String::from_utf8_lossy(&missing.stderr).contains("no release `com.example:api 9.9.9`")
+        );
+        let bad = compat(&["catalog", "show", "com.example:api", "--db", path(&db)]);
+        assert_eq!(bad.status.code(), Some(3));
+        let one = compat(&[
+            "catalog",
+            "list",
+            "io.redis:redis",
+            "--db",
+            path(&db),
+            "-f",
+            "json",
+        ]);
+        let one: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+        assert_eq!(
+            one["products"][0]["versions"],
+            serde_json::json!(["5.0.7", "6.2.6", "7.0.0"])
+        );
+        let none = compat(&["catalog", "list", "io.redis:nope", "--db", path(&db)]);
+        assert_eq!(none.status.code(), Some(1));
+    }
+}

@@ -5,8 +5,11 @@ use std::fmt::Write;
 
 use comfy_table::{ContentArrangement, Table, presets};
 
+use crate::diagnostic::Location;
 use crate::finding::{Code, Finding, Severity};
 use crate::lint::Lint;
+use crate::manifest::Manifest;
+use crate::product::ProductId;
 use crate::validate::Validation;
 
 use super::{count_summary, plural, validation_summary};
@@ -110,5 +113,82 @@ pub fn lint(l: &Lint) -> String {
         plural(l.manifests, "manifest"),
         count_summary(errors, warnings)
     );
+    out
+}
+
+/// `catalog list`: one row per product, versions oldest first, then a count.
+#[must_use]
+pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
+    let mut t = table(&["Product", "Releases", "Versions (oldest first)"]);
+    for (p, versions) in products {
+        t.add_row(vec![
+            p.to_string(),
+            versions.len().to_string(),
+            versions.join(", "),
+        ]);
+    }
+    let total: usize = products.iter().map(|(_, v)| v.len()).sum();
+    format!(
+        "{t}\n{} of {}\n",
+        plural(total, "release"),
+        plural(products.len(), "product")
+    )
+}
+
+/// `catalog show`: a release, its dependencies, incompatibilities and warnings.
+#[must_use]
+pub fn release(m: &Manifest) -> String {
+    let at = |l: Location| format!("{}:{}:{}", m.file, l.line, l.column);
+    let mut out = format!(
+        "{} ({}) declared at {}\n",
+        m.release_name(),
+        m.product_type.as_deref().unwrap_or("no product-type"),
+        at(m.location)
+    );
+    if m.dependencies.is_empty() {
+        out.push_str("no dependencies\n");
+    } else {
+        let mut t = table(&[
+            "Depends on",
+            "Range",
+            "Recommended",
+            "Optional",
+            "Declared at",
+        ]);
+        for d in &m.dependencies {
+            t.add_row(vec![
+                d.product.to_string(),
+                d.range.to_string(),
+                d.recommended
+                    .as_ref()
+                    .map(ToString::to_string)
+                    .unwrap_or_default(),
+                if d.optional { "yes" } else { "no" }.to_owned(),
+                at(d.location),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    if !m.incompatibilities.is_empty() {
+        let mut t = table(&["Incompatible with", "Range", "Reason", "Declared at"]);
+        for i in &m.incompatibilities {
+            t.add_row(vec![
+                i.product.to_string(),
+                i.range.to_string(),
+                i.reason.clone().unwrap_or_default(),
+                at(i.location),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    for i in &m.issues {
+        let _ = writeln!(
+            out,
+            "warning {}: {} at {}",
+            i.code,
+            i.message,
+            at(i.location)
+        );
+    }
     out
 }

@@ -1,6 +1,12 @@
 //! The JSON format: the stable shapes of SPEC section 8, pretty-printed, one document per run.
 
 use serde::Serialize;
+use serde_json::json;
+
+use crate::manifest::Manifest;
+use crate::matcher::Matcher;
+use crate::product::ProductId;
+use crate::version::Version;
 
 use crate::finding::{Finding, Severity};
 use crate::lint::Lint;
@@ -62,4 +68,42 @@ pub fn lint(l: &Lint) -> String {
         valid: l.findings.iter().all(|f| f.severity < Severity::Error),
         findings: &l.findings,
     })
+}
+
+/// `catalog list`: `{"products": [{"product", "versions"}]}`.
+#[must_use]
+pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
+    to_json(&json!({
+        "products": products
+            .iter()
+            .map(|(p, versions)| json!({"product": p, "versions": versions}))
+            .collect::<Vec<_>>(),
+    }))
+}
+
+/// `catalog show`: one release with its declarations.
+#[must_use]
+pub fn release(m: &Manifest) -> String {
+    to_json(&json!({
+        "product": m.product,
+        "version": m.version.as_str(),
+        "type": m.product_type,
+        "location": {"file": &*m.file, "line": m.location.line, "column": m.location.column},
+        "dependencies": m.dependencies.iter().map(|d| json!({
+            "product": d.product,
+            "minimum": d.range.minimum.as_ref().map(Version::as_str),
+            "maximum": d.range.maximum.as_ref().map(Matcher::as_str),
+            "recommended": d.recommended.as_ref().map(Version::as_str),
+            "optional": d.optional,
+        })).collect::<Vec<_>>(),
+        "incompatibilities": m.incompatibilities.iter().map(|i| json!({
+            "product": i.product,
+            "minimum": i.range.minimum.as_ref().map(Version::as_str),
+            "maximum": i.range.maximum.as_ref().map(Matcher::as_str),
+            "reason": i.reason,
+        })).collect::<Vec<_>>(),
+        "warnings": m.issues.iter().map(|i| json!({
+            "code": i.code, "message": i.message,
+        })).collect::<Vec<_>>(),
+    }))
 }

@@ -1,0 +1,655 @@
+//! The SQLite release catalog (`compat catalog import`): an embedded, zero-setup store that
+//! saves re-parsing a directory of YAML on every run.
+//!
+//! Schema (version 1, in `PRAGMA user_version`): `source` keeps every imported file's path and
+//! text, so reports still point at file and line; `release` holds one row per release, unique
+//! by product and `version_key` ([`Version::storage_key`]: byte order = version order, equality
+//! = version equality); `dependency`, `incompatibility` and `issue` hold the declarations with
+//! their locations. Manifests are rebuilt from rows, never by parsing YAML again.
+//!
+//! Invariants:
+//! - an import is one transaction, and everything is parsed and checked before it starts, so
+//!   a failed import writes nothing and a killed one leaves the previous content;
+//! - only valid manifests are stored (warnings allowed); re-importing an identical manifest
+//!   changes nothing, a different one for a stored release is refused unless replacing;
+//! - the database runs in WAL mode, so readers are never blocked by an import;
+//! - migrations are ordered and numbered; a file with a newer schema is refused, not guessed at.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
+
+use crate::catalog::{Catalog, CatalogSource};
+use crate::diagnostic::{FileLocation, InputError, InputErrors, Location};
+use crate::finding::Code;
+use crate::loader::SourceFile;
+use crate::manifest::{Dependency, Incompatibility, Issue, Manifest};
+use crate::matcher::Matcher;
+use crate::product::ProductId;
+use crate::range::Range;
+use crate::version::Version;
+
+/// The ordered migrations; `PRAGMA user_version` is how many have run.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE source (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE INDEX source_path ON source(path);
+    CREATE TABLE release (
+        id INTEGER PRIMARY KEY,
+        product_group TEXT NOT NULL,
+        product_name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        version_key TEXT NOT NULL,
+        product_type TEXT,
+        source_id INTEGER NOT NULL REFERENCES source(id),
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        UNIQUE (product_group, product_name, version_key)
+    );
+    CREATE TABLE dependency (
+        release_id INTEGER NOT NULL REFERENCES release(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        product_group TEXT NOT NULL,
+        product_name TEXT NOT NULL,
+        minimum TEXT NOT NULL,
+        maximum TEXT NOT NULL,
+        recommended TEXT,
+        optional INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (release_id, ord)
+    ) WITHOUT ROWID;
+    CREATE INDEX dependency_target ON dependency(product_group, product_name);
+    CREATE TABLE incompatibility (
+        release_id INTEGER NOT NULL REFERENCES release(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        product_group TEXT NOT NULL,
+        product_name TEXT NOT NULL,
+        minimum TEXT,
+        maximum TEXT,
+        reason TEXT,
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (release_id, ord)
+    ) WITHOUT ROWID;
+    CREATE TABLE issue (
+        release_id INTEGER NOT NULL REFERENCES release(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        message TEXT NOT NULL,
+        dependency TEXT,
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (release_id, ord)
+    ) WITHOUT ROWID;
+"];
+
+/// How long a command waits for another process's write lock before giving up.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why the store could not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// The file is not a catalog, is damaged, locked, or the disk failed (exit 3).
+    #[error(transparent)]
+    Input(#[from] InputErrors),
+    /// Releases already stored with other declarations, and `--replace` was not given (exit 1).
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
+    Conflicts(Vec<Conflict>),
+}
+
+impl From<InputError> for StoreError {
+    fn from(e: InputError) -> Self {
+        StoreError::Input(e.into())
+    }
+}
+
+/// A release the import would change.
+#[derive(Debug, Clone)]
+pub struct Conflict {
+    pub release: String,
+    pub stored: FileLocation,
+    pub new: FileLocation,
+}
+
+impl std::fmt::Display for Conflict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: release `{}` is already stored from {} with other declarations; pass --replace \
+             to overwrite it",
+            self.new, self.release, self.stored
+        )
+    }
+}
+
+/// What an import did.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ImportSummary {
+    pub added: usize,
+    pub unchanged: usize,
+    pub replaced: usize,
+}
+
+/// An open catalog database.
+pub struct Store {
+    conn: Connection,
+    path: Arc<str>,
+}
+
+fn sql_error(path: &str, error: &rusqlite::Error) -> InputError {
+    let reason = match error.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => {
+            "not a compat catalog (not an SQLite database)".to_owned()
+        }
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            "the catalog is locked by another process; try again when it is done".to_owned()
+        }
+        Some(rusqlite::ErrorCode::DiskFull) => "the disk is full; nothing was written".to_owned(),
+        _ => format!("catalog database error: {error}"),
+    };
+    InputError::Io {
+        path: path.to_owned(),
+        reason,
+    }
+}
+
+fn corrupt(path: &str, what: &str) -> InputError {
+    InputError::Io {
+        path: path.to_owned(),
+        reason: format!("damaged catalog: {what}"),
+    }
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn location(line: i64, col: i64) -> Location {
+    Location::new(
+        u32::try_from(line).unwrap_or(0),
+        u32::try_from(col).unwrap_or(0),
+    )
+}
+
+impl Store {
+    /// Opens an existing catalog for reading.
+    ///
+    /// # Errors
+    /// A missing file, a file that is not a catalog, or one with a newer schema.
+    pub fn open(path: &Path) -> Result<Store, InputError> {
+        let name: Arc<str> = Arc::from(path.display().to_string());
+        if !path.is_file() {
+            return Err(InputError::Io {
+                path: name.to_string(),
+                reason: "no such catalog file".to_owned(),
+            });
+        }
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+            .map_err(|e| sql_error(&name, &e))?;
+        let store = Store { conn, path: name };
+        store.configure()?;
+        let version = store.schema_version()?;
+        if version == 0 {
+            return Err(InputError::Io {
+                path: store.path.to_string(),
+                reason: "not a compat catalog (no catalog schema); create one with \
+                         `compat catalog import DIR --db FILE`"
+                    .to_owned(),
+            });
+        }
+        store.check_not_newer(version)?;
+        Ok(store)
+    }
+
+    /// Opens a catalog for an import, creating it (and its schema) when needed.
+    ///
+    /// # Errors
+    /// As [`Store::open`], and a schema that cannot be created.
+    pub fn create(path: &Path) -> Result<Store, InputError> {
+        let name: Arc<str> = Arc::from(path.display().to_string());
+        let conn = Connection::open(path).map_err(|e| sql_error(&name, &e))?;
+        let mut store = Store { conn, path: name };
+        store.configure()?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn configure(&self) -> Result<(), InputError> {
+        let path = &self.path;
+        self.conn
+            .busy_timeout(BUSY_TIMEOUT)
+            .map_err(|e| sql_error(path, &e))?;
+        self.conn
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(|e| sql_error(path, &e))?;
+        Ok(())
+    }
+
+    fn schema_version(&self) -> Result<usize, InputError> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|e| sql_error(&self.path, &e))?;
+        Ok(usize::try_from(version).unwrap_or(usize::MAX))
+    }
+
+    fn check_not_newer(&self, version: usize) -> Result<(), InputError> {
+        if version > MIGRATIONS.len() {
+            return Err(InputError::Io {
+                path: self.path.to_string(),
+                reason: format!(
+                    "catalog schema version {version} is newer than this compat supports ({}); \
+                     upgrade compat",
+                    MIGRATIONS.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs the migrations the file has not had yet, each batch in one transaction.
+    fn migrate(&mut self) -> Result<(), InputError> {
+        let version = self.schema_version()?;
+        self.check_not_newer(version)?;
+        if version == 0 {
+            let tables: i64 = self
+                .conn
+                .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
+                .map_err(|e| sql_error(&self.path, &e))?;
+            if tables > 0 {
+                return Err(InputError::Io {
+                    path: self.path.to_string(),
+                    reason: "an SQLite database that is not a compat catalog; refusing to add \
+                             tables to it"
+                        .to_owned(),
+                });
+            }
+        }
+        let path = Arc::clone(&self.path);
+        if version < MIGRATIONS.len() {
+            self.conn
+                .pragma_update(None, "journal_mode", "wal")
+                .map_err(|e| sql_error(&path, &e))?;
+            let tx = self.conn.transaction().map_err(|e| sql_error(&path, &e))?;
+            for migration in &MIGRATIONS[version..] {
+                tx.execute_batch(migration)
+                    .map_err(|e| sql_error(&path, &e))?;
+            }
+            tx.pragma_update(None, "user_version", to_i64(MIGRATIONS.len()))
+                .map_err(|e| sql_error(&path, &e))?;
+            tx.commit().map_err(|e| sql_error(&path, &e))?;
+        }
+        Ok(())
+    }
+
+    /// Imports manifests in one transaction; see the module invariants.
+    ///
+    /// # Errors
+    /// Conflicting releases (nothing written), or a database failure (nothing written).
+    pub fn import(
+        &mut self,
+        files: &[SourceFile],
+        replace: bool,
+    ) -> Result<ImportSummary, StoreError> {
+        let path = Arc::clone(&self.path);
+        let err = |e: rusqlite::Error| StoreError::from(sql_error(&path, &e));
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut summary = ImportSummary::default();
+        let mut conflicts = Vec::new();
+        for file in files {
+            let mut source_id = None;
+            for manifest in &file.manifests {
+                let existing =
+                    find_release(&tx, &manifest.product, &manifest.version).map_err(err)?;
+                if let Some(id) = existing {
+                    let stored = read_manifest(&tx, &path, id)?;
+                    if stored.same_declarations(manifest) {
+                        summary.unchanged += 1;
+                        continue;
+                    }
+                    if !replace {
+                        conflicts.push(Conflict {
+                            release: manifest.release_name(),
+                            stored: FileLocation {
+                                file: Arc::clone(&stored.file),
+                                location: stored.location,
+                            },
+                            new: FileLocation {
+                                file: Arc::clone(&manifest.file),
+                                location: manifest.location,
+                            },
+                        });
+                        continue;
+                    }
+                    tx.execute("DELETE FROM release WHERE id = ?1", [id])
+                        .map_err(err)?;
+                    summary.replaced += 1;
+                } else {
+                    summary.added += 1;
+                }
+                let source = if let Some(id) = source_id {
+                    id
+                } else {
+                    let id = insert_source(&tx, &file.path, &file.text).map_err(err)?;
+                    source_id = Some(id);
+                    id
+                };
+                insert_manifest(&tx, source, manifest).map_err(err)?;
+            }
+        }
+        if !conflicts.is_empty() {
+            // Dropping the transaction rolls it back: nothing of this import is kept.
+            return Err(StoreError::Conflicts(conflicts));
+        }
+        tx.execute(
+            "DELETE FROM source WHERE id NOT IN (SELECT source_id FROM release)",
+            [],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(summary)
+    }
+
+    /// Every product with its versions, in version order.
+    ///
+    /// # Errors
+    /// A database failure.
+    pub fn list(
+        &self,
+        product: Option<&ProductId>,
+    ) -> Result<Vec<(ProductId, Vec<String>)>, InputError> {
+        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT product_group, product_name, version FROM release
+                 WHERE ?1 IS NULL OR (product_group = ?1 AND product_name = ?2)
+                 ORDER BY product_group, product_name, version_key, version",
+            )
+            .map_err(err)?;
+        let rows = stmt
+            .query_map(
+                params![product.map(ProductId::group), product.map(ProductId::name)],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, String>(2)?,
+                    ))
+                },
+            )
+            .map_err(err)?;
+        let mut out: Vec<(ProductId, Vec<String>)> = Vec::new();
+        for row in rows {
+            let (group, name, version) = row.map_err(err)?;
+            let id = ProductId::new(&group, &name).map_err(|m| corrupt(&self.path, &m))?;
+            match out.last_mut() {
+                Some((last, versions)) if *last == id => versions.push(version),
+                _ => out.push((id, vec![version])),
+            }
+        }
+        Ok(out)
+    }
+
+    /// The stored release of `product` at `version`.
+    ///
+    /// # Errors
+    /// A database failure or a damaged row.
+    pub fn release(
+        &self,
+        product: &ProductId,
+        version: &Version,
+    ) -> Result<Option<Manifest>, InputError> {
+        let id =
+            find_release(&self.conn, product, version).map_err(|e| sql_error(&self.path, &e))?;
+        id.map(|id| read_manifest(&self.conn, &self.path, id))
+            .transpose()
+    }
+
+    fn collect(&self, ids: impl IntoIterator<Item = i64>) -> Result<Catalog, InputErrors> {
+        let manifests = ids
+            .into_iter()
+            .map(|id| read_manifest(&self.conn, &self.path, id))
+            .collect::<Result<Vec<_>, _>>()?;
+        Catalog::from_manifests(manifests).map_err(InputErrors)
+    }
+}
+
+impl CatalogSource for Store {
+    fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
+        let mut ids = BTreeMap::new();
+        for (product, version) in wanted {
+            if let Some(id) =
+                find_release(&self.conn, product, version).map_err(|e| sql_error(&self.path, &e))?
+            {
+                ids.insert(id, ());
+            }
+        }
+        self.collect(ids.into_keys())
+    }
+
+    fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors> {
+        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id FROM release WHERE product_group = ?1 AND product_name = ?2")
+            .map_err(err)?;
+        let mut ids = Vec::new();
+        for product in products {
+            let rows = stmt
+                .query_map(params![product.group(), product.name()], |row| row.get(0))
+                .map_err(err)?;
+            for id in rows {
+                ids.push(id.map_err(err)?);
+            }
+        }
+        self.collect(ids)
+    }
+}
+
+fn find_release(
+    conn: &Connection,
+    product: &ProductId,
+    version: &Version,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT id FROM release WHERE product_group = ?1 AND product_name = ?2 AND version_key = ?3",
+    )?
+    .query_row(
+        params![product.group(), product.name(), version.storage_key()],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+fn insert_source(tx: &Transaction, path: &str, text: &str) -> rusqlite::Result<i64> {
+    let existing = tx
+        .prepare_cached("SELECT id FROM source WHERE path = ?1 AND text = ?2")?
+        .query_row(params![path, text], |row| row.get(0))
+        .optional()?;
+    if let Some(id) = existing {
+        return Ok(id);
+    }
+    tx.prepare_cached("INSERT INTO source (path, text) VALUES (?1, ?2)")?
+        .execute(params![path, text])?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Result<()> {
+    tx.prepare_cached(
+        "INSERT INTO release (product_group, product_name, version, version_key, product_type,
+                              source_id, line, col)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        m.product.group(),
+        m.product.name(),
+        m.version.as_str(),
+        m.version.storage_key(),
+        m.product_type,
+        source,
+        m.location.line,
+        m.location.column
+    ])?;
+    let id = tx.last_insert_rowid();
+    let mut dep = tx.prepare_cached(
+        "INSERT INTO dependency VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for (ord, d) in m.dependencies.iter().enumerate() {
+        dep.execute(params![
+            id,
+            to_i64(ord),
+            d.product.group(),
+            d.product.name(),
+            d.range.minimum.as_ref().map(Version::as_str),
+            d.range.maximum.as_ref().map(Matcher::as_str),
+            d.recommended.as_ref().map(Version::as_str),
+            d.optional,
+            d.location.line,
+            d.location.column
+        ])?;
+    }
+    let mut inc = tx.prepare_cached(
+        "INSERT INTO incompatibility VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    for (ord, i) in m.incompatibilities.iter().enumerate() {
+        inc.execute(params![
+            id,
+            to_i64(ord),
+            i.product.group(),
+            i.product.name(),
+            i.range.minimum.as_ref().map(Version::as_str),
+            i.range.maximum.as_ref().map(Matcher::as_str),
+            i.reason,
+            i.location.line,
+            i.location.column
+        ])?;
+    }
+    let mut issue = tx.prepare_cached("INSERT INTO issue VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    for (ord, i) in m.issues.iter().enumerate() {
+        issue.execute(params![
+            id,
+            to_i64(ord),
+            i.code.as_str(),
+            i.message,
+            i.dependency.as_ref().map(ToString::to_string),
+            i.location.line,
+            i.location.column
+        ])?;
+    }
+    Ok(())
+}
+
+/// Rebuilds a stored manifest from its rows.
+fn read_manifest(conn: &Connection, path: &str, id: i64) -> Result<Manifest, InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let bad = |what: &str| corrupt(path, what);
+    let product = |group: &str, name: &str| ProductId::new(group, name).map_err(|m| bad(&m));
+    let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
+    let matcher = |text: &str| Matcher::parse(text).map_err(|e| bad(&e.to_string()));
+
+    let (group, name, version_text, product_type, file, line, col): (
+        String,
+        String,
+        String,
+        Option<String>,
+        String,
+        i64,
+        i64,
+    ) = conn
+        .prepare_cached(
+            "SELECT r.product_group, r.product_name, r.version, r.product_type, s.path, r.line, r.col
+             FROM release r JOIN source s ON s.id = r.source_id WHERE r.id = ?1",
+        )
+        .and_then(|mut s| {
+            s.query_row([id], |row| {
+                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?, row.get(6)?))
+            })
+        })
+        .map_err(err)?;
+
+    let mut dependencies = Vec::new();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT product_group, product_name, minimum, maximum, recommended, optional, line, col
+             FROM dependency WHERE release_id = ?1 ORDER BY ord",
+        )
+        .map_err(err)?;
+    let mut rows = stmt.query([id]).map_err(err)?;
+    while let Some(row) = rows.next().map_err(err)? {
+        let get_s = |i| row.get::<_, String>(i).map_err(err);
+        let recommended: Option<String> = row.get(4).map_err(err)?;
+        dependencies.push(Dependency {
+            product: product(&get_s(0)?, &get_s(1)?)?,
+            range: Range::new(version(&get_s(2)?)?, matcher(&get_s(3)?)?),
+            recommended: recommended.as_deref().map(version).transpose()?,
+            optional: row.get(5).map_err(err)?,
+            location: location(row.get(6).map_err(err)?, row.get(7).map_err(err)?),
+        });
+    }
+
+    let mut incompatibilities = Vec::new();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT product_group, product_name, minimum, maximum, reason, line, col
+             FROM incompatibility WHERE release_id = ?1 ORDER BY ord",
+        )
+        .map_err(err)?;
+    let mut rows = stmt.query([id]).map_err(err)?;
+    while let Some(row) = rows.next().map_err(err)? {
+        let minimum: Option<String> = row.get(2).map_err(err)?;
+        let maximum: Option<String> = row.get(3).map_err(err)?;
+        incompatibilities.push(Incompatibility {
+            product: product(
+                &row.get::<_, String>(0).map_err(err)?,
+                &row.get::<_, String>(1).map_err(err)?,
+            )?,
+            range: Range {
+                minimum: minimum.as_deref().map(version).transpose()?,
+                maximum: maximum.as_deref().map(matcher).transpose()?,
+            },
+            reason: row.get(4).map_err(err)?,
+            location: location(row.get(5).map_err(err)?, row.get(6).map_err(err)?),
+        });
+    }
+
+    let mut issues = Vec::new();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT code, message, dependency, line, col FROM issue WHERE release_id = ?1 ORDER BY ord",
+        )
+        .map_err(err)?;
+    let mut rows = stmt.query([id]).map_err(err)?;
+    while let Some(row) = rows.next().map_err(err)? {
+        let code: String = row.get(0).map_err(err)?;
+        let dependency: Option<String> = row.get(2).map_err(err)?;
+        issues.push(Issue {
+            code: Code::parse(&code)
+                .ok_or_else(|| bad(&format!("unknown finding code `{code}`")))?,
+            message: row.get(1).map_err(err)?,
+            dependency: dependency
+                .as_deref()
+                .map(|d| ProductId::parse(d).map_err(|m| bad(&m)))
+                .transpose()?,
+            location: location(row.get(3).map_err(err)?, row.get(4).map_err(err)?),
+        });
+    }
+
+    Ok(Manifest {
+        product: product(&group, &name)?,
+        version: version(&version_text)?,
+        product_type,
+        dependencies,
+        incompatibilities,
+        issues,
+        file: Arc::from(file),
+        location: location(line, col),
+    })
+}
