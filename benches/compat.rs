@@ -6,8 +6,10 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use compat::catalog::Catalog;
+use compat::catalog::CatalogSource;
 use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, generate};
+use compat::store::Store;
 use compat::version::Version;
 use compat::{loader, manifest, validate};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -113,5 +115,53 @@ fn validation(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, versions, manifests, validation);
+fn database(c: &mut Criterion) {
+    let mut group = c.benchmark_group("catalog-db");
+    group.sample_size(10);
+    // Import: YAML parse + one transaction, into a fresh database each time.
+    let (name, products, releases) = SIZES[1];
+    let g = workload(products, releases);
+    let dir = std::env::temp_dir().join(format!("compat-bench-db-{name}"));
+    let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
+    loader::write_files(files).unwrap();
+    let sources = loader::read_sources(&[dir.join("catalog")]).unwrap();
+    group.throughput(Throughput::Elements((products * releases) as u64));
+    group.bench_function(format!("import/{name}"), |b| {
+        b.iter(|| {
+            let db = dir.join("bench.db");
+            let _ = std::fs::remove_file(&db);
+            let mut store = Store::create(&db).unwrap();
+            black_box(store.import(&sources, false).unwrap())
+        });
+    });
+    // Validate from the database: read the installed releases, then validate (the
+    // environment is already parsed; BENCHMARKS.md gives the end-to-end command too).
+    let (name, products, releases) = SIZES[2];
+    let g = workload(products, releases);
+    let dir = std::env::temp_dir().join(format!("compat-bench-db-{name}"));
+    let db = dir.join("catalog.db");
+    if !db.exists() {
+        let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
+        loader::write_files(files).unwrap();
+        let sources = loader::read_sources(&[dir.join("catalog")]).unwrap();
+        Store::create(&db).unwrap().import(&sources, false).unwrap();
+    }
+    let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+    let wanted: Vec<_> = env
+        .entities
+        .iter()
+        .map(|e| (&e.product, &e.version))
+        .collect();
+    group.throughput(Throughput::Elements(env.entities.len() as u64));
+    group.bench_function(format!("validate/{name}"), |b| {
+        b.iter(|| {
+            let store = Store::open(&db).unwrap();
+            let catalog = store.load_releases(&wanted).unwrap();
+            black_box(validate::validate(&env, &catalog))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, versions, manifests, validation, database);
 criterion_main!(benches);

@@ -413,44 +413,44 @@ impl Store {
             .transpose()
     }
 
-    fn collect(&self, ids: impl IntoIterator<Item = i64>) -> Result<Catalog, InputErrors> {
-        let manifests = ids
-            .into_iter()
-            .map(|id| read_manifest(&self.conn, &self.path, id))
-            .collect::<Result<Vec<_>, _>>()?;
+    /// Reads the releases whose ids `ids_query` selects, given the JSON array `keys` as its
+    /// one parameter (one statement instead of one per key), into a catalog.
+    fn collect_json(&self, keys: &str, ids_query: &str) -> Result<Catalog, InputErrors> {
+        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
+        self.conn
+            .execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY); DELETE FROM pick;",
+            )
+            .map_err(err)?;
+        self.conn
+            .execute(&format!("INSERT OR IGNORE INTO pick {ids_query}"), [keys])
+            .map_err(err)?;
+        let manifests = read_manifests(&self.conn, &self.path, None)?;
         Catalog::from_manifests(manifests).map_err(InputErrors)
     }
 }
 
 impl CatalogSource for Store {
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
-        let mut ids = BTreeMap::new();
-        for (product, version) in wanted {
-            if let Some(id) =
-                find_release(&self.conn, product, version).map_err(|e| sql_error(&self.path, &e))?
-            {
-                ids.insert(id, ());
-            }
-        }
-        self.collect(ids.into_keys())
+        let keys: Vec<[String; 3]> = wanted
+            .iter()
+            .map(|(p, v)| [p.group().to_owned(), p.name().to_owned(), v.storage_key()])
+            .collect();
+        self.collect_json(
+            &serde_json::to_string(&keys).unwrap_or_default(),
+            "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
+             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
+                AND r.version_key = w.value ->> 2",
+        )
     }
 
     fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors> {
-        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT id FROM release WHERE product_group = ?1 AND product_name = ?2")
-            .map_err(err)?;
-        let mut ids = Vec::new();
-        for product in products {
-            let rows = stmt
-                .query_map(params![product.group(), product.name()], |row| row.get(0))
-                .map_err(err)?;
-            for id in rows {
-                ids.push(id.map_err(err)?);
-            }
-        }
-        self.collect(ids)
+        let keys: Vec<[&str; 2]> = products.iter().map(|p| [p.group(), p.name()]).collect();
+        self.collect_json(
+            &serde_json::to_string(&keys).unwrap_or_default(),
+            "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
+             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1",
+        )
     }
 }
 
@@ -547,109 +547,193 @@ fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Res
     Ok(())
 }
 
-/// Rebuilds a stored manifest from its rows.
+/// Rebuilds one stored manifest from its rows.
 fn read_manifest(conn: &Connection, path: &str, id: i64) -> Result<Manifest, InputError> {
+    read_manifests(conn, path, Some(id))?
+        .pop()
+        .ok_or_else(|| corrupt(path, &format!("release {id} vanished")))
+}
+
+/// Rebuilds the stored manifests whose release ids are in the temporary table `pick` (or just
+/// release `only`), with one query per table rather than per release: the bundled SQLite is
+/// built with STAT4, which recompiles a statement whenever a parameter compared with an
+/// indexed column is rebound, so per-release queries cost a compile each.
+fn read_manifests(
+    conn: &Connection,
+    path: &str,
+    only: Option<i64>,
+) -> Result<Vec<Manifest>, InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let bad = |what: &str| corrupt(path, what);
+    let product = |group: &str, name: &str| ProductId::new(group, name).map_err(|m| bad(&m));
+    let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
+
+    if let Some(id) = only {
+        conn.execute_batch(&format!(
+            "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY);
+             DELETE FROM pick; INSERT INTO pick VALUES ({id});"
+        ))
+        .map_err(err)?;
+    }
+
+    let mut manifests: BTreeMap<i64, Manifest> = BTreeMap::new();
+    let mut sources: BTreeMap<String, Arc<str>> = BTreeMap::new();
+    let mut stmt = conn
+        .prepare_cached(
+            "SELECT r.id, r.product_group, r.product_name, r.version, r.product_type, s.path,
+                    r.line, r.col
+             FROM pick p CROSS JOIN release r ON r.id = p.id CROSS JOIN source s ON s.id = r.source_id",
+        )
+        .map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
+    while let Some(row) = rows.next().map_err(err)? {
+        let text = |i| row.get::<_, String>(i).map_err(err);
+        let file = text(5)?;
+        let file = Arc::clone(
+            sources
+                .entry(file.clone())
+                .or_insert_with(|| Arc::from(file)),
+        );
+        manifests.insert(
+            row.get(0).map_err(err)?,
+            Manifest {
+                product: product(&text(1)?, &text(2)?)?,
+                version: version(&text(3)?)?,
+                product_type: row.get(4).map_err(err)?,
+                dependencies: Vec::new(),
+                incompatibilities: Vec::new(),
+                issues: Vec::new(),
+                file,
+                location: location(row.get(6).map_err(err)?, row.get(7).map_err(err)?),
+            },
+        );
+    }
+    read_dependencies(conn, path, &mut manifests)?;
+    read_incompatibilities(conn, path, &mut manifests)?;
+    read_issues(conn, path, &mut manifests)?;
+    Ok(manifests.into_values().collect())
+}
+
+/// The manifest a declaration row belongs to.
+fn owner<'m>(
+    manifests: &'m mut BTreeMap<i64, Manifest>,
+    path: &str,
+    id: i64,
+) -> Result<&'m mut Manifest, InputError> {
+    manifests
+        .get_mut(&id)
+        .ok_or_else(|| corrupt(path, &format!("declaration of missing release {id}")))
+}
+
+/// Adds the dependency rows of the picked releases.
+fn read_dependencies(
+    conn: &Connection,
+    path: &str,
+    manifests: &mut BTreeMap<i64, Manifest>,
+) -> Result<(), InputError> {
     let err = |e: rusqlite::Error| sql_error(path, &e);
     let bad = |what: &str| corrupt(path, what);
     let product = |group: &str, name: &str| ProductId::new(group, name).map_err(|m| bad(&m));
     let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
     let matcher = |text: &str| Matcher::parse(text).map_err(|e| bad(&e.to_string()));
-
-    let (group, name, version_text, product_type, file, line, col): (
-        String,
-        String,
-        String,
-        Option<String>,
-        String,
-        i64,
-        i64,
-    ) = conn
-        .prepare_cached(
-            "SELECT r.product_group, r.product_name, r.version, r.product_type, s.path, r.line, r.col
-             FROM release r JOIN source s ON s.id = r.source_id WHERE r.id = ?1",
-        )
-        .and_then(|mut s| {
-            s.query_row([id], |row| {
-                Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?, row.get(4)?, row.get(5)?, row.get(6)?))
-            })
-        })
-        .map_err(err)?;
-
-    let mut dependencies = Vec::new();
     let mut stmt = conn
         .prepare_cached(
-            "SELECT product_group, product_name, minimum, maximum, recommended, optional, line, col
-             FROM dependency WHERE release_id = ?1 ORDER BY ord",
+            "SELECT d.release_id, d.product_group, d.product_name, d.minimum, d.maximum,
+                    d.recommended, d.optional, d.line, d.col
+             FROM pick p CROSS JOIN dependency d ON d.release_id = p.id ORDER BY d.release_id, d.ord",
         )
         .map_err(err)?;
-    let mut rows = stmt.query([id]).map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let get_s = |i| row.get::<_, String>(i).map_err(err);
-        let recommended: Option<String> = row.get(4).map_err(err)?;
-        dependencies.push(Dependency {
-            product: product(&get_s(0)?, &get_s(1)?)?,
-            range: Range::new(version(&get_s(2)?)?, matcher(&get_s(3)?)?),
+        let text = |i| row.get::<_, String>(i).map_err(err);
+        let recommended: Option<String> = row.get(5).map_err(err)?;
+        let dependency = Dependency {
+            product: product(&text(1)?, &text(2)?)?,
+            range: Range::new(version(&text(3)?)?, matcher(&text(4)?)?),
             recommended: recommended.as_deref().map(version).transpose()?,
-            optional: row.get(5).map_err(err)?,
-            location: location(row.get(6).map_err(err)?, row.get(7).map_err(err)?),
-        });
+            optional: row.get(6).map_err(err)?,
+            location: location(row.get(7).map_err(err)?, row.get(8).map_err(err)?),
+        };
+        owner(manifests, path, row.get(0).map_err(err)?)?
+            .dependencies
+            .push(dependency);
     }
 
-    let mut incompatibilities = Vec::new();
+    Ok(())
+}
+
+/// Adds the incompatibility rows of the picked releases.
+fn read_incompatibilities(
+    conn: &Connection,
+    path: &str,
+    manifests: &mut BTreeMap<i64, Manifest>,
+) -> Result<(), InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let bad = |what: &str| corrupt(path, what);
+    let product = |group: &str, name: &str| ProductId::new(group, name).map_err(|m| bad(&m));
+    let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
+    let matcher = |text: &str| Matcher::parse(text).map_err(|e| bad(&e.to_string()));
     let mut stmt = conn
         .prepare_cached(
-            "SELECT product_group, product_name, minimum, maximum, reason, line, col
-             FROM incompatibility WHERE release_id = ?1 ORDER BY ord",
+            "SELECT i.release_id, i.product_group, i.product_name, i.minimum, i.maximum,
+                    i.reason, i.line, i.col
+             FROM pick p CROSS JOIN incompatibility i ON i.release_id = p.id
+             ORDER BY i.release_id, i.ord",
         )
         .map_err(err)?;
-    let mut rows = stmt.query([id]).map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let minimum: Option<String> = row.get(2).map_err(err)?;
-        let maximum: Option<String> = row.get(3).map_err(err)?;
-        incompatibilities.push(Incompatibility {
-            product: product(
-                &row.get::<_, String>(0).map_err(err)?,
-                &row.get::<_, String>(1).map_err(err)?,
-            )?,
+        let text = |i| row.get::<_, String>(i).map_err(err);
+        let minimum: Option<String> = row.get(3).map_err(err)?;
+        let maximum: Option<String> = row.get(4).map_err(err)?;
+        let incompatibility = Incompatibility {
+            product: product(&text(1)?, &text(2)?)?,
             range: Range {
                 minimum: minimum.as_deref().map(version).transpose()?,
                 maximum: maximum.as_deref().map(matcher).transpose()?,
             },
-            reason: row.get(4).map_err(err)?,
-            location: location(row.get(5).map_err(err)?, row.get(6).map_err(err)?),
-        });
+            reason: row.get(5).map_err(err)?,
+            location: location(row.get(6).map_err(err)?, row.get(7).map_err(err)?),
+        };
+        owner(manifests, path, row.get(0).map_err(err)?)?
+            .incompatibilities
+            .push(incompatibility);
     }
 
-    let mut issues = Vec::new();
+    Ok(())
+}
+
+/// Adds the issue rows of the picked releases.
+fn read_issues(
+    conn: &Connection,
+    path: &str,
+    manifests: &mut BTreeMap<i64, Manifest>,
+) -> Result<(), InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let bad = |what: &str| corrupt(path, what);
     let mut stmt = conn
         .prepare_cached(
-            "SELECT code, message, dependency, line, col FROM issue WHERE release_id = ?1 ORDER BY ord",
+            "SELECT i.release_id, i.code, i.message, i.dependency, i.line, i.col
+             FROM pick p CROSS JOIN issue i ON i.release_id = p.id ORDER BY i.release_id, i.ord",
         )
         .map_err(err)?;
-    let mut rows = stmt.query([id]).map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let code: String = row.get(0).map_err(err)?;
-        let dependency: Option<String> = row.get(2).map_err(err)?;
-        issues.push(Issue {
+        let code: String = row.get(1).map_err(err)?;
+        let dependency: Option<String> = row.get(3).map_err(err)?;
+        let issue = Issue {
             code: Code::parse(&code)
                 .ok_or_else(|| bad(&format!("unknown finding code `{code}`")))?,
-            message: row.get(1).map_err(err)?,
+            message: row.get(2).map_err(err)?,
             dependency: dependency
                 .as_deref()
                 .map(|d| ProductId::parse(d).map_err(|m| bad(&m)))
                 .transpose()?,
-            location: location(row.get(3).map_err(err)?, row.get(4).map_err(err)?),
-        });
+            location: location(row.get(4).map_err(err)?, row.get(5).map_err(err)?),
+        };
+        owner(manifests, path, row.get(0).map_err(err)?)?
+            .issues
+            .push(issue);
     }
-
-    Ok(Manifest {
-        product: product(&group, &name)?,
-        version: version(&version_text)?,
-        product_type,
-        dependencies,
-        incompatibilities,
-        issues,
-        file: Arc::from(file),
-        location: location(line, col),
-    })
+    Ok(())
 }
