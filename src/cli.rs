@@ -190,6 +190,8 @@ pub enum VersionCommand {
 #[derive(Debug)]
 pub struct Outcome {
     pub stdout: String,
+    /// Located warnings about the inputs themselves, for stderr.
+    pub warnings: Vec<String>,
     pub code: u8,
 }
 
@@ -197,6 +199,7 @@ impl Outcome {
     fn new(stdout: String, ok: bool) -> Outcome {
         Outcome {
             stdout,
+            warnings: Vec::new(),
             code: u8::from(!ok),
         }
     }
@@ -319,7 +322,13 @@ fn run_validate(args: &ValidateArgs) -> Result<Outcome, CliError> {
         ValidateFormat::Github => report::github::validation(&result, fail_on),
         ValidateFormat::Sarif => report::sarif::validation(&result),
     };
-    Ok(Outcome::new(stdout, result.passes(fail_on)))
+    let mut outcome = Outcome::new(stdout, result.passes(fail_on));
+    outcome.warnings = env
+        .warnings
+        .iter()
+        .map(|(at, message)| format!("{}:{}:{}: {message}", env.file, at.line, at.column))
+        .collect();
+    Ok(outcome)
 }
 
 fn run_lint(args: &LintArgs) -> Result<Outcome, CliError> {

@@ -6,8 +6,10 @@
 //! install-order report orders. A name clash, a product that is not `group:name`, a version
 //! that is not a version or an unknown state is unreadable input (exit 3).
 //!
-//! Decision where SPEC is silent: `environment` may be left out, and the report then names the
-//! environment after its file; unknown keys are ignored, as they are at a manifest's top level.
+//! Decisions where SPEC is silent: `environment` may be left out, and the report then names the
+//! environment after its file; an unknown key inside an entity (`stat: managed`) is probably a
+//! typo that changes what is checked, so it is reported as a located warning (unknown keys at
+//! the top level are ignored, as they are in a manifest).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -17,7 +19,7 @@ use serde::Deserialize;
 use crate::diagnostic::{InputError, Location, Spanned};
 use crate::product::ProductId;
 use crate::version::Version;
-use crate::yaml;
+use crate::yaml::{self, KeySet, ScalarMap};
 
 /// Whether an entity is running or only declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -60,6 +62,8 @@ pub struct Environment {
     pub name: String,
     pub entities: Vec<Entity>,
     pub file: Arc<str>,
+    /// Located warnings about the file itself (unknown keys in entities), in file order.
+    pub warnings: Vec<(Location, String)>,
 }
 
 impl Environment {
@@ -80,13 +84,14 @@ struct RawEnvironment {
     entities: Vec<Spanned<RawEntity>>,
 }
 
-#[derive(Deserialize)]
-struct RawEntity {
-    name: Option<Spanned<String>>,
-    product: Spanned<String>,
-    version: Spanned<String>,
-    state: Option<Spanned<String>>,
+struct EntityKeys;
+
+impl KeySet for EntityKeys {
+    const KEYS: &'static [&'static str] = &["name", "product", "version", "state"];
+    const EXPECTING: &'static str = "an entity: a mapping with `product` and `version`";
 }
+
+type RawEntity = ScalarMap<EntityKeys>;
 
 /// Reads an environment file. `default_name` names the environment when the file does not.
 ///
@@ -106,12 +111,20 @@ pub fn parse(text: &str, file: &Arc<str>, default_name: &str) -> Result<Environm
     let raw = docs.remove(0).value;
     let mut entities = Vec::with_capacity(raw.entities.len());
     let mut names: BTreeMap<String, Location> = BTreeMap::new();
+    let mut warnings = Vec::new();
     for entry in raw.entities {
-        let entity = entry.value.into_entity(file, entry.location)?;
+        for key in &entry.value.unknown {
+            let message = format!(
+                "unknown key `{}` in an entity (expected `name`, `product`, `version` or `state`)",
+                key.value
+            );
+            warnings.push((key.location, message));
+        }
+        let entity = into_entity(&entry.value, file, entry.location)?;
         if let Some(first) = names.insert(entity.name.clone(), entity.location) {
             let message = format!(
-                "entity name `{}` is already used at line {}; give each entity of one product \
-                 its own `name`",
+                "entity name `{}` is already used at line {} (an entity without `name` is \
+                 named after its product-name); give one of them its own `name`",
                 entity.name, first.line
             );
             return Err(InputError::malformed(file, entity.location, message));
@@ -123,42 +136,80 @@ pub fn parse(text: &str, file: &Arc<str>, default_name: &str) -> Result<Environm
         name: raw.environment.unwrap_or_else(|| default_name.to_owned()),
         entities,
         file: Arc::clone(file),
+        warnings,
     })
 }
 
-impl RawEntity {
-    fn into_entity(self, file: &Arc<str>, location: Location) -> Result<Entity, InputError> {
-        let product = ProductId::parse(&self.product.value)
-            .map_err(|m| InputError::malformed(file, self.product.location, m))?;
-        let version = Version::parse(&self.version.value).map_err(|e| {
-            InputError::malformed(file, self.version.location, format!("`version`: {e}"))
-        })?;
-        let state = match self.state.as_ref().map(|s| s.value.as_str()) {
-            None | Some("installed") => State::Installed,
-            Some("managed") => State::Managed,
-            Some(other) => {
-                let at = self.state.as_ref().map_or(location, |s| s.location);
+/// The text of a key an entity must have, or a located error.
+fn required<'a>(
+    raw: &'a RawEntity,
+    key: &str,
+    file: &Arc<str>,
+    entry: Location,
+) -> Result<(&'a str, Location), InputError> {
+    match raw.get(key) {
+        Some(Spanned {
+            value: Some(text),
+            location,
+        }) => Ok((text, *location)),
+        Some(Spanned { location, .. }) => Err(InputError::malformed(
+            file,
+            *location,
+            format!("expected a value for `{key}`, found nothing"),
+        )),
+        None => Err(InputError::malformed(
+            file,
+            entry,
+            format!("an entity is missing `{key}`"),
+        )),
+    }
+}
+
+fn into_entity(raw: &RawEntity, file: &Arc<str>, location: Location) -> Result<Entity, InputError> {
+    let (product_text, product_at) = required(raw, "product", file, location)?;
+    let product =
+        ProductId::parse(product_text).map_err(|m| InputError::malformed(file, product_at, m))?;
+    let (version_text, version_at) = required(raw, "version", file, location)?;
+    let version = Version::parse(version_text)
+        .map_err(|e| InputError::malformed(file, version_at, format!("`version`: {e}")))?;
+    let state = match raw.get("state") {
+        None | Some(Spanned { value: None, .. }) => State::Installed,
+        Some(Spanned {
+            value: Some(text),
+            location: at,
+        }) => match text.as_str() {
+            "installed" => State::Installed,
+            "managed" => State::Managed,
+            other => {
                 let message =
                     format!("expected `state` to be `installed` or `managed`, found `{other}`");
-                return Err(InputError::malformed(file, at, message));
+                return Err(InputError::malformed(file, *at, message));
             }
-        };
-        let name = match self.name {
-            Some(name) if name.value.trim().is_empty() => {
-                let message = "expected a non-empty entity `name`";
-                return Err(InputError::malformed(file, name.location, message));
+        },
+    };
+    let name = match raw.get("name") {
+        None | Some(Spanned { value: None, .. }) => product.name().to_owned(),
+        Some(Spanned {
+            value: Some(name),
+            location: at,
+        }) => {
+            if name.trim().is_empty() {
+                return Err(InputError::malformed(
+                    file,
+                    *at,
+                    "expected a non-empty entity `name`",
+                ));
             }
-            Some(name) => name.value,
-            None => product.name().to_owned(),
-        };
-        Ok(Entity {
-            name,
-            product,
-            version,
-            state,
-            location,
-        })
-    }
+            name.clone()
+        }
+    };
+    Ok(Entity {
+        name,
+        product,
+        version,
+        state,
+        location,
+    })
 }
 
 #[cfg(test)]
@@ -187,6 +238,21 @@ mod tests {
     }
 
     #[test]
+    fn warns_about_unknown_keys_in_entities() {
+        let env =
+            read("entities:\n  - product: g:a\n    version: 1.0.0\n    stat: managed\n").unwrap();
+        assert_eq!(env.entities[0].state, State::Installed);
+        assert_eq!(
+            env.warnings,
+            [(
+                Location::new(4, 5),
+                "unknown key `stat` in an entity (expected `name`, `product`, `version` or `state`)"
+                    .to_owned()
+            )]
+        );
+    }
+
+    #[test]
     fn defaults_the_environment_name() {
         assert_eq!(read("entities: []\n").unwrap().name, "env");
     }
@@ -204,7 +270,7 @@ mod tests {
             ),
             (
                 "entities:\n  - product: g:a\n    version: 1.0.0\n  - product: g:a\n    version: 2.0.0\n",
-                "env.yml:4:5: entity name `a` is already used at line 2; give each entity of one product its own `name`",
+                "env.yml:4:5: entity name `a` is already used at line 2 (an entity without `name` is named after its product-name); give one of them its own `name`",
             ),
             (
                 "entities:\n  - product: g:a\n    version: 1.0.0\n    state: running\n",
@@ -212,7 +278,7 @@ mod tests {
             ),
             (
                 "entities:\n  - product: g:a\n",
-                "env.yml:2:5: missing field `version`",
+                "env.yml:2:5: an entity is missing `version`",
             ),
             (
                 "",

@@ -13,6 +13,9 @@ fn main() -> ExitCode {
     let args = Cli::parse(); // usage errors exit 2 here
     match cli::run(args, &mut std::io::stdin().lock()) {
         Ok(outcome) => {
+            for warning in &outcome.warnings {
+                eprintln!("warning: {warning}");
+            }
             let mut stdout = std::io::stdout().lock();
             match stdout
                 .write_all(outcome.stdout.as_bytes())

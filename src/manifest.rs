@@ -14,11 +14,9 @@
 //! `false` (any capitalisation YAML 1.2 allows); an incompatibility on the manifest's own product
 //! is allowed (it constrains the *other* entities of that product).
 
-use std::fmt;
 use std::sync::Arc;
 
 use serde::Deserialize;
-use serde::de::{IgnoredAny, MapAccess, Visitor};
 
 use crate::diagnostic::{InputError, Location, Spanned};
 use crate::finding::Code;
@@ -26,7 +24,7 @@ use crate::matcher::Matcher;
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::version::Version;
-use crate::yaml;
+use crate::yaml::{self, KeySet, ScalarMap};
 
 /// One release and its declarations.
 #[derive(Clone, Debug)]
@@ -152,57 +150,24 @@ struct RawExtensions {
 }
 
 /// The keys an entry may hold, in either list; which ones a list accepts is decided later.
-const ENTRY_KEYS: [&str; 8] = [
-    "product-group",
-    "product-name",
-    "minimum-version",
-    "maximum-version",
-    "recommended-version",
-    "optional",
-    "reason",
-    "product-version",
-];
+struct EntryKeys;
 
-/// A dependency or incompatibility entry as written: scalar values by key, and the keys that
-/// are not scalar entry keys (reported as `unknown-key`).
-#[derive(Default)]
-struct RawEntry {
-    values: Vec<(&'static str, Spanned<Option<String>>)>,
-    unknown: Vec<Spanned<String>>,
+impl KeySet for EntryKeys {
+    const KEYS: &'static [&'static str] = &[
+        "product-group",
+        "product-name",
+        "minimum-version",
+        "maximum-version",
+        "recommended-version",
+        "optional",
+        "reason",
+        "product-version",
+    ];
+    const EXPECTING: &'static str = "a mapping with `product-group`, `product-name` and versions";
 }
 
-impl RawEntry {
-    fn get(&self, key: &str) -> Option<&Spanned<Option<String>>> {
-        self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
-    }
-}
-
-impl<'de> Deserialize<'de> for RawEntry {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        struct EntryVisitor;
-        impl<'de> Visitor<'de> for EntryVisitor {
-            type Value = RawEntry;
-
-            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-                f.write_str("a mapping with `product-group`, `product-name` and versions")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<RawEntry, A::Error> {
-                let mut entry = RawEntry::default();
-                while let Some(key) = map.next_key::<Spanned<String>>()? {
-                    if let Some(known) = ENTRY_KEYS.iter().find(|k| **k == key.value) {
-                        entry.values.push((known, map.next_value()?));
-                    } else {
-                        map.next_value::<IgnoredAny>()?;
-                        entry.unknown.push(key);
-                    }
-                }
-                Ok(entry)
-            }
-        }
-        deserializer.deserialize_map(EntryVisitor)
-    }
-}
+/// A dependency or incompatibility entry as written.
+type RawEntry = ScalarMap<EntryKeys>;
 
 impl RawManifest {
     fn into_manifest(self, file: &Arc<str>, start: Location) -> Result<Manifest, InputError> {
@@ -391,20 +356,18 @@ impl DeclarationReader<'_> {
         }
     }
 
-    /// An optional value; `Err(())` when it is present but empty (already reported).
-    fn optional(
-        &mut self,
-        list: List,
-        entry: &Spanned<RawEntry>,
-        key: &str,
-        product: &ProductId,
-    ) -> Result<Option<Spanned<String>>, ()> {
-        if entry.value.get(key).is_none() {
-            return Ok(None);
+    /// An optional value; an explicit null (`optional:`) means absent too.
+    fn optional(entry: &Spanned<RawEntry>, key: &str) -> Option<Spanned<String>> {
+        match entry.value.get(key) {
+            Some(Spanned {
+                value: Some(text),
+                location,
+            }) => Some(Spanned {
+                value: text.clone(),
+                location: *location,
+            }),
+            _ => None,
         }
-        self.required(list, entry, key, Some(product))
-            .map(Some)
-            .ok_or(())
     }
 
     fn version(
@@ -455,8 +418,8 @@ impl DeclarationReader<'_> {
                 .as_ref()
                 .and_then(|t| self.version("minimum-version", t, &product));
             let maximum = max_text.as_ref().and_then(|t| self.matcher(t, &product));
-            let recommended_text = self.optional(list, &entry, "recommended-version", &product);
-            let optional = self.flag(list, &entry, &product);
+            let recommended_text = Self::optional(&entry, "recommended-version");
+            let optional = self.flag(&entry, &product);
             let (Some(minimum), Some(maximum), Some(min_text), Some(max_text)) =
                 (minimum, maximum, min_text, max_text)
             else {
@@ -471,29 +434,21 @@ impl DeclarationReader<'_> {
                 self.invalid(max_text.location, Some(&product), message);
                 continue;
             }
-            let Ok(recommended_text) = recommended_text else {
-                continue;
-            };
-            let recommended = match recommended_text {
-                None => None,
-                Some(text) => {
-                    let Some(recommended) = self.version("recommended-version", &text, &product)
-                    else {
-                        continue;
-                    };
-                    if !range.contains(&recommended) {
-                        let message = format!(
-                            "`recommended-version` `{recommended}` is outside the range {range}"
-                        );
-                        self.invalid(text.location, Some(&product), message);
-                        continue;
-                    }
+            // From here the range itself is sound, so the dependency is kept and checked even
+            // when a side field is broken (reported as invalid): hiding a real violation
+            // behind a typo in `optional` would be worse.
+            let recommended = recommended_text.and_then(|text| {
+                let recommended = self.version("recommended-version", &text, &product)?;
+                if range.contains(&recommended) {
                     Some(recommended)
+                } else {
+                    let message = format!(
+                        "`recommended-version` `{recommended}` is outside the range {range}"
+                    );
+                    self.invalid(text.location, Some(&product), message);
+                    None
                 }
-            };
-            let Some(optional) = optional else {
-                continue;
-            };
+            });
             if min_text.value == max_text.value {
                 let message = format!(
                     "`{product}` range `{}` to `{}` allows one release only, forcing lock-step upgrades",
@@ -510,7 +465,8 @@ impl DeclarationReader<'_> {
                 product,
                 range,
                 recommended,
-                optional,
+                // a malformed `optional` (reported) is checked as required: the stricter reading
+                optional: optional.unwrap_or(false),
                 location: entry.location,
             });
         }
@@ -518,8 +474,8 @@ impl DeclarationReader<'_> {
     }
 
     /// Reads `optional`; `None` when it is present but not a boolean (already reported).
-    fn flag(&mut self, list: List, entry: &Spanned<RawEntry>, product: &ProductId) -> Option<bool> {
-        let text = self.optional(list, entry, "optional", product).ok()?;
+    fn flag(&mut self, entry: &Spanned<RawEntry>, product: &ProductId) -> Option<bool> {
+        let text = Self::optional(entry, "optional");
         match text.as_ref().map(|t| t.value.as_str()) {
             Some("true" | "True" | "TRUE") => Some(true),
             None | Some("false" | "False" | "FALSE") => Some(false),
@@ -540,13 +496,11 @@ impl DeclarationReader<'_> {
             let Some(product) = self.entry_product(list, &entry, &mut seen) else {
                 continue;
             };
-            let (Ok(min_text), Ok(max_text), Ok(reason)) = (
-                self.optional(list, &entry, "minimum-version", &product),
-                self.optional(list, &entry, "maximum-version", &product),
-                self.optional(list, &entry, "reason", &product),
-            ) else {
-                continue;
-            };
+            let (min_text, max_text, reason) = (
+                Self::optional(&entry, "minimum-version"),
+                Self::optional(&entry, "maximum-version"),
+                Self::optional(&entry, "reason"),
+            );
             let minimum = match &min_text {
                 None => None,
                 Some(t) => match self.version("minimum-version", t, &product) {

@@ -149,7 +149,10 @@ impl EntityChecker<'_> {
 
     /// `web-1 (com.example:web 2.3.0)`: who declares a constraint.
     fn who(&self, manifest: &Manifest) -> String {
-        format!("{} ({})", self.entity.name, manifest.release_name())
+        format!(
+            "{} ({} {})",
+            self.entity.name, manifest.product, self.entity.version
+        )
     }
 
     /// A finding about a constraint that `manifest`, run by this entity, declares at `at`.
@@ -164,7 +167,9 @@ impl EntityChecker<'_> {
         let mut f = Finding::new(code, message, detail);
         f.entity = Some(self.entity.name.clone());
         f.product = Some(manifest.product.clone());
-        f.version = Some(manifest.version.to_string());
+        // The entity's own text: what the user wrote in the environment (`1.0.0` may be
+        // stored as `01.0.0` in the catalog).
+        f.version = Some(self.entity.version.to_string());
         f.location = Some(FileLocation {
             file: Arc::clone(&manifest.file),
             location: at,

@@ -8,7 +8,10 @@
 //!
 //! Invariant: nothing outside this module names `serde_saphyr`.
 
-use serde::de::{Deserialize, DeserializeOwned, Deserializer};
+use std::fmt;
+use std::marker::PhantomData;
+
+use serde::de::{Deserialize, DeserializeOwned, Deserializer, IgnoredAny, MapAccess, Visitor};
 
 use crate::diagnostic::{Location, Spanned};
 
@@ -41,10 +44,69 @@ fn to_u32(n: u64) -> u32 {
     u32::try_from(n).unwrap_or(u32::MAX)
 }
 
-/// The parser appends ` at line L, column C`; the location is rendered separately.
+/// The parser appends ` at line L, column C` (rendered separately here) and, for duplicate
+/// keys, advice to the programmer about its options (not the user's business).
 fn bare_message(message: &str, location: Location) -> String {
     let suffix = format!(" at line {}, column {}", location.line, location.column);
-    message.strip_suffix(&suffix).unwrap_or(message).to_owned()
+    let message = message.strip_suffix(&suffix).unwrap_or(message);
+    let message = message
+        .split_once(", set DuplicateKeyPolicy")
+        .map_or(message, |(head, _)| head);
+    message.to_owned()
+}
+
+/// The keys a [`ScalarMap`] reads as scalar values; every other key is collected as unknown.
+pub trait KeySet {
+    const KEYS: &'static [&'static str];
+    /// What the mapping is, for "expected ..." messages.
+    const EXPECTING: &'static str;
+}
+
+/// A mapping read key by key: the values of the known keys as text (any scalar, so `1.10`
+/// stays `1.10`; `None` for an explicit null), each with its location, and the unknown keys
+/// with theirs, so callers can warn about typos exactly where they are.
+pub struct ScalarMap<K> {
+    pub values: Vec<(&'static str, Spanned<Option<String>>)>,
+    pub unknown: Vec<Spanned<String>>,
+    keys: PhantomData<K>,
+}
+
+impl<K> ScalarMap<K> {
+    /// The value of a known key, if the key is present.
+    pub fn get(&self, key: &str) -> Option<&Spanned<Option<String>>> {
+        self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+}
+
+impl<'de, K: KeySet> Deserialize<'de> for ScalarMap<K> {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct MapVisitor<K>(PhantomData<K>);
+        impl<'de, K: KeySet> Visitor<'de> for MapVisitor<K> {
+            type Value = ScalarMap<K>;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str(K::EXPECTING)
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ScalarMap<K>, A::Error> {
+                let mut out = ScalarMap {
+                    values: Vec::new(),
+                    unknown: Vec::new(),
+                    keys: PhantomData,
+                };
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    if let Some(known) = K::KEYS.iter().find(|k| **k == key.value) {
+                        out.values.push((known, map.next_value()?));
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                        out.unknown.push(key);
+                    }
+                }
+                Ok(out)
+            }
+        }
+        deserializer.deserialize_map(MapVisitor(PhantomData))
+    }
 }
 
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
@@ -75,6 +137,13 @@ mod tests {
         assert_eq!(docs[0].name.value, "1.10");
         assert_eq!(docs[0].name.location, Location::new(1, 7));
         assert_eq!(docs[1].name.location, Location::new(3, 7));
+    }
+
+    #[test]
+    fn duplicate_keys_are_reported_without_library_advice() {
+        let error = documents::<Doc>("name: a\nname: b\n").unwrap_err();
+        assert_eq!(error.message, "duplicate mapping key: name");
+        assert_eq!(error.location, Location::new(2, 1));
     }
 
     #[test]
