@@ -11,7 +11,7 @@ use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, generate};
 use compat::store::Store;
 use compat::version::Version;
-use compat::{loader, manifest, validate};
+use compat::{graph, loader, manifest, order, validate};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 /// The sizes of issue 3: small, medium, large.
@@ -163,5 +163,20 @@ fn database(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, versions, manifests, validation, database);
+fn ordering(c: &mut Criterion) {
+    let mut group = c.benchmark_group("order");
+    // Every entity ordered as for a new environment: the largest order there is.
+    let g = workload(10_000, 5);
+    let (catalog, env) = load(&g);
+    group.throughput(Throughput::Elements(env.entities.len() as u64));
+    group.bench_function("from-scratch-10000", |b| {
+        b.iter(|| {
+            let graph = graph::build(&env, &catalog, None);
+            black_box(order::install_order(&graph, true))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, versions, manifests, validation, database, ordering);
 criterion_main!(benches);

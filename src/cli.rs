@@ -42,6 +42,10 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Check manifest files alone (dependency and manifest rules)
     Lint(LintArgs),
+    /// Install order of the managed entities: parallel waves, cycles grouped
+    Order(OrderArgs),
+    /// Draw the environment's dependency graph (Graphviz DOT or Mermaid)
+    Graph(GraphArgs),
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(VersionCommand),
@@ -99,6 +103,44 @@ pub struct ValidateArgs {
     /// The lowest severity that makes the run fail (exit 1)
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderFormat {
+    Human,
+    Json,
+    Markdown,
+}
+
+#[derive(Debug, Args)]
+pub struct OrderArgs {
+    /// The environment file (YAML or JSON)
+    pub env: PathBuf,
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
+    #[arg(long, value_name = "PATH")]
+    pub catalog: PathBuf,
+    /// Order every entity, as for a new environment, not only the managed ones
+    #[arg(long)]
+    pub from_scratch: bool,
+    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
+    pub format: OrderFormat,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum GraphFormat {
+    Dot,
+    Mermaid,
+}
+
+#[derive(Debug, Args)]
+pub struct GraphArgs {
+    /// The environment file (YAML or JSON)
+    pub env: PathBuf,
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
+    #[arg(long, value_name = "PATH")]
+    pub catalog: PathBuf,
+    #[arg(short, long, value_enum, default_value_t = GraphFormat::Dot)]
+    pub format: GraphFormat,
 }
 
 #[derive(Debug, Args)]
@@ -252,6 +294,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Validate(args) => run_validate(&args),
         Command::Lint(args) => run_lint(&args),
+        Command::Order(args) => run_order(&args),
+        Command::Graph(args) => run_graph(&args),
         Command::Version(command) => run_version(command, stdin),
         Command::Catalog(command) => run_catalog(command),
         Command::Generate(args) => run_generate(&args),
@@ -286,30 +330,7 @@ fn run_generate(args: &GenerateArgs) -> Result<Outcome, CliError> {
 }
 
 fn run_validate(args: &ValidateArgs) -> Result<Outcome, CliError> {
-    // Read both inputs before reporting, so every input error is shown in one run.
-    let env = loader::read_environment(&args.env);
-    let source = loader::open_catalog(&args.catalog);
-    let (env, source) = match (env, source) {
-        (Ok(env), Ok(source)) => (env, source),
-        (env, source) => {
-            let mut errors = Vec::new();
-            if let Err(e) = env {
-                errors.push(e);
-            }
-            if let Err(InputErrors(more)) = source {
-                errors.extend(more);
-            }
-            return Err(InputErrors(errors).into());
-        }
-    };
-    // Validation needs the manifests of the installed releases only.
-    let wanted: Vec<_> = env
-        .entities
-        .iter()
-        .filter(|e| e.is_installed())
-        .map(|e| (&e.product, &e.version))
-        .collect();
-    let catalog = source.load_releases(&wanted)?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, false)?;
     let result = validate::validate(&env, &catalog);
     let fail_on = match args.fail_on {
         FailOn::Error => Severity::Error,
@@ -323,11 +344,75 @@ fn run_validate(args: &ValidateArgs) -> Result<Outcome, CliError> {
         ValidateFormat::Sarif => report::sarif::validation(&result),
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
-    outcome.warnings = env
-        .warnings
+    outcome.warnings = env_warnings(&env);
+    Ok(outcome)
+}
+
+/// Reads the environment and the releases a command needs from the catalog: the installed
+/// ones, or with `all_entities` those of managed entities too. Both inputs are read before
+/// failing, so every input error is shown in one run.
+fn load_inputs(
+    env_path: &std::path::Path,
+    catalog_path: &std::path::Path,
+    all_entities: bool,
+) -> Result<(crate::environment::Environment, Catalog), CliError> {
+    let env = loader::read_environment(env_path);
+    let source = loader::open_catalog(catalog_path);
+    let (env, source) = match (env, source) {
+        (Ok(env), Ok(source)) => (env, source),
+        (env, source) => {
+            let mut errors = Vec::new();
+            if let Err(e) = env {
+                errors.push(e);
+            }
+            if let Err(InputErrors(more)) = source {
+                errors.extend(more);
+            }
+            return Err(InputErrors(errors).into());
+        }
+    };
+    let wanted: Vec<_> = env
+        .entities
+        .iter()
+        .filter(|e| all_entities || e.is_installed())
+        .map(|e| (&e.product, &e.version))
+        .collect();
+    let catalog = source.load_releases(&wanted)?;
+    Ok((env, catalog))
+}
+
+/// The environment's own warnings, located, for stderr.
+fn env_warnings(env: &crate::environment::Environment) -> Vec<String> {
+    env.warnings
         .iter()
         .map(|(at, message)| format!("{}:{}:{}: {message}", env.file, at.line, at.column))
-        .collect();
+        .collect()
+}
+
+fn run_order(args: &OrderArgs) -> Result<Outcome, CliError> {
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, true)?;
+    let graph = crate::graph::build(&env, &catalog, None);
+    let result = crate::order::install_order(&graph, args.from_scratch);
+    let stdout = match args.format {
+        OrderFormat::Human => human::install_order(&result),
+        OrderFormat::Json => report::json::install_order(&result),
+        OrderFormat::Markdown => report::markdown::install_order(&result),
+    };
+    let mut outcome = Outcome::new(stdout, result.missing.is_empty());
+    outcome.warnings = env_warnings(&env);
+    Ok(outcome)
+}
+
+fn run_graph(args: &GraphArgs) -> Result<Outcome, CliError> {
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, true)?;
+    let validation = validate::validate(&env, &catalog);
+    let graph = crate::graph::build(&env, &catalog, Some(&validation));
+    let stdout = match args.format {
+        GraphFormat::Dot => report::dot::graph(&graph),
+        GraphFormat::Mermaid => report::mermaid::graph(&graph),
+    };
+    let mut outcome = Outcome::new(stdout, true);
+    outcome.warnings = env_warnings(&env);
     Ok(outcome)
 }
 

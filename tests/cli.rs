@@ -401,3 +401,45 @@ mod catalog {
         assert_eq!(none.status.code(), Some(1));
     }
 }
+
+/// The DOT output must be accepted by Graphviz. CI installs it (`.ci/run`) and this test then
+/// insists on it; on a machine without `dot` it says so and checks nothing else.
+#[test]
+fn graphviz_accepts_the_dot_output() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    if Command::new("dot").arg("-V").output().is_err() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have Graphviz installed (.ci/run installs it)"
+        );
+        eprintln!("skipping: Graphviz `dot` is not installed");
+        return;
+    }
+    for env in [
+        "testdata/examples/env-broken.yml",
+        "testdata/examples/env-valid.yml",
+        "testdata/cases/order-missing/env.yml",
+    ] {
+        let graph = Command::new(env!("CARGO_BIN_EXE_compat"))
+            .args(["graph", env, "--catalog", "testdata/examples/catalog"])
+            .output()
+            .unwrap();
+        assert_eq!(graph.status.code(), Some(0));
+        let mut dot = Command::new("dot")
+            .arg("-Tsvg")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        dot.stdin.take().unwrap().write_all(&graph.stdout).unwrap();
+        let out = dot.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "{env}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("<svg"));
+    }
+}

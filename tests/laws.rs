@@ -196,3 +196,83 @@ proptest! {
         let _ = Matcher::parse(&text);
     }
 }
+
+mod install_order {
+    //! Laws of the wave layering on random graphs.
+
+    use compat::order::layers;
+    use proptest::prelude::*;
+
+    /// A random DAG: edges only from a higher to a lower node number.
+    fn dag() -> impl Strategy<Value = (usize, Vec<(usize, usize)>)> {
+        (1usize..40).prop_flat_map(|n| {
+            let edges = proptest::collection::vec((0..n, 0..n), 0..(n * 2)).prop_map(|pairs| {
+                pairs
+                    .into_iter()
+                    .filter(|(a, b)| a != b)
+                    .map(|(a, b)| (a.max(b), a.min(b)))
+                    .collect::<Vec<_>>()
+            });
+            (Just(n), edges)
+        })
+    }
+
+    /// The number of nodes on the longest dependency path starting at each node.
+    fn longest(n: usize, edges: &[(usize, usize)]) -> Vec<usize> {
+        // nodes only depend on lower numbers, so ascending order is a topological order
+        let mut depth = vec![1; n];
+        for a in 0..n {
+            for &(x, b) in edges {
+                if x == a {
+                    depth[a] = depth[a].max(depth[b] + 1);
+                }
+            }
+        }
+        depth
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(500))]
+
+        #[test]
+        fn every_edge_goes_to_an_earlier_wave_and_waves_follow_the_longest_path(
+            (n, edges) in dag()
+        ) {
+            let result = layers(n, &edges);
+            prop_assert!(result.cycles.is_empty());
+            for &(a, b) in &edges {
+                prop_assert!(result.wave[b] < result.wave[a], "{b} before {a}");
+            }
+            let depth = longest(n, &edges);
+            for (wave, depth) in result.wave.iter().zip(&depth) {
+                // earliest possible wave: exactly the longest chain below the node
+                prop_assert_eq!(wave + 1, *depth);
+            }
+            prop_assert_eq!(result.count, depth.iter().copied().max().unwrap_or(0));
+        }
+
+        #[test]
+        fn cycles_share_a_wave_and_everything_else_is_strictly_ordered(
+            n in 2usize..25,
+            pairs in proptest::collection::vec((0usize..25, 0usize..25), 0..50),
+        ) {
+            let edges: Vec<(usize, usize)> =
+                pairs.into_iter().filter(|(a, b)| a < &n && b < &n && a != b).collect();
+            let result = layers(n, &edges);
+            let group_of = |x: usize| result.cycles.iter().position(|c| c.contains(&x));
+            for &(a, b) in &edges {
+                match (group_of(a), group_of(b)) {
+                    (Some(g), Some(h)) if g == h => prop_assert_eq!(result.wave[a], result.wave[b]),
+                    _ => prop_assert!(result.wave[b] < result.wave[a]),
+                }
+            }
+            // relabelling the nodes does not change the layering (shuffled input)
+            let reversed: Vec<(usize, usize)> =
+                edges.iter().map(|&(a, b)| (n - 1 - a, n - 1 - b)).collect();
+            let again = layers(n, &reversed);
+            for x in 0..n {
+                prop_assert_eq!(result.wave[x], again.wave[n - 1 - x]);
+            }
+        }
+    }
+}

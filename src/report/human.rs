@@ -9,6 +9,7 @@ use crate::diagnostic::Location;
 use crate::finding::{Code, Finding, Severity};
 use crate::lint::Lint;
 use crate::manifest::Manifest;
+use crate::order::InstallOrder;
 use crate::product::ProductId;
 use crate::validate::Validation;
 
@@ -188,6 +189,64 @@ pub fn release(m: &Manifest) -> String {
             i.code,
             i.message,
             at(i.location)
+        );
+    }
+    out
+}
+
+/// The install order: waves, then the groups written as cycles, then problems, then a summary.
+#[must_use]
+pub fn install_order(o: &InstallOrder) -> String {
+    let mut out = String::new();
+    if !o.waves.is_empty() {
+        let mut t = table(&["Wave", "Entities", "Waits for"]);
+        for (i, wave) in o.waves.iter().enumerate() {
+            t.add_row(vec![
+                (i + 1).to_string(),
+                wave.entities.join(", "),
+                wave.waits_for.join(", "),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    for g in &o.groups {
+        let _ = writeln!(
+            out,
+            "group (install together, no guaranteed order): {}",
+            g.cycle.join(" -> ")
+        );
+    }
+    for m in &o.missing {
+        let _ = writeln!(
+            out,
+            "cannot install {}: it requires {} {}, which is neither installed nor managed",
+            m.entity, m.dependency, m.range
+        );
+    }
+    for u in &o.unknown {
+        let _ = writeln!(
+            out,
+            "note: {u}'s release is not in the catalog; it is placed as if it had no dependencies"
+        );
+    }
+    if o.order.is_empty() {
+        let _ = writeln!(
+            out,
+            "{}: nothing to install (no managed entities)",
+            o.environment
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "{}: {} in {}{}",
+            o.environment,
+            plural(o.order.len(), "entity"),
+            plural(o.waves.len(), "wave"),
+            if o.groups.is_empty() {
+                String::new()
+            } else {
+                format!(", {}", plural(o.groups.len(), "group"))
+            }
         );
     }
     out

@@ -5,6 +5,7 @@ use serde_json::json;
 
 use crate::manifest::Manifest;
 use crate::matcher::Matcher;
+use crate::order::InstallOrder;
 use crate::product::ProductId;
 use crate::version::Version;
 
@@ -105,5 +106,26 @@ pub fn release(m: &Manifest) -> String {
         "warnings": m.issues.iter().map(|i| json!({
             "code": i.code, "message": i.message,
         })).collect::<Vec<_>>(),
+    }))
+}
+
+/// `order`: `{"waves", "groups", "order"}` as SPEC section 8 says, plus `cycles` (each group
+/// as a closed path), `waits_for` per wave, `missing` and `unknown`.
+#[must_use]
+pub fn install_order(o: &InstallOrder) -> String {
+    to_json(&json!({
+        "environment": o.environment,
+        "waves": o.waves.iter().map(|w| &w.entities).collect::<Vec<_>>(),
+        "waits_for": o.waves.iter().map(|w| &w.waits_for).collect::<Vec<_>>(),
+        "groups": o.groups.iter().map(|g| &g.members).collect::<Vec<_>>(),
+        "cycles": o.groups.iter().map(|g| &g.cycle).collect::<Vec<_>>(),
+        "order": o.order,
+        "missing": o.missing.iter().map(|m| json!({
+            "entity": m.entity,
+            "dependency": m.dependency,
+            "minimum": m.range.minimum.as_ref().map(Version::as_str),
+            "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
+        })).collect::<Vec<_>>(),
+        "unknown": o.unknown,
     }))
 }

@@ -5,10 +5,13 @@
 //! deterministic: renderers keep the order the core produced (which is sorted) and add no
 //! timestamps or absolute paths.
 
+pub mod dot;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod markdown;
+pub mod mermaid;
 pub mod sarif;
 
 use crate::finding::Severity;

@@ -1,0 +1,59 @@
+//! Markdown for change requests and pull-request comments.
+
+use std::fmt::Write;
+
+use crate::order::InstallOrder;
+
+fn cell(text: &str) -> String {
+    text.replace('|', "\\|")
+}
+
+/// The install order as a markdown section: waves table, groups, problems.
+#[must_use]
+pub fn install_order(o: &InstallOrder) -> String {
+    let mut out = format!("## Install order for `{}`\n\n", o.environment);
+    if o.order.is_empty() {
+        out.push_str("Nothing to install: no managed entities.\n");
+    } else {
+        out.push_str("| Wave | Entities | Waits for |\n|---:|---|---|\n");
+        for (i, wave) in o.waves.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                i + 1,
+                cell(&wave.entities.join(", ")),
+                cell(&wave.waits_for.join(", "))
+            );
+        }
+    }
+    if !o.groups.is_empty() {
+        out.push_str(
+            "\nInstalled together (cycles of required dependencies, no guaranteed order):\n\n",
+        );
+        for g in &o.groups {
+            let _ = writeln!(out, "- `{}`", g.cycle.join(" -> "));
+        }
+    }
+    if !o.missing.is_empty() {
+        out.push_str("\n**Cannot be installed:** required dependencies that are neither installed nor managed:\n\n");
+        for m in &o.missing {
+            let _ = writeln!(
+                out,
+                "- `{}` requires `{}` {}",
+                m.entity, m.dependency, m.range
+            );
+        }
+    }
+    if !o.unknown.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nNot in the catalog (placed as if they had no dependencies): {}",
+            o.unknown
+                .iter()
+                .map(|u| format!("`{u}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    out
+}
