@@ -6,6 +6,7 @@
 //! `false` answer), 2 usage error, 3 unreadable or malformed input.
 
 use std::cmp::Ordering;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -42,6 +43,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Check manifest files alone (dependency and manifest rules)
     Lint(LintArgs),
+    /// Plan upgrades that keep every constraint satisfied, as rolling steps
+    Plan(PlanArgs),
     /// Install order of the managed entities: parallel waves, cycles grouped
     Order(OrderArgs),
     /// Draw the environment's dependency graph (Graphviz DOT or Mermaid)
@@ -103,6 +106,41 @@ pub struct ValidateArgs {
     /// The lowest severity that makes the run fail (exit 1)
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["target", "all"])))]
+#[allow(clippy::struct_excessive_bools)] // command-line switches
+pub struct PlanArgs {
+    /// The environment file (YAML or JSON)
+    pub env: PathBuf,
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
+    #[arg(long, value_name = "PATH")]
+    pub catalog: PathBuf,
+    /// A product to upgrade, as new as possible (`group:name`) or to one release
+    /// (`group:name@version`); repeatable
+    #[arg(long, value_name = "PRODUCT[@VERSION]")]
+    pub target: Vec<String>,
+    /// Every installed product as new as possible
+    #[arg(long)]
+    pub all: bool,
+    /// Release candidates and snapshots are candidates too
+    #[arg(long)]
+    pub pre: bool,
+    /// Older releases are candidates too
+    #[arg(long)]
+    pub allow_downgrade: bool,
+    /// Products that are not installed may be installed
+    #[arg(long)]
+    pub allow_install: bool,
+    /// Stop searching after this many seconds and report the best plan found so far
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Write the final state as an environment file
+    #[arg(long, value_name = "FILE")]
+    pub write_env: Option<PathBuf>,
+    #[arg(short, long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -294,6 +332,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Validate(args) => run_validate(&args),
         Command::Lint(args) => run_lint(&args),
+        Command::Plan(args) => run_plan(&args),
         Command::Order(args) => run_order(&args),
         Command::Graph(args) => run_graph(&args),
         Command::Version(command) => run_version(command, stdin),
@@ -387,6 +426,108 @@ fn env_warnings(env: &crate::environment::Environment) -> Vec<String> {
         .iter()
         .map(|(at, message)| format!("{}:{}:{}: {message}", env.file, at.line, at.column))
         .collect()
+}
+
+/// `group:name` or `group:name@version` from `--target`.
+fn target_arg(text: &str) -> Result<crate::plan::Target, InputError> {
+    let what = "--target";
+    match text.rsplit_once('@') {
+        Some((product, version)) => Ok(crate::plan::Target::Exact(
+            ProductId::parse(product).map_err(|m| argument(what, m))?,
+            version_arg(what, version)?,
+        )),
+        None => Ok(crate::plan::Target::Newest(
+            ProductId::parse(text).map_err(|m| argument(what, m))?,
+        )),
+    }
+}
+
+fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
+    let targets = args
+        .target
+        .iter()
+        .map(|t| target_arg(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let deadline = match args.timeout {
+        Some(s) if s.is_finite() && s >= 0.0 => {
+            Some(std::time::Instant::now() + std::time::Duration::from_secs_f64(s))
+        }
+        Some(s) => {
+            return Err(argument(
+                "--timeout",
+                format!("expected a number of seconds, found `{s}`"),
+            )
+            .into());
+        }
+        None => None,
+    };
+    let (env, catalog) = load_inputs_for_plan(&args.env, &args.catalog)?;
+    let request = crate::plan::Request {
+        targets,
+        all: args.all,
+        policy: crate::plan::Policy {
+            pre: args.pre,
+            allow_downgrade: args.allow_downgrade,
+            allow_install: args.allow_install,
+        },
+        deadline,
+    };
+    let plan = crate::plan::plan(&env, &catalog, &request);
+    if let (Some(path), true) = (&args.write_env, plan.feasible) {
+        let states: BTreeMap<&str, crate::environment::State> = env
+            .entities
+            .iter()
+            .map(|e| (e.name.as_str(), e.state))
+            .collect();
+        let entities: Vec<_> = plan
+            .final_state
+            .iter()
+            .map(|e| {
+                let state = states
+                    .get(e.entity.as_str())
+                    .copied()
+                    .unwrap_or(crate::environment::State::Installed);
+                (
+                    e.entity.clone(),
+                    e.product.to_string(),
+                    e.version.clone(),
+                    state,
+                )
+            })
+            .collect();
+        loader::write_atomically(path, &crate::environment::render(&env.name, &entities))?;
+    }
+    let stdout = match args.format {
+        Format::Human => human::plan(&plan),
+        Format::Json => report::json::plan(&plan),
+    };
+    let mut outcome = Outcome::new(stdout, plan.feasible);
+    outcome.warnings = env_warnings(&env);
+    Ok(outcome)
+}
+
+/// A plan may touch any product of the catalog (upgrades, installs), so it reads all of it.
+fn load_inputs_for_plan(
+    env_path: &std::path::Path,
+    catalog_path: &std::path::Path,
+) -> Result<(crate::environment::Environment, Catalog), CliError> {
+    let env = loader::read_environment(env_path);
+    let source = loader::open_catalog(catalog_path);
+    let (env, source) = match (env, source) {
+        (Ok(env), Ok(source)) => (env, source),
+        (env, source) => {
+            let mut errors = Vec::new();
+            if let Err(e) = env {
+                errors.push(e);
+            }
+            if let Err(InputErrors(more)) = source {
+                errors.extend(more);
+            }
+            return Err(InputErrors(errors).into());
+        }
+    };
+    let catalog = source.load_all()?;
+    Ok((env, catalog))
 }
 
 fn run_order(args: &OrderArgs) -> Result<Outcome, CliError> {

@@ -12,6 +12,7 @@
 //! the top level are ignored, as they are in a manifest).
 
 use std::collections::BTreeMap;
+use std::fmt::Write;
 use std::sync::Arc;
 
 use serde::Deserialize;
@@ -210,6 +211,27 @@ fn into_entity(raw: &RawEntity, file: &Arc<str>, location: Location) -> Result<E
         state,
         location,
     })
+}
+
+/// Writes an environment file with the given entities (`name`, `product`, `version`, `state`),
+/// in the format [`parse`] reads.
+#[must_use]
+pub fn render(name: &str, entities: &[(String, String, String, State)]) -> String {
+    let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+    let mut out = format!("environment: {}\nentities:\n", quote(name));
+    for (entity, product, version, state) in entities {
+        let _ = write!(
+            out,
+            "  - name: {}\n    product: {}\n    version: {}\n",
+            quote(entity),
+            quote(product),
+            quote(version)
+        );
+        if *state == State::Managed {
+            out.push_str("    state: managed\n");
+        }
+    }
+    out
 }
 
 #[cfg(test)]

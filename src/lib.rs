@@ -16,6 +16,7 @@ pub mod loader;
 pub mod manifest;
 pub mod matcher;
 pub mod order;
+pub mod plan;
 pub mod product;
 pub mod range;
 pub mod report;

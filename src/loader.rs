@@ -248,3 +248,24 @@ pub fn write_files<'a>(files: impl Iterator<Item = (PathBuf, &'a str)>) -> Resul
     }
     Ok(())
 }
+
+/// Writes a file so that readers see the old content or the new, never half of it: the text
+/// goes to a temporary file beside it, which is then renamed over the target.
+///
+/// # Errors
+/// When the temporary file cannot be written or renamed (it is removed again).
+pub fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map_or_else(|| "out".into(), |n| n.to_string_lossy());
+    let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = fs::write(&temp, text).and_then(|()| fs::rename(&temp, path));
+    result.map_err(|e| {
+        let _ = fs::remove_file(&temp);
+        InputError::io(path.display(), &e)
+    })
+}

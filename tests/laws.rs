@@ -276,3 +276,295 @@ mod install_order {
         }
     }
 }
+
+mod planner {
+    //! The planner against a brute-force oracle on small random catalogs: every assignment of
+    //! candidate releases is enumerated and judged by `validate` itself.
+
+    use std::collections::BTreeMap;
+    use std::fmt::Write;
+    use std::sync::Arc;
+
+    use compat::catalog::Catalog;
+    use compat::environment::{self, Environment};
+    use compat::finding::Severity;
+    use compat::plan::{self, Policy, Request, Target};
+    use compat::product::ProductId;
+    use compat::version::Version;
+    use compat::{manifest, validate};
+    use proptest::prelude::*;
+
+    /// A declaration of release `(product, major)` on another product.
+    #[derive(Clone, Debug)]
+    struct Decl {
+        other: usize,
+        min: u32,
+        max: u32,
+        optional: bool,
+        incompatible: bool,
+    }
+
+    #[derive(Clone, Debug)]
+    struct World {
+        /// releases per product (versions 1.0.0 .. n.0.0)
+        releases: Vec<u32>,
+        /// declarations per (product, release major)
+        decls: BTreeMap<(usize, u32), Vec<Decl>>,
+        /// installed major per product
+        installed: Vec<u32>,
+    }
+
+    fn name(p: usize) -> String {
+        format!("g:{}", (b'a' + u8::try_from(p).unwrap()) as char)
+    }
+
+    fn world() -> impl Strategy<Value = World> {
+        (3usize..=5)
+            .prop_flat_map(|n| {
+                let releases = proptest::collection::vec(1u32..=4, n);
+                let decls = proptest::collection::vec(
+                    (0..n, 1u32..=4, 0..n, 1u32..=4, 0u32..=2, 0u8..10),
+                    0..(n * 4),
+                );
+                let installed = proptest::collection::vec(1u32..=4, n);
+                (releases, decls, installed)
+            })
+            .prop_map(|(releases, raw, installed)| {
+                let mut decls: BTreeMap<(usize, u32), Vec<Decl>> = BTreeMap::new();
+                for (p, r, other, min, width, kind) in raw {
+                    let r = r.min(releases[p]);
+                    if other == p
+                        || decls
+                            .get(&(p, r))
+                            .is_some_and(|d| d.iter().any(|d| d.other == other))
+                    {
+                        continue;
+                    }
+                    decls.entry((p, r)).or_default().push(Decl {
+                        other,
+                        min,
+                        max: min + width,
+                        optional: kind < 3,
+                        incompatible: kind == 9,
+                    });
+                }
+                let installed = installed
+                    .iter()
+                    .zip(&releases)
+                    .map(|(i, n)| (*i).min(*n))
+                    .collect();
+                World {
+                    releases,
+                    decls,
+                    installed,
+                }
+            })
+    }
+
+    /// A YAML list of entries, or `[]`.
+    fn list(entries: &[String]) -> String {
+        if entries.is_empty() {
+            " []\n".to_owned()
+        } else {
+            format!("\n{}", entries.concat())
+        }
+    }
+
+    fn entry(other: usize, fields: &str) -> String {
+        let product = name(other);
+        let (group, name) = product.split_once(':').unwrap();
+        format!("    - product-group: {group}\n      product-name: {name}\n{fields}")
+    }
+
+    fn manifests(w: &World) -> String {
+        let mut out = String::new();
+        for (p, &n) in w.releases.iter().enumerate() {
+            let product = name(p);
+            let (group, short) = product.split_once(':').unwrap();
+            for r in 1..=n {
+                let decls = w.decls.get(&(p, r)).cloned().unwrap_or_default();
+                let deps: Vec<String> = decls
+                    .iter()
+                    .filter(|d| !d.incompatible)
+                    .map(|d| {
+                        let fields = format!(
+                            "      minimum-version: {}.0.0\n      maximum-version: {}.x.x\n      \
+                             optional: {}\n",
+                            d.min, d.max, d.optional
+                        );
+                        entry(d.other, &fields)
+                    })
+                    .collect();
+                let incs: Vec<String> = decls
+                    .iter()
+                    .filter(|d| d.incompatible)
+                    .map(|d| entry(d.other, &format!("      maximum-version: {}.x.x\n", d.min)))
+                    .collect();
+                let _ = write!(
+                    out,
+                    "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {short}\n\
+                     product-version: {r}.0.0\nextensions:\n  product-dependencies:{}  \
+                     product-incompatibilities:{}---\n",
+                    list(&deps),
+                    list(&incs)
+                );
+            }
+        }
+        out
+    }
+
+    fn env_text(versions: &[u32]) -> String {
+        let mut out = String::from("environment: e\nentities:\n");
+        for (p, v) in versions.iter().enumerate() {
+            let _ = writeln!(out, "  - product: {}\n    version: {v}.0.0", name(p));
+        }
+        out
+    }
+
+    fn load(w: &World) -> (Catalog, Environment) {
+        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let env = environment::parse(&env_text(&w.installed), &Arc::from("e.yml"), "e").unwrap();
+        (catalog, env)
+    }
+
+    fn valid(catalog: &Catalog, versions: &[u32]) -> bool {
+        let env = environment::parse(&env_text(versions), &Arc::from("e.yml"), "e").unwrap();
+        validate::validate(&env, catalog).passes(Severity::Error)
+    }
+
+    /// Every valid state reachable without downgrades: each product at its version or newer.
+    fn valid_states(w: &World, catalog: &Catalog) -> Vec<Vec<u32>> {
+        let mut states = vec![vec![]];
+        for (p, &n) in w.releases.iter().enumerate() {
+            states = states
+                .into_iter()
+                .flat_map(|s| {
+                    (w.installed[p]..=n).map(move |v| {
+                        let mut s = s.clone();
+                        s.push(v);
+                        s
+                    })
+                })
+                .collect();
+        }
+        states.into_iter().filter(|s| valid(catalog, s)).collect()
+    }
+
+    fn final_versions(plan: &plan::Plan, products: usize) -> Vec<u32> {
+        (0..products)
+            .map(|p| {
+                let e = plan
+                    .final_state
+                    .iter()
+                    .find(|e| e.product.to_string() == name(p))
+                    .unwrap();
+                Version::parse(&e.version).unwrap().major()
+            })
+            .collect()
+    }
+
+    fn request(targets: Vec<Target>, all: bool) -> Request {
+        Request {
+            targets,
+            all,
+            policy: Policy::default(),
+            deadline: None,
+        }
+    }
+
+    /// Replays the steps and checks that no state between groups is invalid.
+    fn replay_is_valid(catalog: &Catalog, start: &[u32], plan: &plan::Plan) -> bool {
+        let mut state = start.to_vec();
+        for (i, step) in plan.steps.iter().enumerate() {
+            let p = (0..start.len())
+                .find(|&p| name(p) == step.product.to_string())
+                .unwrap();
+            state[p] = Version::parse(&step.to).unwrap().major();
+            let group_continues = step.group.is_some()
+                && plan.steps.get(i + 1).is_some_and(|n| n.group == step.group);
+            if !group_continues && !valid(catalog, &state) {
+                return false;
+            }
+        }
+        true
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 150,
+            // about half the random environments start invalid and are skipped
+            max_global_rejects: 20_000,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn single_targets_match_the_oracle(w in world(), target in 0usize..5) {
+            let (catalog, env) = load(&w);
+            prop_assume!(valid(&catalog, &w.installed));
+            let target = target % w.releases.len();
+            let states = valid_states(&w, &catalog);
+            let best = states.iter().map(|s| s[target]).max().unwrap();
+            let fewest = states
+                .iter()
+                .filter(|s| s[target] == best)
+                .map(|s| (0..s.len()).filter(|&p| p != target && s[p] != w.installed[p]).count())
+                .min()
+                .unwrap();
+            let product = ProductId::parse(&name(target)).unwrap();
+            let plan = plan::plan(&env, &catalog, &request(vec![Target::Newest(product)], false));
+            prop_assert!(plan.feasible);
+            let got = final_versions(&plan, w.releases.len());
+            prop_assert!(valid(&catalog, &got), "final state {:?} is invalid", got);
+            prop_assert_eq!(got[target], best, "target version");
+            let changed = (0..got.len()).filter(|&p| p != target && got[p] != w.installed[p]).count();
+            prop_assert_eq!(changed, fewest, "fewest other products changed");
+            prop_assert!(replay_is_valid(&catalog, &w.installed, &plan), "steps {:?}", plan.steps);
+        }
+
+        #[test]
+        fn exact_targets_are_feasible_exactly_when_the_oracle_says(
+            w in world(), target in 0usize..5, version in 0u32..4,
+        ) {
+            let (catalog, env) = load(&w);
+            prop_assume!(valid(&catalog, &w.installed));
+            let target = target % w.releases.len();
+            let span = w.releases[target] - w.installed[target] + 1;
+            let version = w.installed[target] + version % span;
+            let exists = valid_states(&w, &catalog).iter().any(|s| s[target] == version);
+            let product = ProductId::parse(&name(target)).unwrap();
+            let v = Version::parse(&format!("{version}.0.0")).unwrap();
+            let plan = plan::plan(&env, &catalog, &request(vec![Target::Exact(product, v)], false));
+            prop_assert_eq!(plan.feasible, exists);
+            if plan.feasible {
+                let got = final_versions(&plan, w.releases.len());
+                prop_assert_eq!(got[target], version);
+                prop_assert!(valid(&catalog, &got));
+                prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
+            } else {
+                prop_assert!(!plan.explanation.is_empty());
+            }
+        }
+
+        #[test]
+        fn all_gives_a_maximal_valid_state(w in world()) {
+            let (catalog, env) = load(&w);
+            prop_assume!(valid(&catalog, &w.installed));
+            let plan = plan::plan(&env, &catalog, &request(vec![], true));
+            prop_assert!(plan.feasible);
+            let got = final_versions(&plan, w.releases.len());
+            prop_assert!(valid(&catalog, &got));
+            for s in valid_states(&w, &catalog) {
+                let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
+                prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
+            }
+            prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
+            // the same question asked of shuffled input gives the same answer
+            let mut reversed = manifest::parse(&manifests(&w), &Arc::from("c.yml")).unwrap();
+            reversed.reverse();
+            let catalog2 = Catalog::from_manifests(reversed).unwrap();
+            let again = plan::plan(&env, &catalog2, &request(vec![], true));
+            prop_assert_eq!(again, plan);
+        }
+    }
+}

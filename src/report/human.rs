@@ -10,6 +10,7 @@ use crate::finding::{Code, Finding, Severity};
 use crate::lint::Lint;
 use crate::manifest::Manifest;
 use crate::order::InstallOrder;
+use crate::plan::Plan;
 use crate::product::ProductId;
 use crate::validate::Validation;
 
@@ -249,5 +250,74 @@ pub fn install_order(o: &InstallOrder) -> String {
             }
         );
     }
+    out
+}
+
+/// A plan: the steps as a numbered table, the final state, the explanation, a summary.
+#[must_use]
+pub fn plan(p: &Plan) -> String {
+    let mut out = String::new();
+    if !p.steps.is_empty() {
+        let mut t = table(&[
+            "Step",
+            "Entity",
+            "Product",
+            "From",
+            "To",
+            "Group",
+            "Why this order",
+        ]);
+        for (i, s) in p.steps.iter().enumerate() {
+            t.add_row(vec![
+                (i + 1).to_string(),
+                s.entity.clone(),
+                s.product.to_string(),
+                s.from.clone().unwrap_or_else(|| "(install)".to_owned()),
+                s.to.clone(),
+                s.group.map(|g| g.to_string()).unwrap_or_default(),
+                s.why.clone(),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    if p.feasible {
+        let mut t = table(&["Entity", "Product", "Version"]);
+        for e in &p.final_state {
+            t.add_row(vec![
+                e.entity.clone(),
+                e.product.to_string(),
+                e.version.clone(),
+            ]);
+        }
+        let _ = writeln!(out, "final state:\n{t}");
+    }
+    for line in &p.explanation {
+        let _ = writeln!(out, "{line}");
+    }
+    let verdict = if !p.feasible {
+        "no plan: the targets cannot be reached".to_owned()
+    } else if p.steps.is_empty() {
+        "nothing to change".to_owned()
+    } else {
+        let groups = p.steps.iter().filter_map(|s| s.group).max().unwrap_or(0);
+        format!(
+            "{}{}",
+            plural(p.steps.len(), "step"),
+            if groups > 0 {
+                format!(", {} applied at once", plural(groups, "group"))
+            } else {
+                String::new()
+            }
+        )
+    };
+    let _ = writeln!(
+        out,
+        "{verdict}{}",
+        if p.complete {
+            ""
+        } else {
+            " (time limit reached: best plan found so far, not proven best)"
+        }
+    );
     out
 }

@@ -6,6 +6,7 @@ use serde_json::json;
 use crate::manifest::Manifest;
 use crate::matcher::Matcher;
 use crate::order::InstallOrder;
+use crate::plan::Plan;
 use crate::product::ProductId;
 use crate::version::Version;
 
@@ -127,5 +128,28 @@ pub fn install_order(o: &InstallOrder) -> String {
             "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
         })).collect::<Vec<_>>(),
         "unknown": o.unknown,
+    }))
+}
+
+/// `plan`: `{"feasible", "final", "steps", "explanation"}` as SPEC section 8 says, plus
+/// `complete` (false when the time limit cut the search) and each step's `why`.
+#[must_use]
+pub fn plan(p: &Plan) -> String {
+    to_json(&json!({
+        "feasible": p.feasible,
+        "complete": p.complete,
+        "final": p.final_state.iter().map(|e| json!({
+            "entity": e.entity, "product": e.product, "version": e.version,
+        })).collect::<Vec<_>>(),
+        "steps": p.steps.iter().enumerate().map(|(i, s)| json!({
+            "step": i + 1,
+            "entity": s.entity,
+            "product": s.product,
+            "from": s.from,
+            "to": s.to,
+            "group": s.group,
+            "why": s.why,
+        })).collect::<Vec<_>>(),
+        "explanation": p.explanation,
     }))
 }

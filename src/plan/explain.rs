@@ -1,0 +1,115 @@
+//! Why a target cannot be reached: a short chain of reasons in the user's terms, built apart
+//! from the search by looking at the constraints around the target, never a dump of the
+//! search. First the target's own requirements that nothing can meet, then each neighbour
+//! that no release of theirs can satisfy together with the target, then (when every
+//! neighbour alone could) the fact that they cannot all at once.
+
+use super::model::{Conflict, Model, Value};
+use crate::finding::Code;
+
+/// One line for a broken constraint, with both sides.
+pub fn describe(c: &Conflict) -> String {
+    match (c.code, &c.found) {
+        (Code::MissingDependency, _) => format!(
+            "{} {} requires {} {}, which is not installed",
+            c.declarer, c.declarer_version, c.dependency, c.range
+        ),
+        (Code::IncompatibleRelease, Some(found)) => format!(
+            "{} {} is incompatible with {} {}, and {} would run {found}",
+            c.declarer, c.declarer_version, c.dependency, c.range, c.dependency
+        ),
+        (_, found) => format!(
+            "{} {} requires {} {}, but {} would run {}",
+            c.declarer,
+            c.declarer_version,
+            c.dependency,
+            c.range,
+            c.dependency,
+            found.as_deref().unwrap_or("nothing")
+        ),
+    }
+}
+
+/// Reasons `p` cannot take `value` (with `fixed` also holding).
+#[must_use]
+pub fn why_not(model: &Model<'_>, p: usize, value: Value, fixed: &[(usize, Value)]) -> Vec<String> {
+    let var = &model.vars[p];
+    let mut lines = Vec::new();
+    for c in model.unary(p, value) {
+        let mut line = describe(&c);
+        if !model.policy.allow_install {
+            line.push_str("; installing is not allowed without --allow-install");
+        }
+        lines.push(line);
+    }
+    let mut all_possible = true;
+    for &q in &model.neighbors[p] {
+        let other = &model.vars[q];
+        let allowed = |b: Value| {
+            model.compatible(p, value, q, b)
+                && fixed
+                    .iter()
+                    .all(|&(f, fv)| f == p || f == q || model.compatible(f, fv, q, b))
+        };
+        let pinned = fixed.iter().find(|(f, _)| *f == q).map(|&(_, v)| v);
+        let options: Vec<Value> = match pinned {
+            Some(v) => vec![v],
+            None => model.base[q].clone(),
+        };
+        if options.iter().any(|&b| allowed(b)) {
+            continue;
+        }
+        all_possible = false;
+        let now = other.domain[0];
+        let mut conflicts = model.conflicts(p, value, q, now);
+        if conflicts.is_empty() {
+            // the current release is fine with the target but pinned or conflicting elsewhere
+            if let Some(&b) = options.first() {
+                conflicts = model.conflicts(p, value, q, b);
+            }
+        }
+        for c in conflicts.iter().take(2) {
+            lines.push(describe(c));
+        }
+        let candidates = options
+            .iter()
+            .filter(|v| matches!(v, Value::Release(_)))
+            .count();
+        lines.push(if pinned.is_some() {
+            format!("{} is pinned by another target", other.product)
+        } else if candidates == 0 {
+            let hint = if model.policy.pre {
+                ""
+            } else {
+                " (release candidates and snapshots need --pre)"
+            };
+            format!(
+                "{} has no candidate release to move to{hint}",
+                other.product
+            )
+        } else {
+            format!(
+                "none of the {candidates} candidate releases of {} fits either",
+                other.product
+            )
+        });
+        if lines.len() >= 8 {
+            break;
+        }
+    }
+    if lines.is_empty() && all_possible {
+        let names: Vec<String> = model.neighbors[p]
+            .iter()
+            .map(|&q| model.vars[q].product.to_string())
+            .collect();
+        lines.push(format!(
+            "each of {} has a release that fits {} {}, but no combination of them satisfies \
+             every constraint at once",
+            names.join(", "),
+            var.product,
+            var.version(value)
+                .map_or_else(|| "absent".to_owned(), ToString::to_string),
+        ));
+    }
+    lines
+}

@@ -1,0 +1,459 @@
+//! Upgrade plans (SPEC section 7): a valid final state for the requested targets, and the
+//! rolling steps that reach it.
+//!
+//! - `--target PRODUCT@VERSION` pins a release; `--target PRODUCT` takes the newest candidate
+//!   for which a valid final state exists (targets are decided in the order given); among
+//!   the states that reach the targets, the one that changes the fewest other products, then
+//!   moves them least, is chosen (branch and bound, [`search`]).
+//! - `--all` makes every installed product as new as possible: products are decided one by
+//!   one in `group:name` order, each taking its newest release for which a valid state exists
+//!   with the ones before it held where they were decided. The result is the lexicographic
+//!   maximum in that order, and a lexicographic maximum is *maximal*: no valid state is at
+//!   least as new everywhere and newer somewhere. Products that can only move together do.
+//! - Candidates follow [`Policy`]: releases only unless `--pre`, never older unless
+//!   `--allow-downgrade`, a product that is not installed only with `--allow-install`.
+//! - Violations the environment already has between products the plan leaves alone are
+//!   tolerated and reported; a step never adds one ([`steps`]).
+//! - When a target cannot be reached, [`explain`] says why.
+
+pub mod explain;
+pub mod model;
+pub mod search;
+pub mod steps;
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use crate::catalog::Catalog;
+use crate::environment::Environment;
+use crate::product::ProductId;
+use crate::version::Version;
+
+pub use model::{Model, Policy, Value};
+use search::{Budget, Search};
+
+/// What to plan for.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Target {
+    /// As new as possible.
+    Newest(ProductId),
+    /// Exactly this release.
+    Exact(ProductId, Version),
+}
+
+/// A planning request.
+#[derive(Clone, Debug)]
+pub struct Request {
+    pub targets: Vec<Target>,
+    pub all: bool,
+    pub policy: Policy,
+    /// Stop searching at this moment and report the best plan found so far.
+    pub deadline: Option<Instant>,
+}
+
+/// One entity of the final state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FinalEntity {
+    pub entity: String,
+    pub product: ProductId,
+    pub version: String,
+}
+
+/// One step of the plan.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Step {
+    pub entity: String,
+    pub product: ProductId,
+    /// `None` for an install.
+    pub from: Option<String>,
+    pub to: String,
+    /// Shared by steps that must be applied together.
+    pub group: Option<usize>,
+    pub why: String,
+}
+
+/// The plan, or why there is none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Plan {
+    pub feasible: bool,
+    /// False when the time limit cut the search: the plan is the best found, not proven best.
+    pub complete: bool,
+    pub final_state: Vec<FinalEntity>,
+    pub steps: Vec<Step>,
+    /// Why the plan is what it is: blocked targets, and why a target cannot be reached.
+    pub explanation: Vec<String>,
+}
+
+const NODES: u64 = 2_000_000;
+
+/// "Is there a valid state with these values fixed?" (and was the answer proven).
+type Feasible<'f> = dyn Fn(&[(usize, Value)], &mut bool) -> bool + 'f;
+
+/// Plans `request` for `env` against `catalog`.
+#[must_use]
+pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
+    let extra: Vec<ProductId> = request
+        .targets
+        .iter()
+        .map(|t| match t {
+            Target::Newest(p) | Target::Exact(p, _) => p.clone(),
+        })
+        .collect();
+    let model = Model::build(env, catalog, request.policy, &extra);
+    let budget = Budget {
+        nodes: NODES,
+        deadline: request.deadline,
+    };
+    let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    let mut explanation = Vec::new();
+    let mut complete = true;
+
+    let values = if request.all {
+        Some(maximize_all(&model, current.clone(), budget, &mut complete))
+    } else {
+        match decide_targets(
+            &model,
+            &request.targets,
+            &current,
+            budget,
+            &mut explanation,
+            &mut complete,
+        ) {
+            Some(fixed) => {
+                let mut search = Search::new(&model, current.clone(), budget);
+                let found = if search.fix(&fixed) {
+                    search.best()
+                } else {
+                    None
+                };
+                match found {
+                    Some(found) => {
+                        complete &= found.proven;
+                        Some(found.values)
+                    }
+                    None => None,
+                }
+            }
+            None => None,
+        }
+    };
+    let Some(values) = values else {
+        return Plan {
+            feasible: false,
+            complete,
+            final_state: final_state(env, &model, &current),
+            steps: Vec::new(),
+            explanation,
+        };
+    };
+    let steps = rolling_steps(env, &model, &values);
+    Plan {
+        feasible: true,
+        complete,
+        final_state: final_state(env, &model, &values),
+        steps,
+        explanation,
+    }
+}
+
+/// The fixed values the targets take; `None` (with the reasons) when one cannot be reached.
+fn decide_targets(
+    model: &Model<'_>,
+    targets: &[Target],
+    current: &[Value],
+    budget: Budget,
+    explanation: &mut Vec<String>,
+    complete: &mut bool,
+) -> Option<Vec<(usize, Value)>> {
+    let mut fixed: Vec<(usize, Value)> = Vec::new();
+    let feasible = |fixed: &[(usize, Value)], complete: &mut bool| {
+        let mut search = Search::new(model, current.to_vec(), budget);
+        let found = search.fix(fixed).then(|| search.first()).flatten();
+        *complete &= found.as_ref().is_none_or(|f| f.proven);
+        found.is_some()
+    };
+    // Exact targets first: they are not negotiable.
+    for target in targets {
+        let Target::Exact(product, version) = target else {
+            continue;
+        };
+        let Some(&p) = model.index.get(product) else {
+            explanation.push(format!("{product} has no releases in the catalog"));
+            return None;
+        };
+        let var = &model.vars[p];
+        let Some(i) = var.releases.iter().position(|m| m.version == *version) else {
+            explanation.push(format!("{product} {version} is not in the catalog"));
+            return None;
+        };
+        let value = if var.domain[0] == Value::Keep
+            && var
+                .current
+                .iter()
+                .all(|c| c.version.as_str() == version.as_str())
+        {
+            Value::Keep
+        } else if var.domain.contains(&Value::Release(i)) {
+            Value::Release(i)
+        } else {
+            explanation.push(not_a_candidate(model, p, version));
+            return None;
+        };
+        fixed.push((p, value));
+    }
+    if !fixed.is_empty() && !feasible(&fixed, complete) {
+        for &(p, value) in &fixed {
+            let others: Vec<(usize, Value)> =
+                fixed.iter().copied().filter(|(q, _)| *q != p).collect();
+            explanation.extend(explain::why_not(model, p, value, &others));
+        }
+        if explanation.is_empty() {
+            explanation.push("the targets cannot all be reached together".to_owned());
+        }
+        return None;
+    }
+    newest_targets(model, targets, fixed, &feasible, explanation, complete)
+}
+
+/// Each newest target, in the order given, as new as a valid state allows with `fixed`.
+fn newest_targets(
+    model: &Model<'_>,
+    targets: &[Target],
+    mut fixed: Vec<(usize, Value)>,
+    feasible: &Feasible<'_>,
+    explanation: &mut Vec<String>,
+    complete: &mut bool,
+) -> Option<Vec<(usize, Value)>> {
+    for target in targets {
+        let Target::Newest(product) = target else {
+            continue;
+        };
+        let Some(&p) = model.index.get(product) else {
+            explanation.push(format!("{product} has no releases in the catalog"));
+            return None;
+        };
+        let var = &model.vars[p];
+        let mut candidates: Vec<Value> = var
+            .domain
+            .iter()
+            .copied()
+            .filter(|v| matches!(v, Value::Release(_)))
+            .collect();
+        candidates.sort_by(|a, b| {
+            let (x, y) = (var.version(*a), var.version(*b));
+            y.zip(x)
+                .and_then(|(y, x)| y.partial_cmp(x))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let mut chosen = None;
+        for &c in &candidates {
+            if var
+                .installed_version()
+                .zip(var.version(c))
+                .is_some_and(|(i, v)| v < i)
+            {
+                break; // never below what runs today while something newer is possible
+            }
+            let mut attempt = fixed.clone();
+            attempt.push((p, c));
+            if feasible(&attempt, complete) {
+                chosen = Some(c);
+                break;
+            }
+        }
+        let newest = candidates.first().copied();
+        match (chosen, newest) {
+            (Some(c), Some(n)) if c == n => fixed.push((p, c)),
+            (chosen, Some(n)) => {
+                let at = chosen.or(Some(var.domain[0])).and_then(|v| var.version(v));
+                explanation.push(format!(
+                    "{product} goes only to {}: {} {} is blocked",
+                    at.map_or_else(|| "nothing".to_owned(), ToString::to_string),
+                    product,
+                    var.version(n).map_or_else(String::new, ToString::to_string)
+                ));
+                explanation.extend(
+                    explain::why_not(model, p, n, &fixed)
+                        .into_iter()
+                        .map(|l| format!("  {l}")),
+                );
+                fixed.push((p, chosen.unwrap_or(var.domain[0])));
+            }
+            (_, None) => {
+                explanation.push(format!("{product} has no newer candidate release"));
+                fixed.push((p, var.domain[0]));
+            }
+        }
+    }
+    Some(fixed)
+}
+
+fn not_a_candidate(model: &Model<'_>, p: usize, version: &Version) -> String {
+    let var = &model.vars[p];
+    if !var.installed() && !model.policy.allow_install {
+        return format!(
+            "{} is not installed; installing is not allowed without --allow-install",
+            var.product
+        );
+    }
+    if !(version.is_release() || model.policy.pre) {
+        return format!(
+            "{} {version} is a release candidate or snapshot; pass --pre",
+            var.product
+        );
+    }
+    if var
+        .installed_version()
+        .is_some_and(|i| version < i && !model.policy.allow_downgrade)
+    {
+        return format!(
+            "{} {version} is older than the installed {}; pass --allow-downgrade",
+            var.product,
+            var.installed_version()
+                .map_or_else(String::new, ToString::to_string)
+        );
+    }
+    format!(
+        "{} {version} has invalid declarations (see `compat lint`)",
+        var.product
+    )
+}
+
+/// `--all`: each installed product, in order, as new as a valid state allows.
+fn maximize_all(
+    model: &Model<'_>,
+    mut baseline: Vec<Value>,
+    budget: Budget,
+    complete: &mut bool,
+) -> Vec<Value> {
+    for p in 0..model.vars.len() {
+        let var = &model.vars[p];
+        if !var.installed() {
+            continue;
+        }
+        let now = var.version(baseline[p]);
+        let mut candidates: Vec<Value> = model.base[p]
+            .iter()
+            .copied()
+            .filter(|&v| {
+                matches!(v, Value::Release(_)) && var.version(v).zip(now).is_none_or(|(v, n)| v > n)
+            })
+            .collect();
+        candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
+        for c in candidates {
+            let mut search = Search::new(model, baseline.clone(), budget);
+            search.freeze_below(p);
+            let found = search.fix(&[(p, c)]).then(|| search.first()).flatten();
+            if let Some(found) = found {
+                *complete &= found.proven;
+                baseline = found.values;
+                break;
+            }
+        }
+    }
+    baseline
+}
+
+fn final_state(env: &Environment, model: &Model<'_>, values: &[Value]) -> Vec<FinalEntity> {
+    let mut out: Vec<FinalEntity> = env
+        .entities
+        .iter()
+        .map(|e| {
+            let version = model
+                .index
+                .get(&e.product)
+                .filter(|_| e.is_installed())
+                .and_then(|&p| match values[p] {
+                    Value::Release(i) => Some(model.vars[p].releases[i].version.to_string()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| e.version.to_string());
+            FinalEntity {
+                entity: e.name.clone(),
+                product: e.product.clone(),
+                version,
+            }
+        })
+        .collect();
+    for (p, var) in model.vars.iter().enumerate() {
+        if let (false, Value::Release(i)) = (var.installed(), values[p]) {
+            out.push(FinalEntity {
+                entity: install_name(env, &var.product),
+                product: var.product.clone(),
+                version: var.releases[i].version.to_string(),
+            });
+        }
+    }
+    out.sort_by(|a, b| a.entity.cmp(&b.entity));
+    out
+}
+
+/// The name a newly installed entity gets: the product-name part, made unique.
+fn install_name(env: &Environment, product: &ProductId) -> String {
+    let taken = |n: &str| env.entities.iter().any(|e| e.name == n);
+    let base = product.name().to_owned();
+    if !taken(&base) {
+        return base;
+    }
+    // there are fewer entities than numbers to try, so this always finds one
+    (2..=env.entities.len() + 2)
+        .map(|k| format!("{base}-{k}"))
+        .find(|n| !taken(n))
+        .unwrap_or(base)
+}
+
+fn rolling_steps(env: &Environment, model: &Model<'_>, values: &[Value]) -> Vec<Step> {
+    let mut current: Vec<BTreeMap<String, model::Instance<'_>>> =
+        vec![BTreeMap::new(); model.vars.len()];
+    for e in env.entities.iter().filter(|e| e.is_installed()) {
+        if let Some(&p) = model.index.get(&e.product)
+            && let Some(inst) = model.vars[p]
+                .current
+                .iter()
+                .find(|i| i.entity == Some(e.name.as_str()))
+        {
+            current[p].insert(e.name.clone(), inst.clone());
+        }
+    }
+    let mut moves = Vec::new();
+    for (p, var) in model.vars.iter().enumerate() {
+        let Value::Release(i) = values[p] else {
+            continue;
+        };
+        let to = model::Instance {
+            version: &var.releases[i].version,
+            manifest: Some(&var.releases[i]),
+            entity: None,
+        };
+        if var.installed() {
+            for inst in &var.current {
+                if inst.version.as_str() != to.version.as_str() {
+                    moves.push(steps::Move {
+                        var: p,
+                        entity: inst.entity.unwrap_or_default().to_owned(),
+                        from: Some(inst.clone()),
+                        to: to.clone(),
+                    });
+                }
+            }
+        } else {
+            moves.push(steps::Move {
+                var: p,
+                entity: install_name(env, &var.product),
+                from: None,
+                to,
+            });
+        }
+    }
+    steps::order(model, current, moves)
+        .into_iter()
+        .map(|o| Step {
+            entity: o.step.entity,
+            product: model.vars[o.step.var].product.clone(),
+            from: o.step.from.map(|f| f.version.to_string()),
+            to: o.step.to.version.to_string(),
+            group: o.group,
+            why: o.why,
+        })
+        .collect()
+}

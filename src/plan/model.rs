@@ -1,0 +1,399 @@
+//! The planning model: one variable per product, its domain of values, and the constraint
+//! checks between two products' values.
+//!
+//! A value is [`Value::Keep`] (every entity of the product stays as it is), a catalog release
+//! every entity moves to, or [`Value::Absent`] (a product that is not installed stays away;
+//! only products that may be installed have it). Constraints are the dependencies and
+//! incompatibilities of the releases involved, in both directions, exactly as `validate`
+//! judges them: a dependency holds only if every entity of the other product satisfies it.
+//!
+//! Pre-existing violations are tolerated, never added: two products that both keep their
+//! entities are compatible by definition (whatever holds or fails between them holds or fails
+//! today), and a kept release's own broken declarations are not held against it.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+use crate::catalog::Catalog;
+use crate::environment::Environment;
+use crate::finding::Code;
+use crate::manifest::Manifest;
+use crate::product::ProductId;
+use crate::range::Placement;
+use crate::version::Version;
+
+/// Which catalog releases may be planned to (SPEC section 7, Candidates).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Policy {
+    /// Release candidates and snapshots are candidates too.
+    pub pre: bool,
+    /// Older releases are candidates too.
+    pub allow_downgrade: bool,
+    /// Products that are not installed may be installed.
+    pub allow_install: bool,
+}
+
+/// A value of a product variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Value {
+    /// The product's entities stay as they are.
+    Keep,
+    /// Every entity of the product runs this release (an index into the product's releases).
+    Release(usize),
+    /// The product is not installed and stays away.
+    Absent,
+}
+
+/// One running instance of a product: a version and, when the catalog knows it, its manifest.
+#[derive(Clone, Debug)]
+pub struct Instance<'a> {
+    pub version: &'a Version,
+    pub manifest: Option<&'a Manifest>,
+    /// The entity, when the instance is an existing one.
+    pub entity: Option<&'a str>,
+}
+
+/// A product the plan decides about.
+#[derive(Clone, Debug)]
+pub struct Var<'a> {
+    pub product: ProductId,
+    /// Its catalog releases, in version order.
+    pub releases: &'a [Arc<Manifest>],
+    /// The current instances (installed entities); empty for a product that is not installed.
+    pub current: Vec<Instance<'a>>,
+    /// Every value it may take: `Keep` or `Absent` first, then candidates in version order.
+    pub domain: Vec<Value>,
+}
+
+impl<'a> Var<'a> {
+    #[must_use]
+    pub fn installed(&self) -> bool {
+        !self.current.is_empty()
+    }
+
+    /// The instances the product runs under `value`.
+    #[must_use]
+    pub fn instances(&self, value: Value) -> Vec<Instance<'a>> {
+        match value {
+            Value::Keep => self.current.clone(),
+            Value::Release(i) => vec![Instance {
+                version: &self.releases[i].version,
+                manifest: Some(&self.releases[i]),
+                entity: None,
+            }],
+            Value::Absent => Vec::new(),
+        }
+    }
+
+    /// The highest installed version (SPEC: "installed" for several entities), if orderable.
+    #[must_use]
+    pub fn installed_version(&self) -> Option<&'a Version> {
+        let mut best: Option<&'a Version> = None;
+        for i in &self.current {
+            match best {
+                Some(b) if i.version.partial_cmp(b) != Some(std::cmp::Ordering::Greater) => {}
+                _ => best = Some(i.version),
+            }
+        }
+        best
+    }
+
+    /// The version a value stands for, for reports (`None` for `Absent`; for `Keep`, the
+    /// installed version).
+    #[must_use]
+    pub fn version(&self, value: Value) -> Option<&'a Version> {
+        match value {
+            Value::Keep => self.installed_version(),
+            Value::Release(i) => Some(&self.releases[i].version),
+            Value::Absent => None,
+        }
+    }
+
+    /// How far a value moves the product, in catalog releases (for "move as little as
+    /// possible"); 0 for `Keep`.
+    #[must_use]
+    pub fn distance(&self, value: Value) -> usize {
+        let Value::Release(i) = value else {
+            return 0;
+        };
+        let here = self
+            .installed_version()
+            .and_then(|v| self.releases.iter().position(|m| m.version == *v));
+        here.map_or(1, |h| h.abs_diff(i).max(1))
+    }
+}
+
+/// A broken constraint between two products' values (or of one value alone).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Conflict {
+    pub code: Code,
+    /// The product whose release declares the constraint, and that release's version.
+    pub declarer: ProductId,
+    pub declarer_version: String,
+    /// The product the constraint is about.
+    pub dependency: ProductId,
+    /// The version found (absent for a missing dependency).
+    pub found: Option<String>,
+    /// The range, as written.
+    pub range: String,
+}
+
+/// The whole model of one planning question.
+#[derive(Clone, Debug)]
+pub struct Model<'a> {
+    pub vars: Vec<Var<'a>>,
+    pub index: BTreeMap<ProductId, usize>,
+    /// For each variable, the variables it shares a constraint with (both directions).
+    pub neighbors: Vec<Vec<usize>>,
+    /// Each variable's domain without the values that break something on their own.
+    pub base: Vec<Vec<Value>>,
+    pub policy: Policy,
+}
+
+/// True when `candidate` may be planned to from `installed` under `policy`.
+fn is_candidate(candidate: &Version, installed: Option<&Version>, policy: Policy) -> bool {
+    if !candidate.is_orderable() || !(candidate.is_release() || policy.pre) {
+        return false;
+    }
+    match installed {
+        // A non-orderable installed version has no place in the order: any release may follow.
+        Some(v) if v.is_orderable() => candidate > v || (policy.allow_downgrade && candidate < v),
+        _ => true,
+    }
+}
+
+impl<'a> Model<'a> {
+    /// Builds the variables of every installed product, and with `allow_install` of every
+    /// product a candidate release could require. `extra` adds products that must be
+    /// variables (a target that is not installed).
+    #[must_use]
+    pub fn build(
+        env: &'a Environment,
+        catalog: &'a Catalog,
+        policy: Policy,
+        extra: &[ProductId],
+    ) -> Model<'a> {
+        let mut current: BTreeMap<ProductId, Vec<Instance<'a>>> = BTreeMap::new();
+        for e in env.entities.iter().filter(|e| e.is_installed()) {
+            current
+                .entry(e.product.clone())
+                .or_default()
+                .push(Instance {
+                    version: &e.version,
+                    manifest: catalog.release(&e.product, &e.version).map(AsRef::as_ref),
+                    entity: Some(&e.name),
+                });
+        }
+        let mut products: BTreeSet<ProductId> = current.keys().cloned().collect();
+        products.extend(extra.iter().cloned());
+        if policy.allow_install {
+            // Everything reachable through the dependencies of any release that could be chosen.
+            let mut queue: Vec<ProductId> = products.iter().cloned().collect();
+            while let Some(p) = queue.pop() {
+                for m in catalog.releases(&p) {
+                    for d in &m.dependencies {
+                        if products.insert(d.product.clone()) {
+                            queue.push(d.product.clone());
+                        }
+                    }
+                }
+            }
+        }
+        let mut vars: Vec<Var<'a>> = products
+            .into_iter()
+            .map(|product| {
+                let releases = catalog.releases(&product);
+                let current = current.remove(&product).unwrap_or_default();
+                let mut var = Var {
+                    product,
+                    releases,
+                    current,
+                    domain: Vec::new(),
+                };
+                let installed = var.installed_version();
+                let aligned = var
+                    .current
+                    .windows(2)
+                    .all(|w| w[0].version.as_str() == w[1].version.as_str());
+                var.domain.push(if var.installed() {
+                    Value::Keep
+                } else {
+                    Value::Absent
+                });
+                for (i, m) in releases.iter().enumerate() {
+                    let same = installed.is_some_and(|v| m.version == *v);
+                    // Moving every entity to the installed version is a change only when the
+                    // entities run different versions today.
+                    let candidate = if same {
+                        !aligned
+                    } else {
+                        is_candidate(&m.version, installed, policy)
+                    };
+                    if candidate && m.is_valid() {
+                        var.domain.push(Value::Release(i));
+                    }
+                }
+                var
+            })
+            .collect();
+        vars.sort_by(|a, b| a.product.cmp(&b.product));
+        let index: BTreeMap<ProductId, usize> = vars
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (v.product.clone(), i))
+            .collect();
+        let neighbors = neighbors(&vars, &index);
+        let mut model = Model {
+            vars,
+            index,
+            neighbors,
+            base: Vec::new(),
+            policy,
+        };
+        model.base = (0..model.vars.len())
+            .map(|p| {
+                model.vars[p]
+                    .domain
+                    .iter()
+                    .copied()
+                    .filter(|&v| model.unary(p, v).is_empty())
+                    .collect()
+            })
+            .collect();
+        model
+    }
+
+    /// The constraints `value` of variable `p` breaks on its own: required dependencies on
+    /// products that are not variables (not installed, and not allowed to be).
+    #[must_use]
+    pub fn unary(&self, p: usize, value: Value) -> Vec<Conflict> {
+        if value == Value::Keep {
+            return Vec::new(); // whatever it breaks today is tolerated
+        }
+        let var = &self.vars[p];
+        let mut out = Vec::new();
+        for inst in var.instances(value) {
+            let Some(m) = inst.manifest else { continue };
+            for d in &m.dependencies {
+                if !d.optional && !self.index.contains_key(&d.product) {
+                    out.push(Conflict {
+                        code: Code::MissingDependency,
+                        declarer: var.product.clone(),
+                        declarer_version: inst.version.to_string(),
+                        dependency: d.product.clone(),
+                        found: None,
+                        range: d.range.to_string(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// The constraints broken between `p` at `a` and `q` at `b`, declared by either side.
+    #[must_use]
+    pub fn conflicts(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Conflict> {
+        if a == Value::Keep && b == Value::Keep {
+            return Vec::new();
+        }
+        let mut out = self.one_way(p, a, q, b);
+        out.extend(self.one_way(q, b, p, a));
+        out
+    }
+
+    /// True when `p` at `a` and `q` at `b` break nothing between them.
+    #[must_use]
+    pub fn compatible(&self, p: usize, a: Value, q: usize, b: Value) -> bool {
+        (a == Value::Keep && b == Value::Keep)
+            || (self.one_way(p, a, q, b).is_empty() && self.one_way(q, b, p, a).is_empty())
+    }
+
+    /// The constraints `p`'s releases under `a` declare on `q` under `b` and break.
+    fn one_way(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Conflict> {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
+    }
+}
+
+/// For each variable, the variables it shares a constraint with, in either direction, through
+/// any release it or they could run.
+fn neighbors(vars: &[Var<'_>], index: &BTreeMap<ProductId, usize>) -> Vec<Vec<usize>> {
+    let mut neighbors: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); vars.len()];
+    for (i, var) in vars.iter().enumerate() {
+        let manifests = var
+            .current
+            .iter()
+            .filter_map(|c| c.manifest)
+            .chain(var.releases.iter().map(AsRef::as_ref));
+        for m in manifests {
+            let related = m
+                .dependencies
+                .iter()
+                .map(|d| &d.product)
+                .chain(m.incompatibilities.iter().map(|c| &c.product));
+            for p in related {
+                if let Some(&j) = index.get(p)
+                    && j != i
+                {
+                    neighbors[i].insert(j);
+                    neighbors[j].insert(i);
+                }
+            }
+        }
+    }
+    neighbors
+        .into_iter()
+        .map(|s| s.into_iter().collect())
+        .collect()
+}
+
+/// The constraints the `ours` instances of `product` declare on `other` running `theirs`, and
+/// break. Works on any mix of instances (a product half-way through a rolling upgrade).
+#[must_use]
+pub fn check(
+    product: &ProductId,
+    ours: &[Instance<'_>],
+    other: &ProductId,
+    theirs: &[Instance<'_>],
+) -> Vec<Conflict> {
+    {
+        let mut out = Vec::new();
+        for inst in ours {
+            let Some(m) = inst.manifest else { continue };
+            let conflict = |code, found: Option<&Version>, range: String| Conflict {
+                code,
+                declarer: product.clone(),
+                declarer_version: inst.version.to_string(),
+                dependency: other.clone(),
+                found: found.map(ToString::to_string),
+                range,
+            };
+            for d in m.dependencies.iter().filter(|d| d.product == *other) {
+                if theirs.is_empty() && !d.optional {
+                    out.push(conflict(Code::MissingDependency, None, d.range.to_string()));
+                }
+                for t in theirs {
+                    let code = match d.range.place(t.version) {
+                        Placement::Inside => continue,
+                        Placement::BelowMinimum => Code::VersionTooLow,
+                        Placement::AboveMaximum => Code::VersionTooHigh,
+                        Placement::Unordered => Code::NonOrderableVersion,
+                    };
+                    out.push(conflict(code, Some(t.version), d.range.to_string()));
+                }
+            }
+            for c in m.incompatibilities.iter().filter(|c| c.product == *other) {
+                for t in theirs {
+                    if c.range.contains(t.version) {
+                        out.push(conflict(
+                            Code::IncompatibleRelease,
+                            Some(t.version),
+                            c.range.to_string(),
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+}

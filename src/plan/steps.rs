@@ -1,0 +1,215 @@
+//! Rolling order: turning the difference between the current and the final state into steps
+//! that change one entity at a time, each leaving the environment no worse than before it.
+//!
+//! Greedy, and deterministic: at each round the first pending step (entities by name) that
+//! adds no violation is applied. When none can, the smallest set of pending steps that can go
+//! together is applied as one group (the smallest closure of a step over the products its
+//! violations involve; everything left when no closure works), with the constraint
+//! that forced it as the reason. A step "adds a violation" when the constraints that involve
+//! its product, checked on every entity as it is at that moment (a product half-way through a
+//! rolling upgrade runs two versions), break something they did not break before.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::model::{Conflict, Instance, Model, check};
+
+/// One change to one entity.
+#[derive(Clone, Debug)]
+pub struct Move<'a> {
+    /// The variable (product) it belongs to.
+    pub var: usize,
+    pub entity: String,
+    /// The instance it runs now (`None` for an install).
+    pub from: Option<Instance<'a>>,
+    pub to: Instance<'a>,
+}
+
+/// A move in its place in the plan.
+#[derive(Clone, Debug)]
+pub struct Ordered<'a> {
+    pub step: Move<'a>,
+    /// Shared by moves that can only be applied together.
+    pub group: Option<usize>,
+    /// Why it stands where it stands.
+    pub why: String,
+}
+
+/// The entities of every variable as they are at some moment, by entity name.
+struct State<'a> {
+    instances: Vec<BTreeMap<String, Instance<'a>>>,
+}
+
+impl<'a> State<'a> {
+    /// Every violation that involves variable `p`, in either direction.
+    fn violations(&self, model: &Model<'a>, p: usize) -> BTreeSet<Conflict> {
+        let var = &model.vars[p];
+        let ours: Vec<Instance<'a>> = self.instances[p].values().cloned().collect();
+        let mut out = BTreeSet::new();
+        for &q in &model.neighbors[p] {
+            let other = &model.vars[q];
+            let theirs: Vec<Instance<'a>> = self.instances[q].values().cloned().collect();
+            out.extend(check(&var.product, &ours, &other.product, &theirs));
+            out.extend(check(&other.product, &theirs, &var.product, &ours));
+        }
+        // dependencies on products the plan does not cover at all
+        for inst in &ours {
+            let Some(m) = inst.manifest else { continue };
+            for d in m.dependencies.iter().filter(|d| !d.optional) {
+                if !model.index.contains_key(&d.product) {
+                    out.insert(Conflict {
+                        code: crate::finding::Code::MissingDependency,
+                        declarer: var.product.clone(),
+                        declarer_version: inst.version.to_string(),
+                        dependency: d.product.clone(),
+                        found: None,
+                        range: d.range.to_string(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn apply(&mut self, step: &Move<'a>) {
+        self.instances[step.var].insert(step.entity.clone(), step.to.clone());
+    }
+
+    fn revert(&mut self, step: &Move<'a>) {
+        let list = &mut self.instances[step.var];
+        match &step.from {
+            Some(from) => {
+                list.insert(step.entity.clone(), from.clone());
+            }
+            None => {
+                list.remove(&step.entity);
+            }
+        }
+    }
+}
+
+/// The new violations applying `steps` together would add (empty: they may go).
+fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> BTreeSet<Conflict> {
+    let vars: BTreeSet<usize> = steps.iter().map(|s| s.var).collect();
+    let before: BTreeSet<Conflict> = vars
+        .iter()
+        .flat_map(|&p| state.violations(model, p))
+        .collect();
+    for s in steps {
+        state.apply(s);
+    }
+    let after: BTreeSet<Conflict> = vars
+        .iter()
+        .flat_map(|&p| state.violations(model, p))
+        .collect();
+    for s in steps.iter().rev() {
+        state.revert(s);
+    }
+    after.difference(&before).cloned().collect()
+}
+
+fn describe(c: &Conflict) -> String {
+    format!(
+        "{} {} requires {} {}",
+        c.declarer, c.declarer_version, c.dependency, c.range
+    )
+}
+
+/// The steps that must go with pending step `start`: those on the products its new
+/// violations involve, grown until applying them all adds nothing (positions in `pending`),
+/// or `None` when even all of them together add a violation.
+fn closure<'a>(
+    model: &Model<'a>,
+    state: &mut State<'a>,
+    moves: &[Move<'a>],
+    pending: &[usize],
+    start: usize,
+) -> Option<Vec<usize>> {
+    let mut members = vec![start];
+    loop {
+        let steps: Vec<&Move<'a>> = members.iter().map(|&k| &moves[pending[k]]).collect();
+        let new = added(model, state, &steps);
+        if new.is_empty() {
+            return Some(members);
+        }
+        let involved: BTreeSet<&crate::product::ProductId> = new
+            .iter()
+            .flat_map(|c| [&c.declarer, &c.dependency])
+            .collect();
+        let more: Vec<usize> = (0..pending.len())
+            .filter(|k| !members.contains(k))
+            .filter(|&k| involved.contains(&model.vars[moves[pending[k]].var].product))
+            .collect();
+        if more.is_empty() {
+            return None;
+        }
+        members.extend(more);
+    }
+}
+
+/// Orders `moves` from `current` (each variable's instances now); see the module docs.
+#[must_use]
+pub fn order<'a>(
+    model: &Model<'a>,
+    current: Vec<BTreeMap<String, Instance<'a>>>,
+    mut moves: Vec<Move<'a>>,
+) -> Vec<Ordered<'a>> {
+    moves.sort_by(|a, b| a.entity.cmp(&b.entity));
+    let mut state = State { instances: current };
+    let mut blocked: Vec<Option<String>> = vec![None; moves.len()];
+    let mut pending: Vec<usize> = (0..moves.len()).collect();
+    let mut out = Vec::new();
+    let mut group = 0;
+    while !pending.is_empty() {
+        let mut chosen = None;
+        for (k, &i) in pending.iter().enumerate() {
+            let new = added(model, &mut state, &[&moves[i]]);
+            match new.iter().next() {
+                None => {
+                    chosen = Some(k);
+                    break;
+                }
+                Some(first) => {
+                    if blocked[i].is_none() {
+                        blocked[i] = Some(describe(first));
+                    }
+                }
+            }
+        }
+        if let Some(k) = chosen {
+            let i = pending.remove(k);
+            state.apply(&moves[i]);
+            let why = blocked[i].take().map_or_else(
+                || "valid on its own".to_owned(),
+                |b| format!("after the steps above (until then {b})"),
+            );
+            out.push(Ordered {
+                step: moves[i].clone(),
+                group: None,
+                why,
+            });
+            continue;
+        }
+        // No single step is safe: the smallest closure that is (see `closure`).
+        let pair = (0..pending.len())
+            .filter_map(|k| closure(model, &mut state, &moves, &pending, k))
+            .min_by_key(Vec::len);
+        let mut members: Vec<usize> = pair.unwrap_or_else(|| (0..pending.len()).collect());
+        members.sort_unstable();
+        group += 1;
+        let reason = blocked[pending[members[0]]]
+            .clone()
+            .unwrap_or_else(|| "no order of single steps keeps every constraint".to_owned());
+        for &k in members.iter().rev() {
+            let i = pending.remove(k);
+            state.apply(&moves[i]);
+            out.push(Ordered {
+                step: moves[i].clone(),
+                group: Some(group),
+                why: format!("must change together: {reason}"),
+            });
+        }
+        let len = out.len();
+        out[len - members.len()..].sort_by(|a, b| a.step.entity.cmp(&b.step.entity));
+    }
+    out
+}
