@@ -9,6 +9,8 @@ use compat::catalog::Catalog;
 use compat::catalog::CatalogSource;
 use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, generate};
+use compat::plan::{self as planner, Policy, Request, Target};
+use compat::product::ProductId;
 use compat::store::Store;
 use compat::version::Version;
 use compat::{graph, loader, manifest, order, validate};
@@ -178,5 +180,37 @@ fn ordering(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, versions, manifests, validation, database, ordering);
+fn planning(c: &mut Criterion) {
+    let mut group = c.benchmark_group("plan");
+    group.sample_size(10);
+    let (name, products, releases) = SIZES[2];
+    let g = workload(products, releases);
+    let (catalog, env) = load(&g);
+    let request = |targets, all| Request {
+        targets,
+        all,
+        policy: Policy::default(),
+        deadline: None,
+    };
+    // A product that many others depend on (low numbers are the popular core ones).
+    let core = ProductId::parse("com.gen.team01:svc-00001").unwrap();
+    group.bench_function(format!("target-core/{name}"), |b| {
+        let r = request(vec![Target::Newest(core.clone())], false);
+        b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
+    });
+    let leaf = ProductId::parse("com.gen.team39:svc-04999").unwrap();
+    group.bench_function(format!("target-leaf/{name}"), |b| {
+        let r = request(vec![Target::Newest(leaf.clone())], false);
+        b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
+    });
+    group.bench_function(format!("all/{name}"), |b| {
+        let r = request(Vec::new(), true);
+        b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
+    });
+    group.finish();
+}
+
+criterion_group!(
+    benches, versions, manifests, validation, database, ordering, planning
+);
 criterion_main!(benches);

@@ -32,12 +32,6 @@ pub trait CatalogSource {
     /// # Errors
     /// When the source cannot be read.
     fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors>;
-
-    /// Every release the source knows.
-    ///
-    /// # Errors
-    /// When the source cannot be read.
-    fn load_all(&self) -> Result<Catalog, InputErrors>;
 }
 
 /// An already loaded catalog is a source of itself.
@@ -47,10 +41,6 @@ impl CatalogSource for Catalog {
     }
 
     fn load_products(&self, _: &[&ProductId]) -> Result<Catalog, InputErrors> {
-        Ok(self.clone())
-    }
-
-    fn load_all(&self) -> Result<Catalog, InputErrors> {
         Ok(self.clone())
     }
 }

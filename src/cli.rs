@@ -461,7 +461,8 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
         }
         None => None,
     };
-    let (env, catalog) = load_inputs_for_plan(&args.env, &args.catalog)?;
+    let (env, catalog) =
+        load_inputs_for_plan(&args.env, &args.catalog, &targets, args.allow_install)?;
     let request = crate::plan::Request {
         targets,
         all: args.all,
@@ -506,10 +507,13 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
     Ok(outcome)
 }
 
-/// A plan may touch any product of the catalog (upgrades, installs), so it reads all of it.
+/// A plan reads every release of the products it can involve: the installed ones and the
+/// targets, and with `allow_install` every product their releases depend on, transitively.
 fn load_inputs_for_plan(
     env_path: &std::path::Path,
     catalog_path: &std::path::Path,
+    targets: &[crate::plan::Target],
+    allow_install: bool,
 ) -> Result<(crate::environment::Environment, Catalog), CliError> {
     let env = loader::read_environment(env_path);
     let source = loader::open_catalog(catalog_path);
@@ -526,8 +530,32 @@ fn load_inputs_for_plan(
             return Err(InputErrors(errors).into());
         }
     };
-    let catalog = source.load_all()?;
-    Ok((env, catalog))
+    let mut wanted: std::collections::BTreeSet<ProductId> = env
+        .entities
+        .iter()
+        .filter(|e| e.is_installed())
+        .map(|e| e.product.clone())
+        .collect();
+    wanted.extend(targets.iter().map(|t| match t {
+        crate::plan::Target::Newest(p) | crate::plan::Target::Exact(p, _) => p.clone(),
+    }));
+    loop {
+        let list: Vec<&ProductId> = wanted.iter().collect();
+        let catalog = source.load_products(&list)?;
+        if !allow_install {
+            return Ok((env, catalog));
+        }
+        let before = wanted.len();
+        let deps: Vec<ProductId> = catalog
+            .products()
+            .flat_map(|p| catalog.releases(p))
+            .flat_map(|m| m.dependencies.iter().map(|d| d.product.clone()))
+            .collect();
+        wanted.extend(deps);
+        if wanted.len() == before {
+            return Ok((env, catalog));
+        }
+    }
 }
 
 fn run_order(args: &OrderArgs) -> Result<Outcome, CliError> {

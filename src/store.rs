@@ -444,10 +444,6 @@ impl CatalogSource for Store {
         )
     }
 
-    fn load_all(&self) -> Result<Catalog, InputErrors> {
-        self.collect_json("[]", "SELECT id FROM release WHERE ?1 IS NOT NULL")
-    }
-
     fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors> {
         let keys: Vec<[&str; 2]> = products.iter().map(|p| [p.group(), p.name()]).collect();
         self.collect_json(

@@ -444,3 +444,69 @@ fn graphviz_accepts_the_dot_output() {
         assert!(String::from_utf8_lossy(&out.stdout).contains("<svg"));
     }
 }
+
+#[test]
+fn plans_write_their_final_state_as_an_environment_that_validates() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("compat-test-{}-write-env", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("next.yml");
+    let compat = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_compat"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let (env, catalog) = ("testdata/cases/plan/env.yml", "testdata/cases/plan/catalog");
+    let planned = compat(&[
+        "plan",
+        env,
+        "--catalog",
+        catalog,
+        "--target",
+        "g:app",
+        "--allow-install",
+        "--write-env",
+        out.to_str().unwrap(),
+        "-f",
+        "json",
+    ]);
+    assert_eq!(planned.status.code(), Some(0));
+    let plan: serde_json::Value = serde_json::from_slice(&planned.stdout).unwrap();
+    let written = std::fs::read_to_string(&out).unwrap();
+    assert!(written.starts_with("environment: \"shop\"\n"), "{written}");
+    // every entity of the final state is in the file, and the file is a valid environment
+    for e in plan["final"].as_array().unwrap() {
+        assert!(
+            written.contains(&format!("name: {}", e["entity"])),
+            "{written}"
+        );
+    }
+    let check = compat(&["validate", out.to_str().unwrap(), "--catalog", catalog]);
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+    // an infeasible plan writes nothing, and leaves no temporary file behind
+    let before = std::fs::read(&out).unwrap();
+    let failed = compat(&[
+        "plan",
+        env,
+        "--catalog",
+        catalog,
+        "--target",
+        "g:app@2.0.0",
+        "--write-env",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(failed.status.code(), Some(1));
+    assert_eq!(std::fs::read(&out).unwrap(), before);
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert_eq!(names.len(), 1, "{names:?}");
+}

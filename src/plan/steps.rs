@@ -2,7 +2,8 @@
 //! that change one entity at a time, each leaving the environment no worse than before it.
 //!
 //! Greedy, and deterministic: at each round the first pending step (entities by name) that
-//! adds no violation is applied. When none can, the smallest set of pending steps that can go
+//! adds no violation is applied. When none can, an entity may first move to an intermediate
+//! catalog release that accepts both sides (a bridge). When that does not help either, the smallest set of pending steps that can go
 //! together is applied as one group (the smallest closure of a step over the products its
 //! violations involve; everything left when no closure works), with the constraint
 //! that forced it as the reason. A step "adds a violation" when the constraints that involve
@@ -146,6 +147,40 @@ fn closure<'a>(
     }
 }
 
+/// A move of `step`'s entity to an intermediate candidate release (newest first) that adds no
+/// violation now.
+fn bridge<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> Option<Move<'a>> {
+    let from = step.from.as_ref()?;
+    let var = &model.vars[step.var];
+    let mut between: Vec<usize> = model.base[step.var]
+        .iter()
+        .filter_map(|v| match v {
+            super::model::Value::Release(i) => Some(*i),
+            _ => None,
+        })
+        .filter(|&i| {
+            let v = &var.releases[i].version;
+            v > from.version && v < step.to.version
+        })
+        .collect();
+    between.sort_unstable_by(|a, b| b.cmp(a));
+    between.into_iter().find_map(|i| {
+        let candidate = Move {
+            var: step.var,
+            entity: step.entity.clone(),
+            from: Some(from.clone()),
+            to: Instance {
+                version: &var.releases[i].version,
+                manifest: Some(&var.releases[i]),
+                entity: None,
+            },
+        };
+        added(model, state, &[&candidate])
+            .is_empty()
+            .then_some(candidate)
+    })
+}
+
 /// Orders `moves` from `current` (each variable's instances now); see the module docs.
 #[must_use]
 pub fn order<'a>(
@@ -189,16 +224,42 @@ pub fn order<'a>(
             });
             continue;
         }
-        // No single step is safe: the smallest closure that is (see `closure`).
+        // No single step is safe. First a bridge: an entity moves to a release between where it
+        // is and where it goes, if that adds nothing; each bridge moves strictly closer, so
+        // this ends.
+        if let Some((k, bridge)) = (0..pending.len())
+            .find_map(|k| bridge(model, &mut state, &moves[pending[k]]).map(|b| (k, b)))
+        {
+            let i = pending[k];
+            state.apply(&bridge);
+            let why = format!(
+                "bridge release: {} {} accepts what runs now and what comes next",
+                model.vars[bridge.var].product, bridge.to.version
+            );
+            moves[i].from = Some(bridge.to.clone());
+            out.push(Ordered {
+                step: bridge,
+                group: None,
+                why,
+            });
+            continue;
+        }
+        // No bridge either: the smallest closure that is safe together (see `closure`).
         let pair = (0..pending.len())
             .filter_map(|k| closure(model, &mut state, &moves, &pending, k))
             .min_by_key(Vec::len);
         let mut members: Vec<usize> = pair.unwrap_or_else(|| (0..pending.len()).collect());
         members.sort_unstable();
         group += 1;
-        let reason = blocked[pending[members[0]]]
-            .clone()
-            .unwrap_or_else(|| "no order of single steps keeps every constraint".to_owned());
+        // Why now: what the first member alone would break at this point.
+        let first = &moves[pending[members[0]]];
+        let reason = added(model, &mut state, &[first])
+            .iter()
+            .next()
+            .map_or_else(
+                || "no order of single steps keeps every constraint".to_owned(),
+                describe,
+            );
         for &k in members.iter().rev() {
             let i = pending.remove(k);
             state.apply(&moves[i]);
