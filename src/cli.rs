@@ -43,6 +43,8 @@ pub enum Command {
     Validate(ValidateArgs),
     /// Check manifest files alone (dependency and manifest rules)
     Lint(LintArgs),
+    /// List safe upgrades, and what blocks the newest release of each product
+    Upgrades(UpgradesArgs),
     /// Plan upgrades that keep every constraint satisfied, as rolling steps
     Plan(PlanArgs),
     /// Install order of the managed entities: parallel waves, cycles grouped
@@ -106,6 +108,23 @@ pub struct ValidateArgs {
     /// The lowest severity that makes the run fail (exit 1)
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+}
+
+#[derive(Debug, Args)]
+pub struct UpgradesArgs {
+    /// The environment file (YAML or JSON)
+    pub env: PathBuf,
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
+    #[arg(long, value_name = "PATH")]
+    pub catalog: PathBuf,
+    /// Release candidates and snapshots are candidates too
+    #[arg(long)]
+    pub pre: bool,
+    /// Exit with this code when any safe upgrade exists (for scheduled CI jobs)
+    #[arg(long, value_name = "N")]
+    pub exit_code: Option<u8>,
+    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
+    pub format: OrderFormat,
 }
 
 #[derive(Debug, Args)]
@@ -332,6 +351,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     match cli.command {
         Command::Validate(args) => run_validate(&args),
         Command::Lint(args) => run_lint(&args),
+        Command::Upgrades(args) => run_upgrades(&args),
         Command::Plan(args) => run_plan(&args),
         Command::Order(args) => run_order(&args),
         Command::Graph(args) => run_graph(&args),
@@ -426,6 +446,24 @@ fn env_warnings(env: &crate::environment::Environment) -> Vec<String> {
         .iter()
         .map(|(at, message)| format!("{}:{}:{}: {message}", env.file, at.line, at.column))
         .collect()
+}
+
+fn run_upgrades(args: &UpgradesArgs) -> Result<Outcome, CliError> {
+    let (env, catalog) = load_inputs_for_plan(&args.env, &args.catalog, &[], false)?;
+    let list = crate::upgrade::upgrades(&env, &catalog, args.pre);
+    let stdout = match args.format {
+        OrderFormat::Human => human::upgrades(&list),
+        OrderFormat::Json => report::json::upgrades(&list),
+        OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list),
+    };
+    let mut outcome = Outcome::new(stdout, true);
+    if let Some(code) = args.exit_code
+        && list.iter().any(|u| u.safe.is_some())
+    {
+        outcome.code = code;
+    }
+    outcome.warnings = env_warnings(&env);
+    Ok(outcome)
 }
 
 /// `group:name` or `group:name@version` from `--target`.

@@ -21,6 +21,7 @@ pub mod product;
 pub mod range;
 pub mod report;
 pub mod store;
+pub mod upgrade;
 pub mod validate;
 pub mod version;
 mod yaml;

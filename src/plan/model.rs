@@ -130,6 +130,13 @@ pub struct Conflict {
     /// The product whose release declares the constraint, and that release's version.
     pub declarer: ProductId,
     pub declarer_version: String,
+    /// The entity that runs the declaring release, when it is an existing one.
+    pub declarer_entity: Option<String>,
+    /// Whether the broken constraint is an optional dependency.
+    pub optional: bool,
+    /// The range's two ends, as written.
+    pub minimum: Option<String>,
+    pub maximum: Option<String>,
     /// The product the constraint is about.
     pub dependency: ProductId,
     /// The version found (absent for a missing dependency).
@@ -280,6 +287,10 @@ impl<'a> Model<'a> {
                         code: Code::MissingDependency,
                         declarer: var.product.clone(),
                         declarer_version: inst.version.to_string(),
+                        declarer_entity: inst.entity.map(str::to_owned),
+                        optional: false,
+                        minimum: d.range.minimum.as_ref().map(ToString::to_string),
+                        maximum: d.range.maximum.as_ref().map(ToString::to_string),
                         dependency: d.product.clone(),
                         found: None,
                         range: d.range.to_string(),
@@ -360,17 +371,22 @@ pub fn check(
         let mut out = Vec::new();
         for inst in ours {
             let Some(m) = inst.manifest else { continue };
-            let conflict = |code, found: Option<&Version>, range: String| Conflict {
-                code,
-                declarer: product.clone(),
-                declarer_version: inst.version.to_string(),
-                dependency: other.clone(),
-                found: found.map(ToString::to_string),
-                range,
-            };
+            let conflict =
+                |code, found: Option<&Version>, range: &crate::range::Range, optional| Conflict {
+                    code,
+                    declarer: product.clone(),
+                    declarer_version: inst.version.to_string(),
+                    declarer_entity: inst.entity.map(str::to_owned),
+                    optional,
+                    minimum: range.minimum.as_ref().map(ToString::to_string),
+                    maximum: range.maximum.as_ref().map(ToString::to_string),
+                    dependency: other.clone(),
+                    found: found.map(ToString::to_string),
+                    range: range.to_string(),
+                };
             for d in m.dependencies.iter().filter(|d| d.product == *other) {
                 if theirs.is_empty() && !d.optional {
-                    out.push(conflict(Code::MissingDependency, None, d.range.to_string()));
+                    out.push(conflict(Code::MissingDependency, None, &d.range, false));
                 }
                 for t in theirs {
                     let code = match d.range.place(t.version) {
@@ -379,7 +395,7 @@ pub fn check(
                         Placement::AboveMaximum => Code::VersionTooHigh,
                         Placement::Unordered => Code::NonOrderableVersion,
                     };
-                    out.push(conflict(code, Some(t.version), d.range.to_string()));
+                    out.push(conflict(code, Some(t.version), &d.range, d.optional));
                 }
             }
             for c in m.incompatibilities.iter().filter(|c| c.product == *other) {
@@ -388,7 +404,8 @@ pub fn check(
                         out.push(conflict(
                             Code::IncompatibleRelease,
                             Some(t.version),
-                            c.range.to_string(),
+                            &c.range,
+                            false,
                         ));
                     }
                 }

@@ -12,6 +12,7 @@ use crate::manifest::Manifest;
 use crate::order::InstallOrder;
 use crate::plan::Plan;
 use crate::product::ProductId;
+use crate::upgrade::Upgrade;
 use crate::validate::Validation;
 
 use super::{count_summary, plural, validation_summary};
@@ -319,5 +320,82 @@ pub fn plan(p: &Plan) -> String {
             " (time limit reached: best plan found so far, not proven best)"
         }
     );
+    out
+}
+
+/// One blocking constraint as a short "because" sentence, optional dependencies and
+/// incompatibilities marked.
+#[must_use]
+pub fn because(f: &Finding) -> String {
+    let who = match (&f.product, &f.version) {
+        (Some(p), Some(v)) => format!("{p} {v}"),
+        _ => String::new(),
+    };
+    match f.code {
+        Code::IncompatibleRelease => format!("incompatible: {who} excludes {}", f.detail),
+        Code::MissingDependency => format!("{who} requires {}, not installed", f.detail),
+        _ if f.optional == Some(true) => format!("{who} requires {} (optional)", f.detail),
+        _ => format!("{who} requires {}", f.detail),
+    }
+}
+
+/// What stands in a row's "Blocked by" cell: the reasons, then what would unblock it.
+#[must_use]
+pub fn blocked_cell(u: &Upgrade) -> String {
+    if u.latest.is_none() || u.latest == u.safe {
+        return String::new();
+    }
+    let mut lines: Vec<String> = Vec::new();
+    for line in u.blocked_by.iter().map(because) {
+        // several entities of one release declare the same thing: say it once
+        if !lines.contains(&line) {
+            lines.push(line);
+        }
+    }
+    if !u.latest_installable {
+        lines.push("no upgrade of other installed products makes it installable".to_owned());
+    } else if !u.requires.is_empty() {
+        let needs: Vec<String> = u.requires.iter().map(|(p, v)| format!("{p} {v}")).collect();
+        lines.push(format!("needs: {}", needs.join(", ")));
+    }
+    lines.join("; ")
+}
+
+/// `N can move now, M held back, K up to date`.
+#[must_use]
+pub fn upgrades_summary(list: &[Upgrade]) -> String {
+    let movable = list.iter().filter(|u| u.safe.is_some()).count();
+    let held = list
+        .iter()
+        .filter(|u| u.latest.is_some() && u.latest != u.safe)
+        .count();
+    let current = list.iter().filter(|u| u.latest.is_none()).count();
+    format!(
+        "{} can move now, {} held back, {} up to date (of {})",
+        movable,
+        held,
+        current,
+        plural(list.len(), "installed product")
+    )
+}
+
+/// `upgrades`: one table sorted by product, then the summary.
+#[must_use]
+pub fn upgrades(list: &[Upgrade]) -> String {
+    let mut out = String::new();
+    if !list.is_empty() {
+        let mut t = table(&["Product", "Installed", "Safe", "Latest", "Blocked by"]);
+        for u in list {
+            t.add_row(vec![
+                u.product.to_string(),
+                u.installed.clone(),
+                u.safe.clone().unwrap_or_else(|| "-".to_owned()),
+                u.latest.clone().unwrap_or_else(|| "-".to_owned()),
+                blocked_cell(u),
+            ]);
+        }
+        let _ = writeln!(out, "{t}");
+    }
+    let _ = writeln!(out, "{}", upgrades_summary(list));
     out
 }

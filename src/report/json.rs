@@ -8,6 +8,7 @@ use crate::matcher::Matcher;
 use crate::order::InstallOrder;
 use crate::plan::Plan;
 use crate::product::ProductId;
+use crate::upgrade::Upgrade;
 use crate::version::Version;
 
 use crate::finding::{Finding, Severity};
@@ -151,5 +152,22 @@ pub fn plan(p: &Plan) -> String {
             "why": s.why,
         })).collect::<Vec<_>>(),
         "explanation": p.explanation,
+    }))
+}
+
+/// `upgrades`: `{"upgrades": [{"product", "installed", "safe", "latest", "blocked_by",
+/// "requires"}]}` as SPEC section 8 says, plus `latest_installable`.
+#[must_use]
+pub fn upgrades(list: &[Upgrade]) -> String {
+    to_json(&json!({
+        "upgrades": list.iter().map(|u| json!({
+            "product": u.product,
+            "installed": u.installed,
+            "safe": u.safe,
+            "latest": u.latest,
+            "blocked_by": u.blocked_by,
+            "requires": u.requires.iter().map(|(p, v)| json!({"product": p, "version": v})).collect::<Vec<_>>(),
+            "latest_installable": u.latest_installable,
+        })).collect::<Vec<_>>(),
     }))
 }

@@ -3,6 +3,9 @@
 use std::fmt::Write;
 
 use crate::order::InstallOrder;
+use crate::upgrade::Upgrade;
+
+use super::human::{blocked_cell, upgrades_summary};
 
 fn cell(text: &str) -> String {
     text.replace('|', "\\|")
@@ -55,5 +58,32 @@ pub fn install_order(o: &InstallOrder) -> String {
                 .join(", ")
         );
     }
+    out
+}
+
+/// Safe upgrades as a markdown table for a pull-request comment.
+#[must_use]
+pub fn upgrades(environment: &str, list: &[Upgrade]) -> String {
+    let mut out = format!("## Upgrades for `{environment}`\n\n");
+    if !list.is_empty() {
+        out.push_str(
+            "| Product | Installed | Safe | Latest | Blocked by |\n|---|---|---|---|---|\n",
+        );
+        for u in list {
+            let _ = writeln!(
+                out,
+                "| `{}` | {} | {} | {} | {} |",
+                u.product,
+                u.installed,
+                u.safe
+                    .as_deref()
+                    .map_or_else(|| "–".to_owned(), |s| format!("**{s}**")),
+                u.latest.as_deref().unwrap_or("–"),
+                cell(&blocked_cell(u))
+            );
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{}", upgrades_summary(list));
     out
 }

@@ -1,0 +1,335 @@
+//! Safe upgrades (SPEC section 7): for each installed product, the newest candidate that could
+//! replace it alone, the newest candidate overall, and what blocks the latter.
+//!
+//! - `safe`: every entity of the product moved to the candidate, every other entity unchanged,
+//!   and every constraint that involves the product holds: the candidate's own dependencies
+//!   and incompatibilities (even where the installed release already breaks them) and every
+//!   other installed release's constraints on it, optional ones included. Problems elsewhere
+//!   are not its concern.
+//! - `blocked_by`: the constraints `latest` would break that way, as findings.
+//! - `requires`: the fewest other installed products to upgrade (then the smallest moves) so
+//!   that `latest` becomes installable, found by the planner's own search; it never adds a
+//!   product that is not installed.
+//!
+//! One planning model serves every product, and the products are examined in parallel and
+//! collected in product order.
+
+use rayon::prelude::*;
+
+use crate::catalog::Catalog;
+use crate::environment::Environment;
+use crate::finding::Finding;
+use crate::plan::model::{Conflict, Model, Policy, Value};
+use crate::plan::search::{Budget, Search};
+use crate::product::ProductId;
+
+/// The upgrade picture of one installed product.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Upgrade {
+    pub product: ProductId,
+    /// The highest installed version.
+    pub installed: String,
+    pub safe: Option<String>,
+    pub latest: Option<String>,
+    /// What `latest` would break if it replaced the product alone.
+    pub blocked_by: Vec<Finding>,
+    /// The other products to upgrade, and to what, so that `latest` can be installed.
+    pub requires: Vec<(ProductId, String)>,
+    /// Whether any state with `latest` exists at all (without installing new products).
+    pub latest_installable: bool,
+}
+
+/// The picture of every installed product, sorted by product.
+#[must_use]
+pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade> {
+    let policy = Policy {
+        pre,
+        allow_downgrade: false,
+        allow_install: false,
+    };
+    let model = Model::build(env, catalog, policy, &[]);
+    let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    (0..model.vars.len())
+        .into_par_iter()
+        .filter(|&p| model.vars[p].installed())
+        .map(|p| examine(&model, &current, p))
+        .collect()
+}
+
+/// The constraints `p` at `value` breaks with everything else as it is.
+fn alone(model: &Model<'_>, p: usize, value: Value) -> Vec<Conflict> {
+    let mut out = model.unary(p, value);
+    for &q in &model.neighbors[p] {
+        out.extend(model.conflicts(p, value, q, model.vars[q].domain[0]));
+    }
+    out.sort();
+    out.dedup();
+    out
+}
+
+fn examine(model: &Model<'_>, current: &[Value], p: usize) -> Upgrade {
+    let var = &model.vars[p];
+    // Candidates newest first: every release the policy allows, even one that needs something
+    // missing (that is a reason it is blocked, shown as such).
+    let mut candidates: Vec<Value> = var
+        .domain
+        .iter()
+        .copied()
+        .filter(|v| matches!(v, Value::Release(_)))
+        .filter(|&v| {
+            var.installed_version()
+                .zip(var.version(v))
+                .is_none_or(|(i, c)| c > i)
+        })
+        .collect();
+    candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
+    let version = |v: Value| var.version(v).map(ToString::to_string);
+    let latest = candidates.first().copied();
+    let safe = candidates
+        .iter()
+        .copied()
+        .find(|&c| alone(model, p, c).is_empty());
+    let mut upgrade = Upgrade {
+        product: var.product.clone(),
+        installed: var
+            .installed_version()
+            .map_or_else(String::new, ToString::to_string),
+        safe: safe.and_then(version),
+        latest: latest.and_then(version),
+        blocked_by: Vec::new(),
+        requires: Vec::new(),
+        latest_installable: true,
+    };
+    let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
+        return upgrade;
+    };
+    upgrade.blocked_by = alone(model, p, latest).iter().map(finding).collect();
+    let budget = Budget {
+        nodes: 200_000,
+        deadline: None,
+    };
+    let mut search = Search::new(model, current.to_vec(), budget);
+    let found = search.fix(&[(p, latest)]).then(|| search.best()).flatten();
+    match found {
+        Some(found) => {
+            upgrade.requires = found
+                .values
+                .iter()
+                .enumerate()
+                .filter(|&(q, &v)| q != p && v != current[q])
+                .filter_map(|(q, &v)| {
+                    let var = &model.vars[q];
+                    var.version(v)
+                        .map(|ver| (var.product.clone(), ver.to_string()))
+                })
+                .collect();
+        }
+        None => upgrade.latest_installable = false,
+    }
+    upgrade
+}
+
+/// A broken constraint as a finding: who declares it, which range, what would be found.
+#[must_use]
+pub fn finding(c: &Conflict) -> Finding {
+    let mut f = Finding::new(
+        c.code,
+        crate::plan::explain::describe(c),
+        format!("{} {}", c.dependency, c.range),
+    );
+    f.entity.clone_from(&c.declarer_entity);
+    f.product = Some(c.declarer.clone());
+    f.version = Some(c.declarer_version.clone());
+    f.dependency = Some(c.dependency.clone());
+    f.found.clone_from(&c.found);
+    f.minimum.clone_from(&c.minimum);
+    f.maximum.clone_from(&c.maximum);
+    f.optional = Some(c.optional);
+    f
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::{environment, manifest};
+
+    /// A catalog from `product version [dep-product min max [optional|incompatible]]...` lines.
+    fn catalog(lines: &[&str]) -> Catalog {
+        let mut text = String::new();
+        for line in lines {
+            let mut words = line.split_whitespace();
+            let (product, version) = (words.next().unwrap(), words.next().unwrap());
+            let (group, name) = product.split_once(':').unwrap();
+            let mut deps = String::new();
+            let mut incs = String::new();
+            let rest: Vec<&str> = words.collect();
+            for chunk in rest.split(|w| *w == "|") {
+                let [dep, min, max, flags @ ..] = chunk else {
+                    continue;
+                };
+                let (dg, dn) = dep.split_once(':').unwrap();
+                let head = format!("    - product-group: {dg}\n      product-name: {dn}\n");
+                if flags.contains(&"incompatible") {
+                    let _ = write!(
+                        incs,
+                        "{head}      minimum-version: {min}\n      maximum-version: {max}\n"
+                    );
+                } else {
+                    let optional = flags.contains(&"optional");
+                    let _ = write!(
+                        deps,
+                        "{head}      minimum-version: {min}\n      maximum-version: {max}\n      optional: {optional}\n"
+                    );
+                }
+            }
+            let list = |s: &str| {
+                if s.is_empty() {
+                    " []\n".to_owned()
+                } else {
+                    format!("\n{s}")
+                }
+            };
+            let _ = write!(
+                text,
+                "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
+                 product-version: {version}\nextensions:\n  product-dependencies:{}  \
+                 product-incompatibilities:{}---\n",
+                list(&deps),
+                list(&incs)
+            );
+        }
+        Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap()
+    }
+
+    fn env(entities: &[(&str, &str)]) -> Environment {
+        let mut text = String::from("entities:\n");
+        for (product, version) in entities {
+            let _ = writeln!(text, "  - product: {product}\n    version: {version}");
+        }
+        environment::parse(&text, &Arc::from("e.yml"), "e").unwrap()
+    }
+
+    /// `product installed safe latest | requires... | blocking codes`
+    fn row(u: &Upgrade) -> String {
+        let requires: Vec<String> = u.requires.iter().map(|(p, v)| format!("{p}@{v}")).collect();
+        let codes: Vec<&str> = u.blocked_by.iter().map(|f| f.code.as_str()).collect();
+        format!(
+            "{} {} {} {} | {} | {}{}",
+            u.product,
+            u.installed,
+            u.safe.as_deref().unwrap_or("-"),
+            u.latest.as_deref().unwrap_or("-"),
+            requires.join(" "),
+            codes.join(" "),
+            if u.latest_installable {
+                ""
+            } else {
+                " (not installable)"
+            }
+        )
+    }
+
+    #[track_caller]
+    fn check(lines: &[&str], entities: &[(&str, &str)], pre: bool, expected: &[&str]) {
+        let list = upgrades(&env(entities), &catalog(lines), pre);
+        let rows: Vec<String> = list.iter().map(row).collect();
+        assert_eq!(rows, expected);
+    }
+
+    #[test]
+    fn a_bridge_release_is_safe_where_the_newest_is_not() {
+        check(
+            &[
+                "g:db 1.0.0",
+                "g:db 2.0.0",
+                "g:app 1.0.0 g:db 1.0.0 1.x.x",
+                "g:app 1.5.0 g:db 1.0.0 2.x.x",
+                "g:app 2.0.0 g:db 2.0.0 2.x.x",
+            ],
+            &[("g:db", "1.0.0"), ("g:app", "1.0.0")],
+            false,
+            &[
+                "g:app 1.0.0 1.5.0 2.0.0 | g:db@2.0.0 | version-too-low",
+                "g:db 1.0.0 - 2.0.0 | g:app@1.5.0 | version-too-high",
+            ],
+        );
+    }
+
+    #[test]
+    fn a_blocked_upgrade_can_need_two_co_upgrades() {
+        check(
+            &[
+                "g:a 1.0.0",
+                "g:a 2.0.0 g:b 2.0.0 2.x.x | g:c 2.0.0 2.x.x",
+                "g:b 1.0.0",
+                "g:b 2.0.0",
+                "g:c 1.0.0",
+                "g:c 2.0.0",
+            ],
+            &[("g:a", "1.0.0"), ("g:b", "1.0.0"), ("g:c", "1.0.0")],
+            false,
+            &[
+                "g:a 1.0.0 - 2.0.0 | g:b@2.0.0 g:c@2.0.0 | version-too-low version-too-low",
+                "g:b 1.0.0 2.0.0 2.0.0 |  | ",
+                "g:c 1.0.0 2.0.0 2.0.0 |  | ",
+            ],
+        );
+    }
+
+    #[test]
+    fn missing_products_optional_dependencies_and_incompatibilities_block() {
+        check(
+            &[
+                "g:a 1.0.0",
+                "g:a 2.0.0 g:ghost 1.0.0 1.x.x",
+                "g:b 1.0.0 g:a 1.0.0 1.x.x optional",
+                "g:c 1.0.0",
+                "g:c 2.0.0 g:a 1.0.0 1.x.x incompatible",
+            ],
+            &[("g:a", "1.0.0"), ("g:b", "1.0.0"), ("g:c", "1.0.0")],
+            false,
+            &[
+                "g:a 1.0.0 - 2.0.0 |  | missing-dependency version-too-high (not installable)",
+                "g:b 1.0.0 - - |  | ",
+                "g:c 1.0.0 - 2.0.0 |  | incompatible-release (not installable)",
+            ],
+        );
+    }
+
+    #[test]
+    fn release_candidates_only_with_pre() {
+        let lines = [
+            "g:a 1.0.0",
+            "g:a 1.1.0",
+            "g:a 2.0.0-rc1",
+            "g:a 1.1.0-3-gabc",
+        ];
+        check(
+            &lines,
+            &[("g:a", "1.0.0")],
+            false,
+            &["g:a 1.0.0 1.1.0 1.1.0 |  | "],
+        );
+        check(
+            &lines,
+            &[("g:a", "1.0.0")],
+            true,
+            &["g:a 1.0.0 2.0.0-rc1 2.0.0-rc1 |  | "],
+        );
+    }
+
+    #[test]
+    fn installed_is_the_highest_entity() {
+        let lines = ["g:a 1.0.0", "g:a 1.2.0", "g:a 1.5.0"];
+        let mut e = env(&[("g:a", "1.0.0")]);
+        let mut second = e.entities[0].clone();
+        second.name = "a-2".into();
+        second.version = crate::version::Version::parse("1.2.0").unwrap();
+        e.entities.push(second);
+        let list = upgrades(&e, &catalog(&lines), false);
+        assert_eq!(row(&list[0]), "g:a 1.2.0 1.5.0 1.5.0 |  | ");
+    }
+}
