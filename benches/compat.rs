@@ -210,7 +210,35 @@ fn planning(c: &mut Criterion) {
     group.finish();
 }
 
+fn upgrading(c: &mut Criterion) {
+    let mut group = c.benchmark_group("upgrades");
+    group.sample_size(10);
+    let (name, products, releases) = SIZES[2];
+    let g = workload(products, releases);
+    let (catalog, env) = load(&g);
+    group.throughput(Throughput::Elements(products as u64));
+    group.bench_function(format!("in-memory/{name}"), |b| {
+        b.iter(|| black_box(compat::upgrade::upgrades(&env, &catalog, false)));
+    });
+    // From the database, as the command runs: read the releases of the installed products.
+    // (The database is the one `catalog-db` builds.)
+    let db = std::env::temp_dir()
+        .join(format!("compat-bench-db-{name}"))
+        .join("catalog.db");
+    if db.exists() {
+        let wanted: Vec<&ProductId> = catalog.products().collect();
+        group.bench_function(format!("from-db/{name}"), |b| {
+            b.iter(|| {
+                let store = Store::open(&db).unwrap();
+                let loaded = store.load_products(&wanted).unwrap();
+                black_box(compat::upgrade::upgrades(&env, &loaded, false))
+            });
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
-    benches, versions, manifests, validation, database, ordering, planning
+    benches, versions, manifests, validation, database, ordering, planning, upgrading
 );
 criterion_main!(benches);

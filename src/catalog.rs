@@ -27,11 +27,25 @@ pub trait CatalogSource {
     /// When the source cannot be read.
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors>;
 
+    /// A catalog holding every release of these products that is at least the given version
+    /// (every release of the product for `None`): the candidates of an upgrade and the
+    /// releases that run now, without the history below them.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn load_from(
+        &self,
+        products: &[(&ProductId, Option<&Version>)],
+    ) -> Result<Catalog, InputErrors>;
+
     /// A catalog holding every release of these products.
     ///
     /// # Errors
     /// When the source cannot be read.
-    fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors>;
+    fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors> {
+        let all: Vec<_> = products.iter().map(|p| (*p, None)).collect();
+        self.load_from(&all)
+    }
 }
 
 /// An already loaded catalog is a source of itself.
@@ -40,7 +54,7 @@ impl CatalogSource for Catalog {
         Ok(self.clone())
     }
 
-    fn load_products(&self, _: &[&ProductId]) -> Result<Catalog, InputErrors> {
+    fn load_from(&self, _: &[(&ProductId, Option<&Version>)]) -> Result<Catalog, InputErrors> {
         Ok(self.clone())
     }
 }

@@ -449,7 +449,7 @@ fn env_warnings(env: &crate::environment::Environment) -> Vec<String> {
 }
 
 fn run_upgrades(args: &UpgradesArgs) -> Result<Outcome, CliError> {
-    let (env, catalog) = load_inputs_for_plan(&args.env, &args.catalog, &[], false)?;
+    let (env, catalog) = load_inputs_for_plan(&args.env, &args.catalog, &[], false, false)?;
     let list = crate::upgrade::upgrades(&env, &catalog, args.pre);
     let stdout = match args.format {
         OrderFormat::Human => human::upgrades(&list),
@@ -499,8 +499,13 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
         }
         None => None,
     };
-    let (env, catalog) =
-        load_inputs_for_plan(&args.env, &args.catalog, &targets, args.allow_install)?;
+    let (env, catalog) = load_inputs_for_plan(
+        &args.env,
+        &args.catalog,
+        &targets,
+        args.allow_install,
+        args.allow_downgrade,
+    )?;
     let request = crate::plan::Request {
         targets,
         all: args.all,
@@ -545,13 +550,15 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
     Ok(outcome)
 }
 
-/// A plan reads every release of the products it can involve: the installed ones and the
-/// targets, and with `allow_install` every product their releases depend on, transitively.
+/// A plan (or the upgrades list) reads the releases of the products it can involve: the
+/// installed ones and the targets, and with `allow_install` every product their releases
+/// depend on, transitively.
 fn load_inputs_for_plan(
     env_path: &std::path::Path,
     catalog_path: &std::path::Path,
     targets: &[crate::plan::Target],
     allow_install: bool,
+    allow_downgrade: bool,
 ) -> Result<(crate::environment::Environment, Catalog), CliError> {
     let env = loader::read_environment(env_path);
     let source = loader::open_catalog(catalog_path);
@@ -568,29 +575,42 @@ fn load_inputs_for_plan(
             return Err(InputErrors(errors).into());
         }
     };
-    let mut wanted: std::collections::BTreeSet<ProductId> = env
-        .entities
-        .iter()
-        .filter(|e| e.is_installed())
-        .map(|e| e.product.clone())
-        .collect();
-    wanted.extend(targets.iter().map(|t| match t {
-        crate::plan::Target::Newest(p) | crate::plan::Target::Exact(p, _) => p.clone(),
-    }));
+    // Each installed product from its lowest running version up (nothing older can be a
+    // candidate without downgrades); targets, downgrades and installs read every release.
+    let mut lowest: BTreeMap<ProductId, Option<Version>> = BTreeMap::new();
+    for e in env.entities.iter().filter(|e| e.is_installed()) {
+        let floor = (!allow_downgrade && e.version.is_orderable()).then(|| e.version.clone());
+        lowest
+            .entry(e.product.clone())
+            .and_modify(|low| {
+                *low = match (low.take(), &floor) {
+                    (Some(a), Some(b)) => Some(if *b < a { b.clone() } else { a }),
+                    _ => None,
+                };
+            })
+            .or_insert(floor);
+    }
+    for t in targets {
+        let (crate::plan::Target::Newest(p) | crate::plan::Target::Exact(p, _)) = t;
+        lowest.insert(p.clone(), None);
+    }
     loop {
-        let list: Vec<&ProductId> = wanted.iter().collect();
-        let catalog = source.load_products(&list)?;
+        let list: Vec<(&ProductId, Option<&Version>)> =
+            lowest.iter().map(|(p, v)| (p, v.as_ref())).collect();
+        let catalog = source.load_from(&list)?;
         if !allow_install {
             return Ok((env, catalog));
         }
-        let before = wanted.len();
+        let before = lowest.len();
         let deps: Vec<ProductId> = catalog
             .products()
             .flat_map(|p| catalog.releases(p))
             .flat_map(|m| m.dependencies.iter().map(|d| d.product.clone()))
             .collect();
-        wanted.extend(deps);
-        if wanted.len() == before {
+        for d in deps {
+            lowest.entry(d).or_insert(None);
+        }
+        if lowest.len() == before {
             return Ok((env, catalog));
         }
     }

@@ -444,12 +444,27 @@ impl CatalogSource for Store {
         )
     }
 
-    fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors> {
-        let keys: Vec<[&str; 2]> = products.iter().map(|p| [p.group(), p.name()]).collect();
+    fn load_from(
+        &self,
+        products: &[(&ProductId, Option<&Version>)],
+    ) -> Result<Catalog, InputErrors> {
+        // `version_key` sorts like versions, so "at least" is one indexed comparison; a
+        // non-orderable version has no place in the order, so it asks for everything.
+        let keys: Vec<[Option<String>; 3]> = products
+            .iter()
+            .map(|(p, v)| {
+                [
+                    Some(p.group().to_owned()),
+                    Some(p.name().to_owned()),
+                    v.filter(|v| v.is_orderable()).map(Version::storage_key),
+                ]
+            })
+            .collect();
         self.collect_json(
             &serde_json::to_string(&keys).unwrap_or_default(),
             "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
-             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1",
+             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
+                AND (w.value ->> 2 IS NULL OR r.version_key >= w.value ->> 2)",
         )
     }
 }
@@ -547,6 +562,29 @@ fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Res
     Ok(())
 }
 
+/// Product ids read from rows, shared: 200,000 releases name only a few thousand products,
+/// and one `ProductId` per row was most of the allocations of a large read.
+#[derive(Default)]
+struct Products {
+    known: BTreeMap<String, ProductId>,
+    key: String,
+}
+
+impl Products {
+    fn get(&mut self, group: &str, name: &str) -> Result<ProductId, String> {
+        self.key.clear();
+        self.key.push_str(group);
+        self.key.push('\0');
+        self.key.push_str(name);
+        if let Some(id) = self.known.get(&self.key) {
+            return Ok(id.clone());
+        }
+        let id = ProductId::new(group, name)?;
+        self.known.insert(self.key.clone(), id.clone());
+        Ok(id)
+    }
+}
+
 /// Rebuilds one stored manifest from its rows.
 fn read_manifest(conn: &Connection, path: &str, id: i64) -> Result<Manifest, InputError> {
     read_manifests(conn, path, Some(id))?
@@ -565,7 +603,7 @@ fn read_manifests(
 ) -> Result<Vec<Manifest>, InputError> {
     let err = |e: rusqlite::Error| sql_error(path, &e);
     let bad = |what: &str| corrupt(path, what);
-    let product = |group: &str, name: &str| ProductId::new(group, name).map_err(|m| bad(&m));
+    let mut products = Products::default();
     let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
 
     if let Some(id) = only {
@@ -597,7 +635,7 @@ fn read_manifests(
         manifests.insert(
             row.get(0).map_err(err)?,
             Manifest {
-                product: product(&text(1)?, &text(2)?)?,
+                product: products.get(&text(1)?, &text(2)?).map_err(|m| bad(&m))?,
                 version: version(&text(3)?)?,
                 product_type: row.get(4).map_err(err)?,
                 dependencies: Vec::new(),
@@ -608,8 +646,8 @@ fn read_manifests(
             },
         );
     }
-    read_dependencies(conn, path, &mut manifests)?;
-    read_incompatibilities(conn, path, &mut manifests)?;
+    read_dependencies(conn, path, &mut manifests, &mut products)?;
+    read_incompatibilities(conn, path, &mut manifests, &mut products)?;
     read_issues(conn, path, &mut manifests)?;
     Ok(manifests.into_values().collect())
 }
@@ -630,10 +668,10 @@ fn read_dependencies(
     conn: &Connection,
     path: &str,
     manifests: &mut BTreeMap<i64, Manifest>,
+    products: &mut Products,
 ) -> Result<(), InputError> {
     let err = |e: rusqlite::Error| sql_error(path, &e);
     let bad = |what: &str| corrupt(path, what);
-    let product = |group: &str, name: &str| ProductId::new(group, name).map_err(|m| bad(&m));
     let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
     let matcher = |text: &str| Matcher::parse(text).map_err(|e| bad(&e.to_string()));
     let mut stmt = conn
@@ -648,7 +686,7 @@ fn read_dependencies(
         let text = |i| row.get::<_, String>(i).map_err(err);
         let recommended: Option<String> = row.get(5).map_err(err)?;
         let dependency = Dependency {
-            product: product(&text(1)?, &text(2)?)?,
+            product: products.get(&text(1)?, &text(2)?).map_err(|m| bad(&m))?,
             range: Range::new(version(&text(3)?)?, matcher(&text(4)?)?),
             recommended: recommended.as_deref().map(version).transpose()?,
             optional: row.get(6).map_err(err)?,
@@ -667,10 +705,10 @@ fn read_incompatibilities(
     conn: &Connection,
     path: &str,
     manifests: &mut BTreeMap<i64, Manifest>,
+    products: &mut Products,
 ) -> Result<(), InputError> {
     let err = |e: rusqlite::Error| sql_error(path, &e);
     let bad = |what: &str| corrupt(path, what);
-    let product = |group: &str, name: &str| ProductId::new(group, name).map_err(|m| bad(&m));
     let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
     let matcher = |text: &str| Matcher::parse(text).map_err(|e| bad(&e.to_string()));
     let mut stmt = conn
@@ -687,7 +725,7 @@ fn read_incompatibilities(
         let minimum: Option<String> = row.get(3).map_err(err)?;
         let maximum: Option<String> = row.get(4).map_err(err)?;
         let incompatibility = Incompatibility {
-            product: product(&text(1)?, &text(2)?)?,
+            product: products.get(&text(1)?, &text(2)?).map_err(|m| bad(&m))?,
             range: Range {
                 minimum: minimum.as_deref().map(version).transpose()?,
                 maximum: maximum.as_deref().map(matcher).transpose()?,

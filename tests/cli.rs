@@ -66,22 +66,35 @@ mod catalog {
                 "testdata/cases/warnings/catalog",
                 "testdata/cases/warnings/env.yml",
             ),
+            ("testdata/cases/plan/catalog", "testdata/cases/plan/env.yml"),
         ];
         for (i, (catalog, env)) in cases.iter().enumerate() {
             let db = dir.join(format!("c{i}.db"));
             assert_eq!(import(&[catalog], &db).status.code(), Some(0));
-            for format in ["human", "json", "junit", "github", "sarif"] {
-                let from_dir = compat(&["validate", env, "--catalog", catalog, "-f", format]);
-                let from_db = compat(&["validate", env, "--catalog", path(&db), "-f", format]);
-                assert_eq!(
-                    from_dir.status.code(),
-                    from_db.status.code(),
-                    "{env} {format}"
-                );
+            let mut commands: Vec<Vec<&str>> = ["human", "json", "junit", "github", "sarif"]
+                .iter()
+                .map(|f| vec!["validate", env, "-f", f])
+                .collect();
+            commands.extend([
+                vec!["upgrades", env, "-f", "json"],
+                vec!["upgrades", env, "--pre"],
+                vec!["plan", env, "--all", "-f", "json"],
+                vec!["plan", env, "--target", "com.example:web"],
+                vec!["order", env, "--from-scratch", "-f", "json"],
+                vec!["graph", env],
+            ]);
+            for command in commands {
+                let run = |source: &str| {
+                    let mut args = command.clone();
+                    args.extend(["--catalog", source]);
+                    compat(&args)
+                };
+                let (from_dir, from_db) = (run(catalog), run(path(&db)));
+                assert_eq!(from_dir.status.code(), from_db.status.code(), "{command:?}");
                 assert_eq!(
                     String::from_utf8_lossy(&from_dir.stdout),
                     String::from_utf8_lossy(&from_db.stdout),
-                    "{env} {format}"
+                    "{command:?}"
                 );
             }
         }
