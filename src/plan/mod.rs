@@ -82,6 +82,11 @@ pub struct Plan {
     pub steps: Vec<Step>,
     /// Why the plan is what it is: blocked targets, and why a target cannot be reached.
     pub explanation: Vec<String>,
+    /// Violations the environment has today that the final state no longer has.
+    pub repairs: Vec<String>,
+    /// Violations the environment has today that the final state still has (a plan never
+    /// adds one, but it does not chase every old one either).
+    pub unrepaired: Vec<String>,
 }
 
 const NODES: u64 = 2_000_000;
@@ -144,16 +149,67 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
             final_state: final_state(env, &model, &current),
             steps: Vec::new(),
             explanation,
+            repairs: Vec::new(),
+            unrepaired: Vec::new(),
         };
     };
     let steps = rolling_steps(env, &model, &values);
+    let final_state = final_state(env, &model, &values);
+    let (repairs, unrepaired) = compare_violations(env, catalog, &final_state);
     Plan {
         feasible: true,
         complete,
-        final_state: final_state(env, &model, &values),
+        final_state,
         steps,
         explanation,
+        repairs,
+        unrepaired,
     }
+}
+
+/// The error findings of today's environment, split into those the final state no longer
+/// has and those it still has (matched by entity, code, dependency and found version).
+fn compare_violations(
+    env: &Environment,
+    catalog: &Catalog,
+    final_state: &[FinalEntity],
+) -> (Vec<String>, Vec<String>) {
+    use crate::finding::Severity;
+    let before = crate::validate::validate(env, catalog);
+    if before.passes(Severity::Error) {
+        return (Vec::new(), Vec::new());
+    }
+    let mut after_env = env.clone();
+    for e in &mut after_env.entities {
+        if let Some(f) = final_state.iter().find(|f| f.entity == e.name)
+            && let Ok(v) = Version::parse(&f.version)
+        {
+            e.version = v;
+        }
+    }
+    let after = crate::validate::validate(&after_env, catalog);
+    let key = |f: &crate::finding::Finding| {
+        (
+            f.entity.clone(),
+            f.code,
+            f.dependency.clone(),
+            f.found_entity.clone(),
+        )
+    };
+    let remaining: std::collections::BTreeSet<_> = after
+        .findings()
+        .filter(|f| f.severity == Severity::Error)
+        .map(key)
+        .collect();
+    let (mut repairs, mut unrepaired) = (Vec::new(), Vec::new());
+    for f in before.findings().filter(|f| f.severity == Severity::Error) {
+        if remaining.contains(&key(f)) {
+            unrepaired.push(f.message.clone());
+        } else {
+            repairs.push(f.message.clone());
+        }
+    }
+    (repairs, unrepaired)
 }
 
 /// The fixed values the targets take; `None` (with the reasons) when one cannot be reached.

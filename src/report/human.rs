@@ -295,6 +295,12 @@ pub fn plan(p: &Plan) -> String {
     for line in &p.explanation {
         let _ = writeln!(out, "{line}");
     }
+    for line in &p.repairs {
+        let _ = writeln!(out, "repairs: {line}");
+    }
+    for line in &p.unrepaired {
+        let _ = writeln!(out, "still broken (not made worse): {line}");
+    }
     let verdict = if !p.feasible {
         "no plan: the targets cannot be reached".to_owned()
     } else if p.steps.is_empty() {

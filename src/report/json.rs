@@ -152,6 +152,8 @@ pub fn plan(p: &Plan) -> String {
             "why": s.why,
         })).collect::<Vec<_>>(),
         "explanation": p.explanation,
+        "repairs": p.repairs,
+        "unrepaired": p.unrepaired,
     }))
 }
 
