@@ -191,6 +191,7 @@ fn planning(c: &mut Criterion) {
         all,
         policy: Policy::default(),
         deadline: None,
+        progress: None,
     };
     // A product that many others depend on (low numbers are the popular core ones).
     let core = ProductId::parse("com.gen.team01:svc-00001").unwrap();

@@ -515,6 +515,7 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
             allow_install: args.allow_install,
         },
         deadline,
+        progress: Some(show_progress),
     };
     let plan = crate::plan::plan(&env, &catalog, &request);
     if let (Some(path), true) = (&args.write_env, plan.feasible) {
@@ -548,6 +549,12 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
     let mut outcome = Outcome::new(stdout, plan.feasible);
     outcome.warnings = env_warnings(&env);
     Ok(outcome)
+}
+
+/// A long plan says how far it has come, on stderr, so it never looks hung.
+#[allow(clippy::print_stderr)] // progress is a diagnostic: stderr, next to the data on stdout
+fn show_progress(p: &crate::plan::Progress) {
+    eprintln!("planning: {} ({} of {})", p.stage, p.done, p.total);
 }
 
 /// A plan (or the upgrades list) reads the releases of the products it can involve: the

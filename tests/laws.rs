@@ -470,6 +470,7 @@ mod planner {
             all,
             policy: Policy::default(),
             deadline: None,
+            progress: None,
         }
     }
 

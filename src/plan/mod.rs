@@ -49,6 +49,43 @@ pub struct Request {
     pub policy: Policy,
     /// Stop searching at this moment and report the best plan found so far.
     pub deadline: Option<Instant>,
+    /// Told how far a long search has come, about once a second.
+    pub progress: Option<fn(&Progress)>,
+}
+
+/// How far a plan has come, for a progress line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// What is being done: `deciding products` or `ordering steps`.
+    pub stage: &'static str,
+    /// Items done so far, of `total`.
+    pub done: usize,
+    pub total: usize,
+}
+
+/// Calls the progress callback at most once a second, and only once a search has run for a
+/// second (quick plans stay quiet).
+struct Reporter {
+    callback: Option<fn(&Progress)>,
+    last: Instant,
+}
+
+impl Reporter {
+    fn new(callback: Option<fn(&Progress)>) -> Self {
+        Reporter {
+            callback,
+            last: Instant::now(),
+        }
+    }
+
+    fn tick(&mut self, stage: &'static str, done: usize, total: usize) {
+        if let Some(callback) = self.callback
+            && self.last.elapsed().as_secs() >= 1
+        {
+            callback(&Progress { stage, done, total });
+            self.last = Instant::now();
+        }
+    }
 }
 
 /// One entity of the final state.
@@ -113,8 +150,15 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
     let mut explanation = Vec::new();
     let mut complete = true;
 
+    let mut reporter = Reporter::new(request.progress);
     let values = if request.all {
-        Some(maximize_all(&model, current.clone(), budget, &mut complete))
+        Some(maximize_all(
+            &model,
+            current.clone(),
+            budget,
+            &mut complete,
+            &mut reporter,
+        ))
     } else {
         match decide_targets(
             &model,
@@ -153,7 +197,7 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
             unrepaired: Vec::new(),
         };
     };
-    let steps = rolling_steps(env, &model, &values);
+    let steps = rolling_steps(env, &model, &values, &mut reporter);
     let final_state = final_state(env, &model, &values);
     let (repairs, unrepaired) = compare_violations(env, catalog, &final_state);
     Plan {
@@ -381,8 +425,10 @@ fn maximize_all(
     mut baseline: Vec<Value>,
     budget: Budget,
     complete: &mut bool,
+    reporter: &mut Reporter,
 ) -> Vec<Value> {
     for p in 0..model.vars.len() {
+        reporter.tick("deciding products", p, model.vars.len());
         let var = &model.vars[p];
         if !var.installed() {
             continue;
@@ -400,10 +446,18 @@ fn maximize_all(
             let mut search = Search::new(model, baseline.clone(), budget);
             search.freeze_below(p);
             let found = search.fix(&[(p, c)]).then(|| search.first()).flatten();
-            if let Some(found) = found {
-                *complete &= found.proven;
-                baseline = found.values;
-                break;
+            match found {
+                Some(found) => {
+                    *complete &= found.proven;
+                    baseline = found.values;
+                    break;
+                }
+                // out of time: what is decided stands, the rest keeps its baseline
+                None if budget.exhausted(search.nodes()) => {
+                    *complete = false;
+                    break;
+                }
+                None => {}
             }
         }
     }
@@ -458,7 +512,12 @@ fn install_name(env: &Environment, product: &ProductId) -> String {
         .unwrap_or(base)
 }
 
-fn rolling_steps(env: &Environment, model: &Model<'_>, values: &[Value]) -> Vec<Step> {
+fn rolling_steps(
+    env: &Environment,
+    model: &Model<'_>,
+    values: &[Value],
+    reporter: &mut Reporter,
+) -> Vec<Step> {
     let mut current: Vec<BTreeMap<String, model::Instance<'_>>> =
         vec![BTreeMap::new(); model.vars.len()];
     for e in env.entities.iter().filter(|e| e.is_installed()) {
@@ -501,15 +560,17 @@ fn rolling_steps(env: &Environment, model: &Model<'_>, values: &[Value]) -> Vec<
             });
         }
     }
-    steps::order(model, current, moves)
-        .into_iter()
-        .map(|o| Step {
-            entity: o.step.entity,
-            product: model.vars[o.step.var].product.clone(),
-            from: o.step.from.map(|f| f.version.to_string()),
-            to: o.step.to.version.to_string(),
-            group: o.group,
-            why: o.why,
-        })
-        .collect()
+    steps::order(model, current, moves, &mut |done, total| {
+        reporter.tick("ordering steps", done, total);
+    })
+    .into_iter()
+    .map(|o| Step {
+        entity: o.step.entity,
+        product: model.vars[o.step.var].product.clone(),
+        from: o.step.from.map(|f| f.version.to_string()),
+        to: o.step.to.version.to_string(),
+        group: o.group,
+        why: o.why,
+    })
+    .collect()
 }

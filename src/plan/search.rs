@@ -49,7 +49,7 @@ impl Budget {
         used >= self.nodes
             || self
                 .deadline
-                .is_some_and(|d| used.is_multiple_of(256) && Instant::now() >= d)
+                .is_some_and(|d| (used == 1 || used.is_multiple_of(256)) && Instant::now() >= d)
     }
 }
 

@@ -185,22 +185,59 @@ fn bridge<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> Opti
     })
 }
 
+/// The positions in `pending` of the smallest closure (see [`closure`]) that can be applied
+/// together, or of everything pending when none can.
+fn smallest_group<'a>(
+    model: &Model<'a>,
+    state: &mut State<'a>,
+    moves: &[Move<'a>],
+    pending: &[usize],
+) -> Vec<usize> {
+    let mut members = (0..pending.len())
+        .filter_map(|k| closure(model, state, moves, pending, k))
+        .min_by_key(Vec::len)
+        .unwrap_or_else(|| (0..pending.len()).collect());
+    members.sort_unstable();
+    members
+}
+
 /// Orders `moves` from `current` (each variable's instances now); see the module docs.
 #[must_use]
 pub fn order<'a>(
     model: &Model<'a>,
     current: Vec<BTreeMap<String, Instance<'a>>>,
     mut moves: Vec<Move<'a>>,
+    progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<Ordered<'a>> {
     moves.sort_by(|a, b| a.entity.cmp(&b.entity));
+    let total = moves.len();
     let mut state = State { instances: current };
     let mut blocked: Vec<Option<String>> = vec![None; moves.len()];
+    // A step found blocked stays blocked until its product or a neighbour changes: skipping
+    // it until then keeps "the first valid step in order" and saves re-checking constraints
+    // against thousands of dependents of a core product every round.
+    let mut known_blocked = vec![false; moves.len()];
+    let mut steps_of: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (i, m) in moves.iter().enumerate() {
+        steps_of.entry(m.var).or_default().push(i);
+    }
+    let refresh = |known_blocked: &mut Vec<bool>, var: usize| {
+        for v in std::iter::once(var).chain(model.neighbors[var].iter().copied()) {
+            for &i in steps_of.get(&v).map_or(&[][..], Vec::as_slice) {
+                known_blocked[i] = false;
+            }
+        }
+    };
     let mut pending: Vec<usize> = (0..moves.len()).collect();
     let mut out = Vec::new();
     let mut group = 0;
     while !pending.is_empty() {
+        progress(out.len(), total);
         let mut chosen = None;
         for (k, &i) in pending.iter().enumerate() {
+            if known_blocked[i] {
+                continue;
+            }
             let new = added(model, &mut state, &[&moves[i]]);
             match new.iter().next() {
                 None => {
@@ -208,6 +245,7 @@ pub fn order<'a>(
                     break;
                 }
                 Some(first) => {
+                    known_blocked[i] = true;
                     if blocked[i].is_none() {
                         blocked[i] = Some(describe(first));
                     }
@@ -217,6 +255,7 @@ pub fn order<'a>(
         if let Some(k) = chosen {
             let i = pending.remove(k);
             state.apply(&moves[i]);
+            refresh(&mut known_blocked, moves[i].var);
             let why = blocked[i].take().map_or_else(
                 || "valid on its own".to_owned(),
                 |b| format!("after the steps above (until then {b})"),
@@ -236,6 +275,7 @@ pub fn order<'a>(
         {
             let i = pending[k];
             state.apply(&bridge);
+            refresh(&mut known_blocked, bridge.var);
             let why = format!(
                 "bridge release: {} {} accepts what runs now and what comes next",
                 model.vars[bridge.var].product, bridge.to.version
@@ -248,12 +288,8 @@ pub fn order<'a>(
             });
             continue;
         }
-        // No bridge either: the smallest closure that is safe together (see `closure`).
-        let pair = (0..pending.len())
-            .filter_map(|k| closure(model, &mut state, &moves, &pending, k))
-            .min_by_key(Vec::len);
-        let mut members: Vec<usize> = pair.unwrap_or_else(|| (0..pending.len()).collect());
-        members.sort_unstable();
+        // No bridge either: the smallest set that is safe together.
+        let members = smallest_group(model, &mut state, &moves, &pending);
         group += 1;
         // Why now: what the first member alone would break at this point.
         let first = &moves[pending[members[0]]];
@@ -267,6 +303,7 @@ pub fn order<'a>(
         for &k in members.iter().rev() {
             let i = pending.remove(k);
             state.apply(&moves[i]);
+            refresh(&mut known_blocked, moves[i].var);
             out.push(Ordered {
                 step: moves[i].clone(),
                 group: Some(group),
