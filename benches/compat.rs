@@ -28,6 +28,7 @@ fn workload(products: usize, releases: usize) -> Generated {
         products,
         releases,
         seed: 1,
+        tight: false,
     })
 }
 

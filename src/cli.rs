@@ -73,6 +73,9 @@ pub struct GenerateArgs {
     pub releases: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Tight two-sided windows on every dependency (the planner's hard case)
+    #[arg(long)]
+    pub tight: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -366,6 +369,7 @@ fn run_generate(args: &GenerateArgs) -> Result<Outcome, CliError> {
         products: args.products,
         releases: args.releases,
         seed: args.seed,
+        tight: args.tight,
     });
     let files = generated
         .manifests

@@ -29,6 +29,9 @@ pub struct Params {
     pub products: usize,
     pub releases: usize,
     pub seed: u64,
+    /// Adversarial shape for the planner: every dependency is a two-sided window of one or
+    /// two releases with an exact maximum, and none is optional.
+    pub tight: bool,
 }
 
 /// A generated catalog (one multi-document YAML file per product) and environment.
@@ -203,6 +206,7 @@ pub fn generate(params: Params) -> Generated {
         products: count,
         releases,
         seed,
+        tight,
     } = params;
     let releases = releases.max(1);
     let mut rng = Rng(seed);
@@ -246,7 +250,7 @@ pub fn generate(params: Params) -> Generated {
         }
         product
             .deps
-            .extend(targets.into_iter().map(|t| random_dep(&mut rng, t)));
+            .extend(targets.into_iter().map(|t| random_dep(&mut rng, t, tight)));
     }
     // A few two-product cycles of required dependencies.
     for i in 0..count {
@@ -255,7 +259,7 @@ pub fn generate(params: Params) -> Generated {
             if j != i {
                 for (from, to) in [(i, j), (j, i)] {
                     if !products[from].deps.iter().any(|d| d.target == to) {
-                        let mut dep = random_dep(&mut rng, to);
+                        let mut dep = random_dep(&mut rng, to, tight);
                         dep.optional = false;
                         products[from].deps.push(dep);
                     }
@@ -266,8 +270,17 @@ pub fn generate(params: Params) -> Generated {
     render(&products, &mut rng)
 }
 
-fn random_dep(rng: &mut Rng, target: usize) -> Dep {
+fn random_dep(rng: &mut Rng, target: usize, tight: bool) -> Dep {
     let roll = rng.below(100);
+    if tight {
+        return Dep {
+            target,
+            optional: false,
+            behind: rng.below(2),
+            ahead: rng.below(2),
+            style: Style::Exact,
+        };
+    }
     Dep {
         target,
         optional: rng.chance(25),
@@ -406,6 +419,7 @@ mod tests {
             products: 50,
             releases: 8,
             seed: 7,
+            tight: false,
         };
         let a = generate(params);
         let b = generate(params);
@@ -417,11 +431,12 @@ mod tests {
 
     #[test]
     fn catalogs_parse_and_environments_are_valid_by_construction() {
-        for seed in 0..5 {
+        for (seed, tight) in (0..5).flat_map(|s| [(s, false), (s, true)]) {
             let g = generate(Params {
                 products: 300,
                 releases: 12,
                 seed,
+                tight,
             });
             let (catalog, env) = load(&g);
             assert_eq!(catalog.len(), 300 * 12, "seed {seed}");
@@ -442,6 +457,7 @@ mod tests {
             products: 1000,
             releases: 10,
             seed: 1,
+            tight: false,
         });
         let (catalog, _) = load(&g);
         let newest: Vec<_> = catalog

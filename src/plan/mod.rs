@@ -574,3 +574,178 @@ fn rolling_steps(
     })
     .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::manifest::Manifest;
+    use crate::{environment, manifest};
+
+    /// Manifests from `product version [dep min max]...` lines (required dependencies).
+    fn manifests(lines: &[&str]) -> Vec<Manifest> {
+        let mut text = String::new();
+        for line in lines {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            let (group, name) = words[0].split_once(':').unwrap();
+            let _ = write!(
+                text,
+                "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
+                 product-version: {}\nextensions:\n  product-dependencies:",
+                words[1]
+            );
+            if words.len() == 2 {
+                text.push_str(" []\n");
+            } else {
+                text.push('\n');
+            }
+            for dep in words[2..].chunks(3) {
+                let (dg, dn) = dep[0].split_once(':').unwrap();
+                let _ = write!(
+                    text,
+                    "    - product-group: {dg}\n      product-name: {dn}\n      \
+                     minimum-version: {}\n      maximum-version: {}\n",
+                    dep[1], dep[2]
+                );
+            }
+            text.push_str("---\n");
+        }
+        manifest::parse(&text, &Arc::from("c.yml")).unwrap()
+    }
+
+    fn env(entities: &[(&str, &str)]) -> Environment {
+        let mut text = String::from("entities:\n");
+        for (product, version) in entities {
+            let _ = writeln!(text, "  - product: {product}\n    version: {version}");
+        }
+        environment::parse(&text, &Arc::from("e.yml"), "e").unwrap()
+    }
+
+    fn run(lines: &[&str], entities: &[(&str, &str)], targets: Vec<Target>, all: bool) -> Plan {
+        let catalog = Catalog::from_manifests(manifests(lines)).unwrap();
+        let request = Request {
+            targets,
+            all,
+            policy: Policy::default(),
+            deadline: None,
+            progress: None,
+        };
+        plan(&env(entities), &catalog, &request)
+    }
+
+    /// `entity from->to [group]` per step.
+    fn steps(p: &Plan) -> Vec<String> {
+        p.steps
+            .iter()
+            .map(|s| {
+                let group = s.group.map(|g| format!(" [{g}]")).unwrap_or_default();
+                format!(
+                    "{} {}->{}{group}",
+                    s.entity,
+                    s.from.as_deref().unwrap_or("-"),
+                    s.to
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_diamond_moves_the_shared_base_first_and_the_top_last() {
+        // top needs left and right, both need base; the new top needs the new everything
+        let lines = [
+            "g:base 1.0.0",
+            "g:base 2.0.0",
+            "g:left 1.0.0 g:base 1.0.0 2.x.x",
+            "g:left 2.0.0 g:base 2.0.0 2.x.x",
+            "g:right 1.0.0 g:base 1.0.0 2.x.x",
+            "g:right 2.0.0 g:base 2.0.0 2.x.x",
+            "g:top 1.0.0 g:left 1.0.0 1.x.x g:right 1.0.0 1.x.x",
+            "g:top 2.0.0 g:left 2.0.0 2.x.x g:right 2.0.0 2.x.x",
+        ];
+        let entities = [
+            ("g:base", "1.0.0"),
+            ("g:left", "1.0.0"),
+            ("g:right", "1.0.0"),
+            ("g:top", "1.0.0"),
+        ];
+        let p = run(
+            &lines,
+            &entities,
+            vec![Target::Newest(ProductId::parse("g:top").unwrap())],
+            false,
+        );
+        assert!(p.feasible);
+        // left and right cannot move before top (it accepts 1.x.x only), nor top before them
+        assert_eq!(
+            steps(&p),
+            [
+                "base 1.0.0->2.0.0",
+                "left 1.0.0->2.0.0 [1]",
+                "right 1.0.0->2.0.0 [1]",
+                "top 1.0.0->2.0.0 [1]"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_cycle_of_lock_step_dependencies_moves_as_one_group() {
+        let lines = [
+            "g:a 1.0.0 g:b 1.0.0 1.x.x",
+            "g:a 2.0.0 g:b 2.0.0 2.x.x",
+            "g:b 1.0.0 g:a 1.0.0 1.x.x",
+            "g:b 2.0.0 g:a 2.0.0 2.x.x",
+        ];
+        let p = run(
+            &lines,
+            &[("g:a", "1.0.0"), ("g:b", "1.0.0")],
+            Vec::new(),
+            true,
+        );
+        assert_eq!(steps(&p), ["a 1.0.0->2.0.0 [1]", "b 1.0.0->2.0.0 [1]"]);
+        assert!(
+            p.steps[0].why.starts_with("must change together: "),
+            "{}",
+            p.steps[0].why
+        );
+    }
+
+    /// The search runs on any `Releases`, not only on a catalog: here two hand-made ones.
+    #[test]
+    fn the_search_runs_on_any_source_of_releases() {
+        struct Two(Vec<Arc<Manifest>>);
+        impl model::Releases for Two {
+            fn releases(&self, product: &ProductId) -> &[Arc<Manifest>] {
+                let start = self
+                    .0
+                    .iter()
+                    .position(|m| m.product == *product)
+                    .unwrap_or(0);
+                let n = self.0.iter().filter(|m| m.product == *product).count();
+                &self.0[start..start + n]
+            }
+            fn release(&self, product: &ProductId, version: &Version) -> Option<&Arc<Manifest>> {
+                self.0
+                    .iter()
+                    .find(|m| m.product == *product && m.version == *version)
+            }
+        }
+        let source = Two(manifests(&["g:a 1.0.0", "g:a 1.1.0"])
+            .into_iter()
+            .map(Arc::new)
+            .collect());
+        let environment = env(&[("g:a", "1.0.0")]);
+        let model = Model::build(&environment, &source, Policy::default(), &[]);
+        assert_eq!(model.vars[0].domain, [Value::Keep, Value::Release(1)]);
+        let budget = Budget {
+            nodes: 100,
+            deadline: None,
+        };
+        let mut search = Search::new(&model, vec![Value::Keep], budget);
+        assert!(search.fix(&[(0, Value::Release(1))]));
+        let found = search.best().unwrap();
+        assert_eq!(found.values, [Value::Release(1)]);
+        assert!(found.proven);
+    }
+}

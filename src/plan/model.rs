@@ -22,6 +22,25 @@ use crate::product::ProductId;
 use crate::range::Placement;
 use crate::version::Version;
 
+/// What the planner needs to know about releases. The catalog implements it; tests can feed
+/// the search a handful of releases of their own.
+pub trait Releases {
+    /// Every release of `product`, in version order.
+    fn releases(&self, product: &ProductId) -> &[Arc<Manifest>];
+    /// The release of `product` at `version` (version equality of SPEC section 1).
+    fn release(&self, product: &ProductId, version: &Version) -> Option<&Arc<Manifest>>;
+}
+
+impl Releases for Catalog {
+    fn releases(&self, product: &ProductId) -> &[Arc<Manifest>] {
+        Catalog::releases(self, product)
+    }
+
+    fn release(&self, product: &ProductId, version: &Version) -> Option<&Arc<Manifest>> {
+        Catalog::release(self, product, version)
+    }
+}
+
 /// Which catalog releases may be planned to (SPEC section 7, Candidates).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Policy {
@@ -176,7 +195,7 @@ impl<'a> Model<'a> {
     #[must_use]
     pub fn build(
         env: &'a Environment,
-        catalog: &'a Catalog,
+        catalog: &'a dyn Releases,
         policy: Policy,
         extra: &[ProductId],
     ) -> Model<'a> {
