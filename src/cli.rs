@@ -35,6 +35,28 @@ use crate::version::{Kind, Version};
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Input limits (see `limits`); the defaults fit real use, these raise them.
+#[derive(Debug, Args)]
+pub struct LimitArgs {
+    /// Largest input file, in MiB
+    #[arg(long, global = true, value_name = "MIB", default_value_t = 64)]
+    pub max_file_mb: u64,
+    /// Most YAML documents in one file
+    #[arg(long, global = true, value_name = "N", default_value_t = 100_000)]
+    pub max_documents: usize,
+    /// Deepest nesting in one YAML document
+    #[arg(long, global = true, value_name = "N", default_value_t = 64)]
+    pub max_depth: usize,
+    /// Most YAML nodes in one file, aliases expanded
+    #[arg(long, global = true, value_name = "N", default_value_t = 5_000_000)]
+    pub max_yaml_nodes: usize,
+    /// Most entities in one environment
+    #[arg(long, global = true, value_name = "N", default_value_t = 1_000_000)]
+    pub max_entities: usize,
 }
 
 #[derive(Debug, Subcommand)]
@@ -351,6 +373,13 @@ impl CliError {
 /// # Errors
 /// Input that cannot be read.
 pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    crate::limits::set(crate::limits::Limits {
+        file_bytes: cli.limits.max_file_mb.saturating_mul(1024 * 1024),
+        documents: cli.limits.max_documents,
+        depth: cli.limits.max_depth,
+        nodes: cli.limits.max_yaml_nodes,
+        entities: cli.limits.max_entities,
+    });
     match cli.command {
         Command::Validate(args) => run_validate(&args),
         Command::Lint(args) => run_lint(&args),

@@ -110,6 +110,12 @@ pub fn parse(text: &str, file: &Arc<str>, default_name: &str) -> Result<Environm
         return Err(InputError::malformed(file, at, message));
     }
     let raw = docs.remove(0).value;
+    let limit = crate::limits::get().entities;
+    if raw.entities.len() > limit {
+        let at = raw.entities[limit].location;
+        let message = format!("more than {limit} entities; raise the limit with --max-entities");
+        return Err(InputError::malformed(file, at, message));
+    }
     let mut entities = Vec::with_capacity(raw.entities.len());
     let mut names: BTreeMap<String, Location> = BTreeMap::new();
     let mut warnings = Vec::new();

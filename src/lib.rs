@@ -11,6 +11,7 @@ pub mod environment;
 pub mod finding;
 pub mod generate;
 pub mod graph;
+pub mod limits;
 pub mod lint;
 pub mod loader;
 pub mod manifest;

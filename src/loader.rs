@@ -44,7 +44,35 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
             reason: "is a directory, expected a file".to_owned(),
         });
     }
-    let bytes = fs::read(path).map_err(|e| InputError::io(&name, &e))?;
+    let limit = crate::limits::get().file_bytes;
+    let size = fs::metadata(path)
+        .map_err(|e| InputError::io(&name, &e))?
+        .len();
+    if size > limit {
+        return Err(InputError::Io {
+            path: name.to_string(),
+            reason: format!(
+                "the file has {size} bytes, more than the limit of {limit}; raise it with \
+                 --max-file-mb"
+            ),
+        });
+    }
+    // Read at most one byte past the limit: a file that grows while it is read is caught too.
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(
+        &mut std::io::Read::take(
+            fs::File::open(path).map_err(|e| InputError::io(&name, &e))?,
+            limit + 1,
+        ),
+        &mut bytes,
+    )
+    .map_err(|e| InputError::io(&name, &e))?;
+    if bytes.len() as u64 > limit {
+        return Err(InputError::Io {
+            path: name.to_string(),
+            reason: format!("the file grew past the limit of {limit} bytes while it was read"),
+        });
+    }
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let location = Location::of_offset(e.as_bytes(), offset);

@@ -27,16 +27,64 @@ pub struct YamlError {
 /// # Errors
 /// The first syntax or type error, with its location.
 pub fn documents<T: DeserializeOwned>(text: &str) -> Result<Vec<T>, YamlError> {
-    let options = serde_saphyr::options! { with_snippet: false };
+    let limits = crate::limits::get();
+    let options = serde_saphyr::options! {
+        with_snippet: false,
+        budget: serde_saphyr::budget! {
+            max_documents: limits.documents,
+            max_depth: limits.depth,
+            max_nodes: limits.nodes,
+            // replaying an alias replays its events: the same bound keeps expansion in check
+            max_events: limits.nodes,
+            max_recorded_anchor_events: limits.nodes,
+        },
+        alias_limits: serde_saphyr::alias_limits! {
+            max_total_replayed_events: limits.nodes,
+        },
+    };
     serde_saphyr::from_multiple_with_options(text, options).map_err(|error| {
         let location = error
             .location()
             .map(|l| Location::new(to_u32(l.line()), to_u32(l.column())))
             .unwrap_or_default();
+        let message = bare_message(&error.without_snippet().to_string(), location);
         YamlError {
-            message: bare_message(&error.without_snippet().to_string(), location),
+            message: limit_message(&message, &limits).unwrap_or(message),
             location,
         }
+    })
+}
+
+/// Says which limit a breach hit and how to raise it, instead of the parser's own words.
+fn limit_message(message: &str, limits: &crate::limits::Limits) -> Option<String> {
+    let nesting = || {
+        format!(
+            "more than {} levels of nesting; raise the limit with --max-depth",
+            limits.depth
+        )
+    };
+    if message.starts_with("recursion limit exceeded") {
+        return Some(nesting());
+    }
+    let kind = if message.starts_with("alias replay limit exceeded") {
+        "alias replay"
+    } else {
+        message.strip_prefix("budget breached: ")?
+    };
+    let kind = kind.split([' ', '{']).next().unwrap_or(kind);
+    Some(match kind {
+        "Documents" => format!(
+            "more than {} YAML documents in one file; raise the limit with --max-documents",
+            limits.documents
+        ),
+        "Depth" => nesting(),
+        // Nodes, Events, Aliases, RecordedAnchorEvents, ...: all measure how much YAML the
+        // file unfolds to, aliases expanded (the "billion laughs" shape)
+        _ => format!(
+            "the file unfolds to more YAML than allowed ({kind}; each use of an alias counts \
+             its whole value again); raise the limit with --max-yaml-nodes (now {})",
+            limits.nodes
+        ),
     })
 }
 

@@ -523,3 +523,33 @@ fn plans_write_their_final_state_as_an_environment_that_validates() {
         .collect();
     assert_eq!(names.len(), 1, "{names:?}");
 }
+
+#[test]
+fn catalog_directories_with_symlink_loops_are_read_once() {
+    use std::process::Command;
+    let dir = std::env::temp_dir().join(format!("compat-test-{}-symlinks", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::copy(
+        "testdata/examples/catalog/redis/redis-7.0.0.yml",
+        dir.join("sub/redis.yml"),
+    )
+    .unwrap();
+    // sub/again -> .. : walking it naively would never end
+    std::os::unix::fs::symlink("..", dir.join("sub/again")).unwrap();
+    std::os::unix::fs::symlink(dir.join("sub"), dir.join("alias")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_compat"))
+        .args(["lint", dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 manifest checked: 0 errors, 0 warnings\n"
+    );
+}
