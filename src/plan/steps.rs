@@ -201,6 +201,29 @@ fn smallest_group<'a>(
     members
 }
 
+/// The install-order wave of each moving variable: a product moves after the products its new
+/// release requires that move too (cycles share a wave). Variables that do not move get 0.
+fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
+    let moving: BTreeSet<usize> = moves.iter().map(|m| m.var).collect();
+    let mut edges = Vec::new();
+    for m in moves {
+        let Some(manifest) = m.to.manifest else {
+            continue;
+        };
+        for d in manifest.dependencies.iter().filter(|d| !d.optional) {
+            if let Some(&q) = model.index.get(&d.product)
+                && q != m.var
+                && moving.contains(&q)
+            {
+                edges.push((m.var, q));
+            }
+        }
+    }
+    edges.sort_unstable();
+    edges.dedup();
+    crate::order::layers(model.vars.len(), &edges).wave
+}
+
 /// Orders `moves` from `current` (each variable's instances now); see the module docs.
 #[must_use]
 pub fn order<'a>(
@@ -209,7 +232,11 @@ pub fn order<'a>(
     mut moves: Vec<Move<'a>>,
     progress: &mut dyn FnMut(usize, usize),
 ) -> Vec<Ordered<'a>> {
-    moves.sort_by(|a, b| a.entity.cmp(&b.entity));
+    // Candidates are tried dependencies first: the install-order waves (`order::layers`) of
+    // the products that move, over the required dependencies of the releases they move to;
+    // then by entity name.
+    let wave = dependency_waves(model, &moves);
+    moves.sort_by(|a, b| (wave[a.var], &a.entity).cmp(&(wave[b.var], &b.entity)));
     let total = moves.len();
     let mut state = State { instances: current };
     let mut blocked: Vec<Option<String>> = vec![None; moves.len()];
