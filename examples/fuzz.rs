@@ -15,26 +15,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use compat::generate::Rng;
 use compat::matcher::Matcher;
 use compat::version::Version;
 use compat::{environment, manifest};
-
-/// SplitMix64, as in the workload generator: seeded and stable.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        usize::try_from(self.next() % (n.max(1) as u64)).unwrap_or(0)
-    }
-}
 
 /// Pieces of YAML and version syntax worth splicing in.
 const TOKENS: &[&str] = &[

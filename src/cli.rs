@@ -440,6 +440,33 @@ fn run_validate(args: &ValidateArgs) -> Result<Outcome, CliError> {
     Ok(outcome)
 }
 
+/// Reads the environment and opens the catalog; both are tried before failing, so every
+/// input error is shown in one run.
+fn open_inputs(
+    env_path: &std::path::Path,
+    catalog_path: &std::path::Path,
+) -> Result<
+    (
+        crate::environment::Environment,
+        Box<dyn crate::catalog::CatalogSource>,
+    ),
+    CliError,
+> {
+    match (
+        loader::read_environment(env_path),
+        loader::open_catalog(catalog_path),
+    ) {
+        (Ok(env), Ok(source)) => Ok((env, source)),
+        (env, source) => {
+            let mut errors: Vec<InputError> = env.err().into_iter().collect();
+            if let Err(InputErrors(more)) = source {
+                errors.extend(more);
+            }
+            Err(InputErrors(errors).into())
+        }
+    }
+}
+
 /// Reads the environment and the releases a command needs from the catalog: the installed
 /// ones, or with `all_entities` those of managed entities too. Both inputs are read before
 /// failing, so every input error is shown in one run.
@@ -448,21 +475,7 @@ fn load_inputs(
     catalog_path: &std::path::Path,
     all_entities: bool,
 ) -> Result<(crate::environment::Environment, Catalog), CliError> {
-    let env = loader::read_environment(env_path);
-    let source = loader::open_catalog(catalog_path);
-    let (env, source) = match (env, source) {
-        (Ok(env), Ok(source)) => (env, source),
-        (env, source) => {
-            let mut errors = Vec::new();
-            if let Err(e) = env {
-                errors.push(e);
-            }
-            if let Err(InputErrors(more)) = source {
-                errors.extend(more);
-            }
-            return Err(InputErrors(errors).into());
-        }
-    };
+    let (env, source) = open_inputs(env_path, catalog_path)?;
     let wanted: Vec<_> = env
         .entities
         .iter()
@@ -600,21 +613,7 @@ fn load_inputs_for_plan(
     allow_install: bool,
     allow_downgrade: bool,
 ) -> Result<(crate::environment::Environment, Catalog), CliError> {
-    let env = loader::read_environment(env_path);
-    let source = loader::open_catalog(catalog_path);
-    let (env, source) = match (env, source) {
-        (Ok(env), Ok(source)) => (env, source),
-        (env, source) => {
-            let mut errors = Vec::new();
-            if let Err(e) = env {
-                errors.push(e);
-            }
-            if let Err(InputErrors(more)) = source {
-                errors.extend(more);
-            }
-            return Err(InputErrors(errors).into());
-        }
-    };
+    let (env, source) = open_inputs(env_path, catalog_path)?;
     // Each installed product from its lowest running version up (nothing older can be a
     // candidate without downgrades); targets, downgrades and installs read every release.
     let mut lowest: BTreeMap<ProductId, Option<Version>> = BTreeMap::new();

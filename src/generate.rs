@@ -53,11 +53,12 @@ impl Generated {
     }
 }
 
-/// SplitMix64: tiny, fast, and stable forever.
-struct Rng(u64);
+/// SplitMix64: tiny, fast, and stable forever (the fuzzer shares it).
+pub struct Rng(pub u64);
 
 impl Rng {
-    fn next(&mut self) -> u64 {
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
@@ -65,21 +66,21 @@ impl Rng {
         z ^ (z >> 31)
     }
 
-    /// Uniform in `0..n` (`n > 0`).
-    fn below(&mut self, n: usize) -> usize {
+    /// Uniform in `0..n` (`0` when `n` is 0).
+    pub fn below(&mut self, n: usize) -> usize {
         // The modulo bias is far below anything a benchmark shape could show.
-        usize::try_from(self.next() % (n as u64)).unwrap_or(0)
+        usize::try_from(self.next_u64() % (n.max(1) as u64)).unwrap_or(0)
     }
 
     /// True with probability `percent / 100`.
     fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
+        self.next_u64() % 100 < percent
     }
 
     /// Uniform in `[0, 1)`.
     #[allow(clippy::cast_precision_loss)] // 53 random bits are all a float can hold anyway
     fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
@@ -152,7 +153,7 @@ fn versions(rng: &mut Rng, count: usize) -> Vec<Release> {
                 text: format!(
                     "{base}-{}-g{:07x}",
                     1 + rng.below(40),
-                    rng.next() & 0xfff_ffff
+                    rng.next_u64() & 0xfff_ffff
                 ),
                 plain: false,
             });

@@ -296,12 +296,19 @@ impl<'a> Model<'a> {
         if value == Value::Keep {
             return Vec::new(); // whatever it breaks today is tolerated
         }
+        self.outside(p, &self.vars[p].instances(value))
+    }
+
+    /// The required dependencies of `instances` of variable `p` on products that are not
+    /// variables at all (not installed, and not allowed to be): each is missing.
+    #[must_use]
+    pub fn outside(&self, p: usize, instances: &[Instance<'_>]) -> Vec<Conflict> {
         let var = &self.vars[p];
         let mut out = Vec::new();
-        for inst in var.instances(value) {
+        for inst in instances {
             let Some(m) = inst.manifest else { continue };
-            for d in &m.dependencies {
-                if !d.optional && !self.index.contains_key(&d.product) {
+            for d in m.dependencies.iter().filter(|d| !d.optional) {
+                if !self.index.contains_key(&d.product) {
                     out.push(Conflict {
                         code: Code::MissingDependency,
                         declarer: var.product.clone(),

@@ -53,25 +53,7 @@ impl<'a> State<'a> {
             out.extend(check(&other.product, &theirs, &var.product, &ours));
         }
         // dependencies on products the plan does not cover at all
-        for inst in &ours {
-            let Some(m) = inst.manifest else { continue };
-            for d in m.dependencies.iter().filter(|d| !d.optional) {
-                if !model.index.contains_key(&d.product) {
-                    out.insert(Conflict {
-                        code: crate::finding::Code::MissingDependency,
-                        declarer: var.product.clone(),
-                        declarer_version: inst.version.to_string(),
-                        declarer_entity: None,
-                        optional: false,
-                        minimum: d.range.minimum.as_ref().map(ToString::to_string),
-                        maximum: d.range.maximum.as_ref().map(ToString::to_string),
-                        dependency: d.product.clone(),
-                        found: None,
-                        range: d.range.to_string(),
-                    });
-                }
-            }
-        }
+        out.extend(model.outside(p, &ours));
         out
     }
 
