@@ -76,11 +76,7 @@ fn examine(model: &Model<'_>, current: &[Value], p: usize) -> Upgrade {
         .iter()
         .copied()
         .filter(|v| matches!(v, Value::Release(_)))
-        .filter(|&v| {
-            var.installed_version()
-                .zip(var.version(v))
-                .is_none_or(|(i, c)| c > i)
-        })
+        .filter(|&v| var.version(v).is_some_and(|c| var.newer(c)))
         .collect();
     candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
     let version = |v: Value| var.version(v).map(ToString::to_string);

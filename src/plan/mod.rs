@@ -273,6 +273,17 @@ fn decide_targets(
         found.is_some()
     };
     // Exact targets first: they are not negotiable.
+    for (i, a) in targets.iter().enumerate() {
+        for b in &targets[i + 1..] {
+            if let (Target::Exact(p, v), Target::Exact(q, w)) = (a, b)
+                && p == q
+                && v != w
+            {
+                explanation.push(format!("conflicting targets: {p}@{v} and {q}@{w}"));
+                return None;
+            }
+        }
+    }
     for target in targets {
         let Target::Exact(product, version) = target else {
             continue;
@@ -286,19 +297,15 @@ fn decide_targets(
             explanation.push(format!("{product} {version} is not in the catalog"));
             return None;
         };
-        let value = if var.domain[0] == Value::Keep
-            && var
-                .current
-                .iter()
-                .all(|c| c.version.as_str() == version.as_str())
-        {
-            Value::Keep
-        } else if var.domain.contains(&Value::Release(i)) {
-            Value::Release(i)
-        } else {
-            explanation.push(not_a_candidate(model, p, version));
-            return None;
-        };
+        let value =
+            if var.domain[0] == Value::Keep && var.current.iter().all(|c| c.version == version) {
+                Value::Keep
+            } else if var.domain.contains(&Value::Release(i)) {
+                Value::Release(i)
+            } else {
+                explanation.push(not_a_candidate(model, p, version));
+                return None;
+            };
         fixed.push((p, value));
     }
     if !fixed.is_empty() && !feasible(&fixed, complete) {
@@ -328,11 +335,23 @@ fn newest_targets(
         let Target::Newest(product) = target else {
             continue;
         };
-        let Some(&p) = model.index.get(product) else {
+        let known = model
+            .index
+            .get(product)
+            .copied()
+            .filter(|&p| !model.vars[p].releases.is_empty());
+        let Some(p) = known else {
             explanation.push(format!("{product} has no releases in the catalog"));
             return None;
         };
         let var = &model.vars[p];
+        if !var.installed() && !model.policy.allow_install {
+            // SPEC: without --allow-install a newest target settles where it can: absent
+            let newest = &var.releases[var.releases.len() - 1].version;
+            explanation.push(not_a_candidate(model, p, newest));
+            fixed.push((p, Value::Absent));
+            continue;
+        }
         let mut candidates: Vec<Value> = var
             .domain
             .iter()
@@ -434,12 +453,21 @@ fn maximize_all(
             continue;
         }
         let now = var.version(baseline[p]);
+        // Better than where the baseline has it: newer (anything is newer than a
+        // non-orderable version), or, while it is still kept, the installed version itself
+        // when its entities lag behind it (the domain holds that value only then).
+        let better = |v: Value| {
+            let Some(c) = var.version(v) else {
+                return false;
+            };
+            let newer = now.is_none_or(|n| !n.is_orderable() || c > n);
+            let aligning = baseline[p] == Value::Keep && Some(c) == var.installed_version();
+            v != baseline[p] && (newer || aligning)
+        };
         let mut candidates: Vec<Value> = model.base[p]
             .iter()
             .copied()
-            .filter(|&v| {
-                matches!(v, Value::Release(_)) && var.version(v).zip(now).is_none_or(|(v, n)| v > n)
-            })
+            .filter(|&v| matches!(v, Value::Release(_)) && better(v))
             .collect();
         candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
         for c in candidates {
@@ -616,14 +644,31 @@ mod tests {
     }
 
     fn env(entities: &[(&str, &str)]) -> Environment {
+        named(
+            &entities
+                .iter()
+                .map(|(p, v)| (p.split_once(':').unwrap().1, *p, *v))
+                .collect::<Vec<_>>(),
+        )
+    }
+
+    /// An environment of `(entity, product, version)`.
+    fn named(entities: &[(&str, &str, &str)]) -> Environment {
         let mut text = String::from("entities:\n");
-        for (product, version) in entities {
-            let _ = writeln!(text, "  - product: {product}\n    version: {version}");
+        for (name, product, version) in entities {
+            let _ = writeln!(
+                text,
+                "  - name: {name}\n    product: {product}\n    version: {version}"
+            );
         }
         environment::parse(&text, &Arc::from("e.yml"), "e").unwrap()
     }
 
     fn run(lines: &[&str], entities: &[(&str, &str)], targets: Vec<Target>, all: bool) -> Plan {
+        run_in(lines, &env(entities), targets, all)
+    }
+
+    fn run_in(lines: &[&str], env: &Environment, targets: Vec<Target>, all: bool) -> Plan {
         let catalog = Catalog::from_manifests(manifests(lines)).unwrap();
         let request = Request {
             targets,
@@ -632,7 +677,11 @@ mod tests {
             deadline: None,
             progress: None,
         };
-        plan(&env(entities), &catalog, &request)
+        plan(env, &catalog, &request)
+    }
+
+    fn newest(product: &str) -> Vec<Target> {
+        vec![Target::Newest(ProductId::parse(product).unwrap())]
     }
 
     /// `entity from->to [group]` per step.
@@ -709,6 +758,69 @@ mod tests {
             "{}",
             p.steps[0].why
         );
+    }
+
+    /// From a review: with a1 behind a2 and c already broken by a2, moving a1 first used to
+    /// look harmless (the same constraint was already broken, by another entity).
+    #[test]
+    fn a_step_never_adds_a_violation_already_made_by_another_entity() {
+        let lines = [
+            "g:a 1.0.0",
+            "g:a 2.0.0",
+            "g:c 1.0.0 g:a 1.0.0 1.x.x",
+            "g:c 2.0.0 g:a 1.0.0 2.x.x",
+        ];
+        let environment = named(&[
+            ("a1", "g:a", "1.0.0"),
+            ("a2", "g:a", "2.0.0"),
+            ("c", "g:c", "1.0.0"),
+        ]);
+        let p = run_in(&lines, &environment, newest("g:a"), false);
+        assert_eq!(steps(&p), ["c 1.0.0->2.0.0", "a1 1.0.0->2.0.0"]);
+    }
+
+    /// From a review: `installed` is the highest orderable version whatever the entity names,
+    /// so an older target is a downgrade either way.
+    #[test]
+    fn a_non_orderable_entity_does_not_hide_a_downgrade() {
+        let lines = ["g:a 1.0.0-hotfix", "g:a 1.5.0", "g:a 2.0.0"];
+        for (first, second) in [("a1", "a2"), ("z1", "a2")] {
+            let environment = named(&[(first, "g:a", "1.0.0-hotfix"), (second, "g:a", "2.0.0")]);
+            let v = Version::parse("1.5.0").unwrap();
+            let target = vec![Target::Exact(ProductId::parse("g:a").unwrap(), v)];
+            let p = run_in(&lines, &environment, target, false);
+            assert!(!p.feasible);
+            assert_eq!(
+                p.explanation,
+                ["g:a 1.5.0 is older than the installed 2.0.0; pass --allow-downgrade"]
+            );
+        }
+    }
+
+    /// From a review: a target that is not installed stays away without --allow-install.
+    #[test]
+    fn targets_are_not_installed_without_allow_install() {
+        let lines = ["g:a 1.0.0", "g:b 1.0.0"];
+        let p = run(&lines, &[("g:a", "1.0.0")], newest("g:b"), false);
+        assert!(p.feasible);
+        assert!(p.steps.is_empty());
+        assert_eq!(
+            p.explanation,
+            ["g:b is not installed; installing is not allowed without --allow-install"]
+        );
+        let v = Version::parse("1.0.0").unwrap();
+        let exact = vec![Target::Exact(ProductId::parse("g:b").unwrap(), v)];
+        assert!(!run(&lines, &[("g:a", "1.0.0")], exact, false).feasible);
+    }
+
+    /// From a review: `--all` also brings entities that lag behind their product's newest
+    /// running version up to it.
+    #[test]
+    fn all_aligns_lagging_entities() {
+        let lines = ["g:a 1.0.0", "g:a 2.0.0"];
+        let environment = named(&[("a1", "g:a", "1.0.0"), ("a2", "g:a", "2.0.0")]);
+        let p = run_in(&lines, &environment, Vec::new(), true);
+        assert_eq!(steps(&p), ["a1 1.0.0->2.0.0"]);
     }
 
     /// The search runs on any `Releases`, not only on a catalog: here two hand-made ones.

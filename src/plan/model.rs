@@ -104,17 +104,32 @@ impl<'a> Var<'a> {
         }
     }
 
-    /// The highest installed version (SPEC: "installed" for several entities), if orderable.
+    /// The highest installed version (SPEC: "installed" for several entities): the highest
+    /// orderable one, or, when no entity runs an orderable version, the first non-orderable
+    /// one by text (it has no place in the order, so every release counts as newer).
+    /// Independent of entity names and order.
     #[must_use]
     pub fn installed_version(&self) -> Option<&'a Version> {
-        let mut best: Option<&'a Version> = None;
-        for i in &self.current {
-            match best {
-                Some(b) if i.version.partial_cmp(b) != Some(std::cmp::Ordering::Greater) => {}
-                _ => best = Some(i.version),
-            }
-        }
-        best
+        let orderable = self
+            .current
+            .iter()
+            .map(|i| i.version)
+            .filter(|v| v.is_orderable())
+            .max_by(|a, b| a.display_cmp(b));
+        orderable.or_else(|| {
+            self.current
+                .iter()
+                .map(|i| i.version)
+                .min_by(|a, b| a.as_str().cmp(b.as_str()))
+        })
+    }
+
+    /// True when `candidate` is newer than what runs (any release is newer than a
+    /// non-orderable version, which has no place in the order).
+    #[must_use]
+    pub fn newer(&self, candidate: &Version) -> bool {
+        self.installed_version()
+            .is_none_or(|i| !i.is_orderable() || candidate > i)
     }
 
     /// The version a value stands for, for reports (`None` for `Absent`; for `Keep`, the
@@ -246,7 +261,8 @@ impl<'a> Model<'a> {
                 } else {
                     Value::Absent
                 });
-                for (i, m) in releases.iter().enumerate() {
+                let may_run = var.installed() || policy.allow_install;
+                for (i, m) in releases.iter().enumerate().filter(|_| may_run) {
                     let same = installed.is_some_and(|v| m.version == *v);
                     // Moving every entity to the installed version is a change only when the
                     // entities run different versions today.

@@ -41,19 +41,37 @@ struct State<'a> {
 }
 
 impl<'a> State<'a> {
-    /// Every violation that involves variable `p`, in either direction.
-    fn violations(&self, model: &Model<'a>, p: usize) -> BTreeSet<Conflict> {
+    /// Every violation that involves variable `p`, in either direction, each tagged with the
+    /// two entities involved: two entities of one product that break the same constraint are
+    /// two violations (one already there must not hide a new one).
+    fn violations(&self, model: &Model<'a>, p: usize) -> BTreeSet<Tagged> {
         let var = &model.vars[p];
-        let ours: Vec<Instance<'a>> = self.instances[p].values().cloned().collect();
         let mut out = BTreeSet::new();
+        let tag = |conflicts: Vec<Conflict>, ours: &str, theirs: &str| {
+            conflicts
+                .into_iter()
+                .map(|c| (c, ours.to_owned(), theirs.to_owned()))
+                .collect::<Vec<_>>()
+        };
         for &q in &model.neighbors[p] {
             let other = &model.vars[q];
-            let theirs: Vec<Instance<'a>> = self.instances[q].values().cloned().collect();
-            out.extend(check(&var.product, &ours, &other.product, &theirs));
-            out.extend(check(&other.product, &theirs, &var.product, &ours));
+            for (a, ia) in &self.instances[p] {
+                let one = std::slice::from_ref(ia);
+                if self.instances[q].is_empty() {
+                    out.extend(tag(check(&var.product, one, &other.product, &[]), a, ""));
+                    out.extend(tag(check(&other.product, &[], &var.product, one), "", a));
+                }
+                for (b, ib) in &self.instances[q] {
+                    let two = std::slice::from_ref(ib);
+                    out.extend(tag(check(&var.product, one, &other.product, two), a, b));
+                    out.extend(tag(check(&other.product, two, &var.product, one), b, a));
+                }
+            }
         }
         // dependencies on products the plan does not cover at all
-        out.extend(model.outside(p, &ours));
+        for (a, ia) in &self.instances[p] {
+            out.extend(tag(model.outside(p, std::slice::from_ref(ia)), a, ""));
+        }
         out
     }
 
@@ -74,24 +92,30 @@ impl<'a> State<'a> {
     }
 }
 
+/// A violation with the entity that declares it and the entity it is about.
+type Tagged = (Conflict, String, String);
+
 /// The new violations applying `steps` together would add (empty: they may go).
-fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> BTreeSet<Conflict> {
+fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Conflict> {
     let vars: BTreeSet<usize> = steps.iter().map(|s| s.var).collect();
-    let before: BTreeSet<Conflict> = vars
+    let before: BTreeSet<Tagged> = vars
         .iter()
         .flat_map(|&p| state.violations(model, p))
         .collect();
     for s in steps {
         state.apply(s);
     }
-    let after: BTreeSet<Conflict> = vars
+    let after: BTreeSet<Tagged> = vars
         .iter()
         .flat_map(|&p| state.violations(model, p))
         .collect();
     for s in steps.iter().rev() {
         state.revert(s);
     }
-    after.difference(&before).cloned().collect()
+    after
+        .difference(&before)
+        .map(|(c, _, _)| c.clone())
+        .collect()
 }
 
 fn describe(c: &Conflict) -> String {
@@ -248,7 +272,7 @@ pub fn order<'a>(
                 continue;
             }
             let new = added(model, &mut state, &[&moves[i]]);
-            match new.iter().next() {
+            match new.first() {
                 None => {
                     chosen = Some(k);
                     break;
@@ -302,13 +326,10 @@ pub fn order<'a>(
         group += 1;
         // Why now: what the first member alone would break at this point.
         let first = &moves[pending[members[0]]];
-        let reason = added(model, &mut state, &[first])
-            .iter()
-            .next()
-            .map_or_else(
-                || "no order of single steps keeps every constraint".to_owned(),
-                describe,
-            );
+        let reason = added(model, &mut state, &[first]).first().map_or_else(
+            || "no order of single steps keeps every constraint".to_owned(),
+            describe,
+        );
         for &k in members.iter().rev() {
             let i = pending.remove(k);
             state.apply(&moves[i]);
