@@ -154,6 +154,7 @@ fn main() {
         depth: 64,
         nodes: 50_000,
         entities: 10_000,
+        lock_wait_ms: 0,
     });
     let mut rng = Rng(seed);
     let deadline = Instant::now() + Duration::from_secs(seconds);

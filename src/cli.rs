@@ -57,6 +57,9 @@ pub struct LimitArgs {
     /// Most entities in one environment
     #[arg(long, global = true, value_name = "N", default_value_t = 1_000_000)]
     pub max_entities: usize,
+    /// Seconds to wait for another process's lock on a catalog database
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10)]
+    pub lock_timeout: u64,
 }
 
 #[derive(Debug, Subcommand)]
@@ -379,6 +382,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         depth: cli.limits.max_depth,
         nodes: cli.limits.max_yaml_nodes,
         entities: cli.limits.max_entities,
+        lock_wait_ms: cli.limits.lock_timeout.saturating_mul(1000),
     });
     match cli.command {
         Command::Validate(args) => run_validate(&args),

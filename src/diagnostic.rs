@@ -82,6 +82,9 @@ pub enum InputError {
     /// The file or directory could not be read at all.
     #[error("{path}: cannot read: {reason}")]
     Io { path: String, reason: String },
+    /// A file could not be written (a full disk, a write error); nothing was changed.
+    #[error("{path}: cannot write: {reason}")]
+    Write { path: String, reason: String },
     /// The text was read but is not valid input; `at` says where.
     #[error("{at}: {message}")]
     Malformed { at: FileLocation, message: String },

@@ -5,7 +5,7 @@
 //! The limits are set once, by the command line, before anything is read, and read where the
 //! input is: the loader (file size), the YAML reader (documents, nesting, nodes, which also
 //! bounds alias expansion: each use of an alias counts its whole value again), the
-//! environment reader (entities).
+//! environment reader (entities), the catalog database (how long to wait for a lock).
 
 use std::sync::OnceLock;
 
@@ -22,6 +22,8 @@ pub struct Limits {
     pub nodes: usize,
     /// Entities in one environment.
     pub entities: usize,
+    /// How long to wait for another process's lock on a catalog database, in milliseconds.
+    pub lock_wait_ms: u64,
 }
 
 impl Default for Limits {
@@ -32,6 +34,7 @@ impl Default for Limits {
             depth: 64,
             nodes: 5_000_000,
             entities: 1_000_000,
+            lock_wait_ms: 10_000,
         }
     }
 }

@@ -90,9 +90,6 @@ const MIGRATIONS: &[&str] = &["
     ) WITHOUT ROWID;
 "];
 
-/// How long a command waits for another process's write lock before giving up.
-const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
-
 /// Why the store could not do what was asked.
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
@@ -144,15 +141,28 @@ pub struct Store {
 }
 
 fn sql_error(path: &str, error: &rusqlite::Error) -> InputError {
+    let text = error.to_string();
+    let write_failure = matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
+    ) || text.contains("disk I/O error")
+        || text.contains("database or disk is full");
+    if write_failure {
+        return InputError::Write {
+            path: path.to_owned(),
+            reason: format!("{text} (a full disk?); nothing was written"),
+        };
+    }
     let reason = match error.sqlite_error_code() {
         Some(rusqlite::ErrorCode::NotADatabase) => {
             "not a compat catalog (not an SQLite database)".to_owned()
         }
         Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
-            "the catalog is locked by another process; try again when it is done".to_owned()
+            "the catalog is locked by another process; try again when it is done, or wait \
+             longer with --lock-timeout"
+                .to_owned()
         }
-        Some(rusqlite::ErrorCode::DiskFull) => "the disk is full; nothing was written".to_owned(),
-        _ => format!("catalog database error: {error}"),
+        _ => format!("catalog database error: {text}"),
     };
     InputError::Io {
         path: path.to_owned(),
@@ -224,7 +234,7 @@ impl Store {
     fn configure(&self) -> Result<(), InputError> {
         let path = &self.path;
         self.conn
-            .busy_timeout(BUSY_TIMEOUT)
+            .busy_timeout(Duration::from_millis(crate::limits::get().lock_wait_ms))
             .map_err(|e| sql_error(path, &e))?;
         self.conn
             .pragma_update(None, "foreign_keys", true)

@@ -553,3 +553,101 @@ fn catalog_directories_with_symlink_loops_are_read_once() {
         "1 manifest checked: 0 errors, 0 warnings\n"
     );
 }
+
+mod failures {
+    //! The catalog database under trouble: another process holding a lock, a disk that
+    //! refuses to grow. Neither may leave a half-written catalog.
+
+    use std::fs;
+    use std::process::Command;
+
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("compat-test-{}-{name}", std::process::id()));
+        let _ = fs::remove_dir_all(&dir);
+        fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_catalog_locked_by_another_process_is_a_clear_error() {
+        let dir = scratch("locked");
+        let db = dir.join("c.db");
+        let bin = env!("CARGO_BIN_EXE_compat");
+        let import = |extra: &[&str]| {
+            Command::new(bin)
+                .args([
+                    "catalog",
+                    "import",
+                    "testdata/examples/catalog/redis",
+                    "--db",
+                ])
+                .arg(&db)
+                .args(extra)
+                .output()
+                .unwrap()
+        };
+        assert_eq!(import(&[]).status.code(), Some(0));
+        let before = fs::read(&db).unwrap();
+        let holder = rusqlite::Connection::open(&db).unwrap();
+        holder.execute_batch("BEGIN EXCLUSIVE").unwrap();
+        let out = Command::new(bin)
+            .args([
+                "catalog",
+                "import",
+                "testdata/examples/catalog/postgresql",
+                "--lock-timeout",
+                "1",
+                "--db",
+            ])
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(3));
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("locked by another process"), "{stderr}");
+        holder.execute_batch("ROLLBACK").unwrap();
+        drop(holder);
+        assert_eq!(fs::read(&db).unwrap(), before);
+    }
+
+    /// A full disk, simulated with a file-size limit: SQLite's writes fail (SIGXFSZ is
+    /// ignored, so they return an error instead of killing the process).
+    #[test]
+    fn a_full_disk_during_an_import_writes_nothing() {
+        let dir = scratch("full");
+        let db = dir.join("c.db");
+        let bin = env!("CARGO_BIN_EXE_compat");
+        let first = Command::new(bin)
+            .args([
+                "catalog",
+                "import",
+                "testdata/examples/catalog/redis",
+                "--db",
+            ])
+            .arg(&db)
+            .output()
+            .unwrap();
+        assert_eq!(first.status.code(), Some(0));
+        let before = fs::read(&db).unwrap();
+        // 40 KiB is far less than the whole example catalog needs.
+        let script = format!(
+            "trap '' XFSZ; ulimit -f 40; exec {bin} catalog import testdata/examples/catalog --db {}",
+            db.display()
+        );
+        let out = Command::new("bash").args(["-c", &script]).output().unwrap();
+        assert_eq!(
+            out.status.code(),
+            Some(3),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("nothing was written"), "{stderr}");
+        assert_eq!(fs::read(&db).unwrap(), before);
+        let check = rusqlite::Connection::open(&db).unwrap();
+        let ok: String = check
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(ok, "ok");
+    }
+}
