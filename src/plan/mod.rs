@@ -147,6 +147,15 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
         deadline: request.deadline,
     };
     let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    // What is broken today, and which products it involves (nothing, usually: then no repair
+    // is sought and nothing is spent on it).
+    let today = crate::validate::validate(env, catalog);
+    let involved: std::collections::BTreeSet<ProductId> = today
+        .findings()
+        .filter(|f| f.severity == crate::finding::Severity::Error)
+        .flat_map(|f| [f.product.clone(), f.dependency.clone()])
+        .flatten()
+        .collect();
     let mut explanation = Vec::new();
     let mut complete = true;
 
@@ -170,6 +179,9 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
         ) {
             Some(fixed) => {
                 let mut search = Search::new(&model, current.clone(), budget);
+                if !involved.is_empty() {
+                    search.repairing(&involved);
+                }
                 let found = if search.fix(&fixed) {
                     search.best()
                 } else {
@@ -199,7 +211,7 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
     };
     let steps = rolling_steps(env, &model, &values, &mut reporter);
     let final_state = final_state(env, &model, &values);
-    let (repairs, unrepaired) = compare_violations(env, catalog, &final_state);
+    let (repairs, unrepaired) = compare_violations(env, catalog, &today, &final_state);
     Plan {
         feasible: true,
         complete,
@@ -216,10 +228,10 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
 fn compare_violations(
     env: &Environment,
     catalog: &Catalog,
+    before: &crate::validate::Validation,
     final_state: &[FinalEntity],
 ) -> (Vec<String>, Vec<String>) {
     use crate::finding::Severity;
-    let before = crate::validate::validate(env, catalog);
     if before.passes(Severity::Error) {
         return (Vec::new(), Vec::new());
     }
@@ -821,6 +833,28 @@ mod tests {
         let environment = named(&[("a1", "g:a", "1.0.0"), ("a2", "g:a", "2.0.0")]);
         let p = run_in(&lines, &environment, Vec::new(), true);
         assert_eq!(steps(&p), ["a1 1.0.0->2.0.0"]);
+    }
+
+    /// From a review: a plan on an invalid environment repairs what it can (SPEC), moving a
+    /// product nothing forces when that ends a violation it has today.
+    #[test]
+    fn plans_repair_what_they_can() {
+        let lines = [
+            "g:a 1.0.0",
+            "g:a 2.0.0",
+            "g:b 1.0.0 g:a 2.0.0 2.x.x",
+            "g:c 1.0.0",
+            "g:c 2.0.0",
+        ];
+        let p = run(
+            &lines,
+            &[("g:a", "1.0.0"), ("g:b", "1.0.0"), ("g:c", "1.0.0")],
+            newest("g:c"),
+            false,
+        );
+        assert_eq!(steps(&p), ["a 1.0.0->2.0.0", "c 1.0.0->2.0.0"]);
+        assert_eq!(p.repairs.len(), 1);
+        assert!(p.unrepaired.is_empty());
     }
 
     /// The search runs on any `Releases`, not only on a catalog: here two hand-made ones.

@@ -343,6 +343,32 @@ impl<'a> Model<'a> {
         out
     }
 
+    /// The violations the environment has today among the `involved` products, as
+    /// `(p, q, count)` for pairs of installed products (`q == p` for a product's own
+    /// requirements on products that cannot be there). These are what a plan can repair by
+    /// moving `p` or `q`.
+    #[must_use]
+    pub fn pre_existing(&self, involved: &BTreeSet<ProductId>) -> Vec<(usize, usize, usize)> {
+        let mut out = Vec::new();
+        for (p, var) in self.vars.iter().enumerate() {
+            if !var.installed() || !involved.contains(&var.product) {
+                continue;
+            }
+            let own = self.outside(p, &var.current).len();
+            if own > 0 {
+                out.push((p, p, own));
+            }
+            for &q in self.neighbors[p].iter().filter(|&&q| q > p) {
+                let n = self.one_way(p, Value::Keep, q, Value::Keep).len()
+                    + self.one_way(q, Value::Keep, p, Value::Keep).len();
+                if n > 0 {
+                    out.push((p, q, n));
+                }
+            }
+        }
+        out
+    }
+
     /// The constraints broken between `p` at `a` and `q` at `b`, declared by either side.
     #[must_use]
     pub fn conflicts(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Conflict> {

@@ -78,8 +78,15 @@ pub struct Search<'m, 'a> {
     chosen: Vec<usize>,
     budget: Budget,
     nodes: u64,
-    best: Option<(Vec<Value>, (usize, usize))>,
+    best: Option<(Vec<Value>, Cost)>,
+    /// Violations of today's environment that an optimizing search tries to repair:
+    /// `(p, q, count)`, as [`Model::pre_existing`] gives them. Empty: repairs are not sought.
+    repair: Vec<(usize, usize, usize)>,
 }
+
+/// What an optimizing search minimizes, in this order: violations left from today's
+/// environment, products changed, distance moved.
+type Cost = (usize, usize, usize);
 
 impl<'m, 'a> Search<'m, 'a> {
     /// A search whose unassigned variables fall back to `baseline`.
@@ -96,7 +103,33 @@ impl<'m, 'a> Search<'m, 'a> {
             budget,
             nodes: 0,
             best: None,
+            repair: Vec::new(),
         }
+    }
+
+    /// Makes [`Search::best`] repair what it can of today's violations first (SPEC: a plan on
+    /// an invalid environment repairs what it can): it may then move products involved in
+    /// them even when nothing forces it to.
+    pub fn repairing(&mut self, involved: &std::collections::BTreeSet<crate::product::ProductId>) {
+        self.repair = self.model.pre_existing(involved);
+    }
+
+    /// A product involved in a violation to repair that is still undecided.
+    fn repairable(&self) -> Option<usize> {
+        self.repair
+            .iter()
+            .flat_map(|&(p, q, _)| [p, q])
+            .filter(|&p| self.assigned[p].is_none() && self.domain(p).len() > 1)
+            .min()
+    }
+
+    /// Today's violations a complete assignment leaves (both sides still kept).
+    fn remaining(&self, value: impl Fn(usize) -> Option<Value>) -> usize {
+        self.repair
+            .iter()
+            .filter(|&&(p, q, _)| value(p) == Some(Value::Keep) && value(q) == Some(Value::Keep))
+            .map(|&(_, _, n)| n)
+            .sum()
     }
 
     fn domain(&self, p: usize) -> &[Value] {
@@ -210,20 +243,27 @@ impl<'m, 'a> Search<'m, 'a> {
 
     /// (products changed, distance moved) of a complete assignment, against the *current*
     /// environment (not the baseline).
-    fn cost(&self, values: &[Value]) -> (usize, usize) {
-        values
+    fn cost(&self, values: &[Value]) -> Cost {
+        let (n, d) = values
             .iter()
             .enumerate()
             .filter(|(p, v)| **v != self.model.vars[*p].domain[0])
             .fold((0, 0), |(n, d), (p, &v)| {
                 (n + 1, d + self.model.vars[p].distance(v))
-            })
+            });
+        (self.remaining(|p| Some(values[p])), n, d)
     }
 
     /// A lower bound on the cost of any completion of the current node.
     /// Only assigned and narrowed variables can differ from the current environment here
     /// (the baseline of an optimizing search is the current environment).
-    fn bound(&self) -> (usize, usize) {
+    fn bound(&self) -> Cost {
+        let (changed, distance) = self.change_bound();
+        // a violation stays when both of its products are already decided to stay
+        (self.remaining(|p| self.assigned[p]), changed, distance)
+    }
+
+    fn change_bound(&self) -> (usize, usize) {
         let mut changed = 0;
         let mut distance = 0;
         for &p in &self.chosen {
@@ -288,7 +328,10 @@ impl<'m, 'a> Search<'m, 'a> {
         {
             return None;
         }
-        let Some(p) = self.forced() else {
+        let next = self
+            .forced()
+            .or_else(|| if optimize { self.repairable() } else { None });
+        let Some(p) = next else {
             let values = self.completion();
             if optimize {
                 let cost = self.cost(&values);
