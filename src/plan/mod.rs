@@ -857,6 +857,25 @@ mod tests {
         assert!(p.unrepaired.is_empty());
     }
 
+    /// From a review: with one entity behind, bringing it up beats moving every entity on.
+    #[test]
+    fn moving_the_lagging_entity_is_the_smaller_move() {
+        let lines = [
+            "g:a 1.0.0",
+            "g:a 1.5.0",
+            "g:a 2.0.0",
+            "g:b 1.0.0",
+            "g:b 2.0.0 g:a 1.5.0 2.x.x",
+        ];
+        let environment = named(&[
+            ("a1", "g:a", "1.0.0"),
+            ("a2", "g:a", "1.5.0"),
+            ("b", "g:b", "1.0.0"),
+        ]);
+        let p = run_in(&lines, &environment, newest("g:b"), false);
+        assert_eq!(steps(&p), ["a1 1.0.0->1.5.0", "b 1.0.0->2.0.0"]);
+    }
+
     /// The search runs on any `Releases`, not only on a catalog: here two hand-made ones.
     #[test]
     fn the_search_runs_on_any_source_of_releases() {

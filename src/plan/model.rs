@@ -143,17 +143,21 @@ impl<'a> Var<'a> {
         }
     }
 
-    /// How far a value moves the product, in catalog releases (for "move as little as
-    /// possible"); 0 for `Keep`.
+    /// How far a value moves the product, in catalog releases summed over its entities (an
+    /// entity already there moves 0), and at least 1 for any change; 0 for `Keep`. Summing
+    /// per entity makes "bring the lagging entity up" cheaper than "move every entity on".
     #[must_use]
     pub fn distance(&self, value: Value) -> usize {
         let Value::Release(i) = value else {
             return 0;
         };
-        let here = self
-            .installed_version()
-            .and_then(|v| self.releases.iter().position(|m| m.version == *v));
-        here.map_or(1, |h| h.abs_diff(i).max(1))
+        let position = |v: &Version| self.releases.iter().position(|m| m.version == *v);
+        let moved: usize = self
+            .current
+            .iter()
+            .map(|c| position(c.version).map_or(1, |at| at.abs_diff(i)))
+            .sum();
+        moved.max(1)
     }
 }
 
