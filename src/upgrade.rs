@@ -99,7 +99,23 @@ fn examine(model: &Model<'_>, current: &[Value], p: usize) -> Upgrade {
     let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
         return upgrade;
     };
-    upgrade.blocked_by = alone(model, p, latest).iter().map(finding).collect();
+    // A constraint the candidate itself declares is declared by the entity that would run it.
+    let runner = var
+        .current
+        .iter()
+        .filter_map(|c| c.entity)
+        .min()
+        .map(str::to_owned);
+    upgrade.blocked_by = alone(model, p, latest)
+        .iter()
+        .map(|c| {
+            let mut f = finding(c);
+            if f.entity.is_none() && c.declarer == var.product {
+                f.entity.clone_from(&runner);
+            }
+            f
+        })
+        .collect();
     let budget = Budget {
         nodes: 200_000,
         deadline: None,
@@ -138,6 +154,8 @@ pub fn finding(c: &Conflict) -> Finding {
     f.version = Some(c.declarer_version.clone());
     f.dependency = Some(c.dependency.clone());
     f.found.clone_from(&c.found);
+    f.found_entity.clone_from(&c.found_entity);
+    f.location.clone_from(&c.location);
     f.minimum.clone_from(&c.minimum);
     f.maximum.clone_from(&c.maximum);
     f.optional = Some(c.optional);

@@ -177,10 +177,14 @@ pub struct Conflict {
     pub maximum: Option<String>,
     /// The product the constraint is about.
     pub dependency: ProductId,
-    /// The version found (absent for a missing dependency).
+    /// The version found (absent for a missing dependency), and the entity that runs it when
+    /// it is an existing one.
     pub found: Option<String>,
+    pub found_entity: Option<String>,
     /// The range, as written.
     pub range: String,
+    /// Where the constraint is declared.
+    pub location: Option<crate::diagnostic::FileLocation>,
 }
 
 /// The whole model of one planning question.
@@ -339,7 +343,12 @@ impl<'a> Model<'a> {
                         maximum: d.range.maximum.as_ref().map(ToString::to_string),
                         dependency: d.product.clone(),
                         found: None,
+                        found_entity: None,
                         range: d.range.to_string(),
+                        location: Some(crate::diagnostic::FileLocation {
+                            file: Arc::clone(&m.file),
+                            location: d.location,
+                        }),
                     });
                 }
             }
@@ -443,22 +452,36 @@ pub fn check(
         let mut out = Vec::new();
         for inst in ours {
             let Some(m) = inst.manifest else { continue };
-            let conflict =
-                |code, found: Option<&Version>, range: &crate::range::Range, optional| Conflict {
-                    code,
-                    declarer: product.clone(),
-                    declarer_version: inst.version.to_string(),
-                    declarer_entity: inst.entity.map(str::to_owned),
-                    optional,
-                    minimum: range.minimum.as_ref().map(ToString::to_string),
-                    maximum: range.maximum.as_ref().map(ToString::to_string),
-                    dependency: other.clone(),
-                    found: found.map(ToString::to_string),
-                    range: range.to_string(),
-                };
+            let conflict = |code,
+                            found: Option<&Instance<'_>>,
+                            range: &crate::range::Range,
+                            optional,
+                            at: crate::diagnostic::Location| Conflict {
+                code,
+                declarer: product.clone(),
+                declarer_version: inst.version.to_string(),
+                declarer_entity: inst.entity.map(str::to_owned),
+                optional,
+                minimum: range.minimum.as_ref().map(ToString::to_string),
+                maximum: range.maximum.as_ref().map(ToString::to_string),
+                dependency: other.clone(),
+                found: found.map(|t| t.version.to_string()),
+                found_entity: found.and_then(|t| t.entity.map(str::to_owned)),
+                range: range.to_string(),
+                location: Some(crate::diagnostic::FileLocation {
+                    file: Arc::clone(&m.file),
+                    location: at,
+                }),
+            };
             for d in m.dependencies.iter().filter(|d| d.product == *other) {
                 if theirs.is_empty() && !d.optional {
-                    out.push(conflict(Code::MissingDependency, None, &d.range, false));
+                    out.push(conflict(
+                        Code::MissingDependency,
+                        None,
+                        &d.range,
+                        false,
+                        d.location,
+                    ));
                 }
                 for t in theirs {
                     let code = match d.range.place(t.version) {
@@ -467,7 +490,7 @@ pub fn check(
                         Placement::AboveMaximum => Code::VersionTooHigh,
                         Placement::Unordered => Code::NonOrderableVersion,
                     };
-                    out.push(conflict(code, Some(t.version), &d.range, d.optional));
+                    out.push(conflict(code, Some(t), &d.range, d.optional, d.location));
                 }
             }
             for c in m.incompatibilities.iter().filter(|c| c.product == *other) {
@@ -475,9 +498,10 @@ pub fn check(
                     if c.range.contains(t.version) {
                         out.push(conflict(
                             Code::IncompatibleRelease,
-                            Some(t.version),
+                            Some(t),
                             &c.range,
                             false,
+                            c.location,
                         ));
                     }
                 }
