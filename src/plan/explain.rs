@@ -33,6 +33,18 @@ pub fn describe(c: &Conflict) -> String {
 /// Reasons `p` cannot take `value` (with `fixed` also holding).
 #[must_use]
 pub fn why_not(model: &Model<'_>, p: usize, value: Value, fixed: &[(usize, Value)]) -> Vec<String> {
+    chain(model, p, value, fixed, 3)
+}
+
+/// [`why_not`], following the chain at most `depth` products further when the reason lies
+/// beyond the direct neighbours.
+fn chain(
+    model: &Model<'_>,
+    p: usize,
+    value: Value,
+    fixed: &[(usize, Value)],
+    depth: usize,
+) -> Vec<String> {
     let var = &model.vars[p];
     let mut lines = Vec::new();
     for c in model.unary(p, value) {
@@ -97,6 +109,9 @@ pub fn why_not(model: &Model<'_>, p: usize, value: Value, fixed: &[(usize, Value
             break;
         }
     }
+    if lines.is_empty() && all_possible && depth > 0 {
+        lines = follow(model, p, value, fixed, depth);
+    }
     if lines.is_empty() && all_possible {
         let names: Vec<String> = model.neighbors[p]
             .iter()
@@ -112,4 +127,51 @@ pub fn why_not(model: &Model<'_>, p: usize, value: Value, fixed: &[(usize, Value
         ));
     }
     lines
+}
+
+/// When every neighbour has a release that fits on its own: the first neighbour that must
+/// move, at its newest fitting release, and why that cannot go in (one step down the chain).
+fn follow(
+    model: &Model<'_>,
+    p: usize,
+    value: Value,
+    fixed: &[(usize, Value)],
+    depth: usize,
+) -> Vec<String> {
+    let var = &model.vars[p];
+    let mut deeper = fixed.to_vec();
+    deeper.push((p, value));
+    for &q in &model.neighbors[p] {
+        let other = &model.vars[q];
+        if fixed.iter().any(|(f, _)| *f == q) {
+            continue;
+        }
+        let mut fitting: Vec<Value> = model.base[q]
+            .iter()
+            .copied()
+            .filter(|&b| model.compatible(p, value, q, b))
+            .collect();
+        if fitting.contains(&other.domain[0]) {
+            continue; // it can stay as it is: not where the chain goes
+        }
+        fitting.sort_by(|a, b| b.cmp(a));
+        let Some(&b) = fitting.first() else { continue };
+        let below = chain(model, q, b, &deeper, depth - 1);
+        if below.is_empty() {
+            continue;
+        }
+        let mut lines = vec![format!(
+            "{} {} needs {} to move, and its newest release that fits, {}, cannot go in:",
+            var.product,
+            var.version(value)
+                .map_or_else(String::new, ToString::to_string),
+            other.product,
+            other
+                .version(b)
+                .map_or_else(String::new, ToString::to_string),
+        )];
+        lines.extend(below.into_iter().map(|l| format!("  {l}")));
+        return lines;
+    }
+    Vec::new()
 }

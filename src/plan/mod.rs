@@ -876,6 +876,36 @@ mod tests {
         assert_eq!(steps(&p), ["a1 1.0.0->1.5.0", "b 1.0.0->2.0.0"]);
     }
 
+    /// From a review: when the reason lies two products away, the explanation follows it.
+    #[test]
+    fn explanations_follow_the_chain() {
+        let lines = [
+            "g:a 1.0.0 g:b 1.0.0 1.x.x",
+            "g:a 3.0.0 g:b 3.0.0 3.x.x",
+            "g:b 1.0.0 g:c 1.0.0 1.x.x",
+            "g:b 3.0.0 g:c 3.0.0 3.x.x",
+            "g:c 1.0.0",
+            "g:c 2.0.0",
+        ];
+        let v = Version::parse("3.0.0").unwrap();
+        let target = vec![Target::Exact(ProductId::parse("g:a").unwrap(), v)];
+        let p = run(
+            &lines,
+            &[("g:a", "1.0.0"), ("g:b", "1.0.0"), ("g:c", "1.0.0")],
+            target,
+            false,
+        );
+        assert!(!p.feasible);
+        assert_eq!(
+            p.explanation,
+            [
+                "g:a 3.0.0 needs g:b to move, and its newest release that fits, 3.0.0, cannot go in:",
+                "  g:b 3.0.0 requires g:c >=3.0.0, <=3.x.x, but g:c would run 1.0.0",
+                "  none of the 1 candidate releases of g:c fits either",
+            ]
+        );
+    }
+
     /// The search runs on any `Releases`, not only on a catalog: here two hand-made ones.
     #[test]
     fn the_search_runs_on_any_source_of_releases() {
