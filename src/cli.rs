@@ -569,24 +569,15 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
     };
     let plan = crate::plan::plan(&env, &catalog, &request);
     if let (Some(path), true) = (&args.write_env, plan.feasible) {
-        let states: BTreeMap<&str, crate::environment::State> = env
-            .entities
-            .iter()
-            .map(|e| (e.name.as_str(), e.state))
-            .collect();
         let entities: Vec<_> = plan
             .final_state
             .iter()
             .map(|e| {
-                let state = states
-                    .get(e.entity.as_str())
-                    .copied()
-                    .unwrap_or(crate::environment::State::Installed);
                 (
                     e.entity.clone(),
                     e.product.to_string(),
                     e.version.clone(),
-                    state,
+                    e.state,
                 )
             })
             .collect();

@@ -94,6 +94,8 @@ pub struct FinalEntity {
     pub entity: String,
     pub product: ProductId,
     pub version: String,
+    /// Managed entities the plan does not install stay managed.
+    pub state: crate::environment::State,
 }
 
 /// One step of the plan.
@@ -505,10 +507,33 @@ fn maximize_all(
 }
 
 fn final_state(env: &Environment, model: &Model<'_>, values: &[Value]) -> Vec<FinalEntity> {
+    use crate::environment::State;
+    // Products the plan installs, by the entity that becomes them.
+    let installs: BTreeMap<String, (ProductId, String)> = model
+        .vars
+        .iter()
+        .enumerate()
+        .filter_map(|(p, var)| match (var.installed(), values[p]) {
+            (false, Value::Release(i)) => Some((
+                install_name(env, &var.product),
+                (var.product.clone(), var.releases[i].version.to_string()),
+            )),
+            _ => None,
+        })
+        .collect();
     let mut out: Vec<FinalEntity> = env
         .entities
         .iter()
         .map(|e| {
+            if let Some((product, version)) = installs.get(&e.name) {
+                // a managed entity the plan installs
+                return FinalEntity {
+                    entity: e.name.clone(),
+                    product: product.clone(),
+                    version: version.clone(),
+                    state: State::Installed,
+                };
+            }
             let version = model
                 .index
                 .get(&e.product)
@@ -522,15 +547,17 @@ fn final_state(env: &Environment, model: &Model<'_>, values: &[Value]) -> Vec<Fi
                 entity: e.name.clone(),
                 product: e.product.clone(),
                 version,
+                state: e.state,
             }
         })
         .collect();
-    for (p, var) in model.vars.iter().enumerate() {
-        if let (false, Value::Release(i)) = (var.installed(), values[p]) {
+    for (entity, (product, version)) in installs {
+        if !env.entities.iter().any(|e| e.name == entity) {
             out.push(FinalEntity {
-                entity: install_name(env, &var.product),
-                product: var.product.clone(),
-                version: var.releases[i].version.to_string(),
+                entity,
+                product,
+                version,
+                state: State::Installed,
             });
         }
     }
@@ -538,8 +565,18 @@ fn final_state(env: &Environment, model: &Model<'_>, values: &[Value]) -> Vec<Fi
     out
 }
 
-/// The name a newly installed entity gets: the product-name part, made unique.
+/// The entity an install becomes: the product's first managed entity (installing is what a
+/// managed entity is waiting for), or a new one named after the product, made unique.
 fn install_name(env: &Environment, product: &ProductId) -> String {
+    if let Some(managed) = env
+        .entities
+        .iter()
+        .filter(|e| e.product == *product && !e.is_installed())
+        .map(|e| &e.name)
+        .min()
+    {
+        return managed.clone();
+    }
     let taken = |n: &str| env.entities.iter().any(|e| e.name == n);
     let base = product.name().to_owned();
     if !taken(&base) {
@@ -902,6 +939,42 @@ mod tests {
                 "g:a 3.0.0 needs g:b to move, and its newest release that fits, 3.0.0, cannot go in:",
                 "  g:b 3.0.0 requires g:c >=3.0.0, <=3.x.x, but g:c would run 1.0.0",
                 "  none of the 1 candidate releases of g:c fits either",
+            ]
+        );
+    }
+
+    /// From a review: installing a product that waits as a managed entity installs that
+    /// entity, instead of adding a second one beside it.
+    #[test]
+    fn installs_take_the_waiting_managed_entity() {
+        let lines = ["g:a 1.0.0", "g:a 2.0.0 g:b 1.0.0 1.x.x", "g:b 1.0.0"];
+        let mut text = String::from("entities:\n  - product: g:a\n    version: 1.0.0\n");
+        text.push_str("  - name: bm\n    product: g:b\n    version: 1.0.0\n    state: managed\n");
+        let environment = environment::parse(&text, &Arc::from("e.yml"), "e").unwrap();
+        let catalog = Catalog::from_manifests(manifests(&lines)).unwrap();
+        let v = Version::parse("2.0.0").unwrap();
+        let request = Request {
+            targets: vec![Target::Exact(ProductId::parse("g:a").unwrap(), v)],
+            all: false,
+            policy: Policy {
+                allow_install: true,
+                ..Policy::default()
+            },
+            deadline: None,
+            progress: None,
+        };
+        let p = plan(&environment, &catalog, &request);
+        assert_eq!(steps(&p), ["bm -->1.0.0", "a 1.0.0->2.0.0"]);
+        let names: Vec<_> = p
+            .final_state
+            .iter()
+            .map(|e| (e.entity.as_str(), e.state))
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("a", crate::environment::State::Installed),
+                ("bm", crate::environment::State::Installed)
             ]
         );
     }

@@ -141,6 +141,7 @@ pub fn plan(p: &Plan) -> String {
         "complete": p.complete,
         "final": p.final_state.iter().map(|e| json!({
             "entity": e.entity, "product": e.product, "version": e.version,
+            "state": e.state.as_str(),
         })).collect::<Vec<_>>(),
         "steps": p.steps.iter().enumerate().map(|(i, s)| json!({
             "step": i + 1,
