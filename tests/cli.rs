@@ -10,28 +10,30 @@ fn cli_cases() {
         .case("testdata/cli/*.toml");
 }
 
+/// Runs the real binary.
+fn compat(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_compat"))
+        .args(args)
+        .output()
+        .expect("the binary runs")
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("compat-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
 mod catalog {
     //! Catalog database flows that need several commands and a scratch directory.
 
+    use super::{compat, scratch};
     use std::fs;
     use std::path::{Path, PathBuf};
     use std::process::{Command, Output, Stdio};
     use std::time::{Duration, Instant};
-
-    fn compat(args: &[&str]) -> Output {
-        Command::new(env!("CARGO_BIN_EXE_compat"))
-            .args(args)
-            .output()
-            .expect("the binary runs")
-    }
-
-    /// A fresh scratch directory for one test.
-    fn scratch(name: &str) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("compat-test-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
 
     fn path(p: &Path) -> &str {
         p.to_str().unwrap()
@@ -460,17 +462,8 @@ fn graphviz_accepts_the_dot_output() {
 
 #[test]
 fn plans_write_their_final_state_as_an_environment_that_validates() {
-    use std::process::Command;
-    let dir = std::env::temp_dir().join(format!("compat-test-{}-write-env", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = scratch("write-env");
     let out = dir.join("next.yml");
-    let compat = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_compat"))
-            .args(args)
-            .output()
-            .unwrap()
-    };
     let (env, catalog) = ("testdata/cases/plan/env.yml", "testdata/cases/plan/catalog");
     let planned = compat(&[
         "plan",
@@ -527,8 +520,7 @@ fn plans_write_their_final_state_as_an_environment_that_validates() {
 #[test]
 fn catalog_directories_with_symlink_loops_are_read_once() {
     use std::process::Command;
-    let dir = std::env::temp_dir().join(format!("compat-test-{}-symlinks", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let dir = scratch("symlinks");
     std::fs::create_dir_all(dir.join("sub")).unwrap();
     std::fs::copy(
         "testdata/examples/catalog/redis/redis-7.0.0.yml",
@@ -558,15 +550,9 @@ mod failures {
     //! The catalog database under trouble: another process holding a lock, a disk that
     //! refuses to grow. Neither may leave a half-written catalog.
 
+    use super::scratch;
     use std::fs;
     use std::process::Command;
-
-    fn scratch(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("compat-test-{}-{name}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).unwrap();
-        dir
-    }
 
     #[test]
     fn a_catalog_locked_by_another_process_is_a_clear_error() {
