@@ -1,6 +1,7 @@
-//! A mutation fuzzer for compat's parsers that runs on stable Rust (cargo-fuzz needs a nightly
-//! toolchain, which this project's machines cannot fetch). It starts from a corpus (the files
-//! under `testdata/fuzz/` plus every manifest and environment under `testdata/`), mutates
+//! A mutation fuzzer for compat's parsers that runs on stable Rust, for CI (the
+//! coverage-guided targets in `fuzz/` need a nightly toolchain, which CI cannot count on).
+//! It starts from a corpus (the files under `testdata/fuzz/` plus every manifest and
+//! environment under `testdata/`), mutates
 //! inputs with byte edits and YAML-shaped tokens, and feeds them to the version, matcher,
 //! manifest and environment parsers, catching panics. A panic is a finding: the input is
 //! written to `target/fuzz-crashes/` and the run exits 1.
