@@ -46,6 +46,17 @@ mod catalog {
         compat(&args)
     }
 
+    /// A scratch directory holding `c.db`, the example catalog imported into it.
+    fn imported(name: &str) -> (PathBuf, PathBuf) {
+        let dir = scratch(name);
+        let db = dir.join("c.db");
+        assert_eq!(
+            import(&["testdata/examples/catalog"], &db).status.code(),
+            Some(0)
+        );
+        (dir, db)
+    }
+
     fn release_count(db: &Path) -> i64 {
         let conn = rusqlite::Connection::open(db).unwrap();
         conn.query_row("SELECT count(*) FROM release", [], |r| r.get(0))
@@ -138,12 +149,7 @@ mod catalog {
 
     #[test]
     fn failed_imports_leave_the_database_byte_for_byte_unchanged() {
-        let dir = scratch("failed");
-        let db = dir.join("c.db");
-        assert_eq!(
-            import(&["testdata/examples/catalog"], &db).status.code(),
-            Some(0)
-        );
+        let (dir, db) = imported("failed");
         let before = fs::read(&db).unwrap();
 
         // malformed and invalid manifests: exit 3, every bad file named
@@ -269,12 +275,7 @@ mod catalog {
 
     #[test]
     fn readers_see_a_consistent_catalog_during_an_import() {
-        let dir = scratch("reader");
-        let db = dir.join("c.db");
-        assert_eq!(
-            import(&["testdata/examples/catalog"], &db).status.code(),
-            Some(0)
-        );
+        let (dir, db) = imported("reader");
         let big = generated(&dir.join("gen"), "1500");
         let reader = rusqlite::Connection::open(&db).unwrap();
         reader.execute_batch("BEGIN").unwrap();
@@ -302,12 +303,7 @@ mod catalog {
 
     #[test]
     fn a_killed_import_leaves_the_previous_content() {
-        let dir = scratch("killed");
-        let db = dir.join("c.db");
-        assert_eq!(
-            import(&["testdata/examples/catalog"], &db).status.code(),
-            Some(0)
-        );
+        let (dir, db) = imported("killed");
         let big = generated(&dir.join("gen"), "3000");
         let wal = dir.join("c.db-wal");
         let mut child = Command::new(env!("CARGO_BIN_EXE_compat"))
@@ -349,12 +345,7 @@ mod catalog {
 
     #[test]
     fn show_and_list_one_product() {
-        let dir = scratch("show");
-        let db = dir.join("c.db");
-        assert_eq!(
-            import(&["testdata/examples/catalog"], &db).status.code(),
-            Some(0)
-        );
+        let (_, db) = imported("show");
         let show = compat(&[
             "catalog",
             "show",
