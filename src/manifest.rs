@@ -24,7 +24,8 @@ use crate::matcher::Matcher;
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::version::Version;
-use crate::yaml::{self, KeySet, ScalarMap};
+use crate::yaml::simple::Node;
+use crate::yaml::{self, FromNode, KeySet, ScalarMap};
 
 /// One release and its declarations.
 #[derive(Clone, Debug)]
@@ -116,8 +117,12 @@ impl Manifest {
 /// # Errors
 /// When the text is not a stream of manifests; the error is located in `file`.
 pub fn parse(text: &str, file: &Arc<str>) -> Result<Vec<Manifest>, InputError> {
-    let raw: Vec<Spanned<RawManifest>> =
-        yaml::documents(text).map_err(|e| InputError::malformed(file, e.location, e.message))?;
+    let raw = match yaml::simple_documents(text) {
+        Some(raw) => raw,
+        None => {
+            full_documents(text).map_err(|e| InputError::malformed(file, e.location, e.message))?
+        }
+    };
     if raw.is_empty() {
         return Err(InputError::malformed(
             file,
@@ -131,7 +136,35 @@ pub fn parse(text: &str, file: &Arc<str>) -> Result<Vec<Manifest>, InputError> {
         .collect()
 }
 
-#[derive(Deserialize)]
+fn full_documents(text: &str) -> Result<Vec<Spanned<RawManifest>>, yaml::YamlError> {
+    yaml::documents(text)
+}
+
+/// Checks the fast path's contract on `text`: where the simple reader answers, the full YAML
+/// parser reads the same manifests at the same locations. For the fuzzers and tests.
+///
+/// # Errors
+/// Both readings, when they differ.
+#[doc(hidden)]
+pub fn cross_check(text: &str) -> Result<(), String> {
+    let Some(simple) = yaml::simple_documents::<Spanned<RawManifest>>(text) else {
+        return Ok(());
+    };
+    match full_documents(text) {
+        Ok(full) if full == simple => Ok(()),
+        full => Err(format!(
+            "simple reader: {simple:#?}\nfull parser: {full:#?}"
+        )),
+    }
+}
+
+/// Whether the simple reader takes `text` (else the full parser reads it). For tests.
+#[doc(hidden)]
+pub fn takes_fast_path(text: &str) -> bool {
+    yaml::simple_documents::<Spanned<RawManifest>>(text).is_some()
+}
+
+#[derive(Deserialize, Default, Debug, PartialEq)]
 #[serde(rename_all = "kebab-case")]
 struct RawManifest {
     manifest_version: Option<Spanned<String>>,
@@ -142,14 +175,51 @@ struct RawManifest {
     extensions: Option<RawExtensions>,
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Default, Debug, PartialEq)]
 #[serde(rename_all = "kebab-case")]
 struct RawExtensions {
     product_dependencies: Option<Vec<Spanned<RawEntry>>>,
     product_incompatibilities: Option<Vec<Spanned<RawEntry>>>,
 }
 
+/// The fast path's reading of the same fields, matching serde's rules: unknown keys ignored,
+/// absent fields `None`.
+impl FromNode for RawManifest {
+    fn from_node(node: &Spanned<Node<'_>>) -> Option<Self> {
+        let mut raw = RawManifest::default();
+        for (key, value) in yaml::entries(node)? {
+            match key.value {
+                "manifest-version" => raw.manifest_version = FromNode::from_node(value)?,
+                "product-type" => raw.product_type = FromNode::from_node(value)?,
+                "product-group" => raw.product_group = FromNode::from_node(value)?,
+                "product-name" => raw.product_name = FromNode::from_node(value)?,
+                "product-version" => raw.product_version = FromNode::from_node(value)?,
+                "extensions" => raw.extensions = FromNode::from_node(value)?,
+                _ => {}
+            }
+        }
+        Some(raw)
+    }
+}
+
+impl FromNode for RawExtensions {
+    fn from_node(node: &Spanned<Node<'_>>) -> Option<Self> {
+        let mut raw = RawExtensions::default();
+        for (key, value) in yaml::entries(node)? {
+            match key.value {
+                "product-dependencies" => raw.product_dependencies = FromNode::from_node(value)?,
+                "product-incompatibilities" => {
+                    raw.product_incompatibilities = FromNode::from_node(value)?;
+                }
+                _ => {}
+            }
+        }
+        Some(raw)
+    }
+}
+
 /// The keys an entry may hold, in either list; which ones a list accepts is decided later.
+#[derive(Debug, PartialEq, Eq)]
 struct EntryKeys;
 
 impl KeySet for EntryKeys {
@@ -541,7 +611,9 @@ mod tests {
         Arc::from("m.yml")
     }
 
+    #[track_caller]
     fn one(text: &str) -> Manifest {
+        assert_eq!(cross_check(text), Ok(()));
         let mut all = parse(text, &file()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(all.len(), 1);
         all.remove(0)
@@ -571,6 +643,7 @@ mod tests {
 
     #[track_caller]
     fn malformed(text: &str, expected: &str) {
+        assert_eq!(cross_check(text), Ok(()));
         match parse(text, &file()) {
             Ok(m) => panic!("parsed {} manifests", m.len()),
             Err(e) => assert_eq!(e.to_string(), expected),
@@ -625,6 +698,22 @@ mod tests {
         let all = parse(two, &file()).unwrap();
         assert_eq!(all.len(), 2);
         assert_eq!(all[1].location, Location::new(9, 18));
+    }
+
+    #[test]
+    fn ignored_values_are_never_typed() {
+        // SPEC 4: unknown extensions are ignored, whatever YAML they hold; `.inf` and `1e999`
+        // once made the full parser refuse the file as a "non-finite float"
+        for tools in [
+            "  tool:\n    ratio: .inf\n    big: 1e999\n",
+            "  tool: {ratio: .nan}\n",
+        ] {
+            let m = one(&format!(
+                "{}{tools}",
+                header("    []\n").replace(":\n    []", ": []")
+            ));
+            assert!(m.dependencies.is_empty());
+        }
     }
 
     #[test]

@@ -15,6 +15,8 @@ use serde::de::{Deserialize, DeserializeOwned, Deserializer, IgnoredAny, MapAcce
 
 use crate::diagnostic::{Location, Spanned};
 
+pub mod simple;
+
 /// A YAML text that could not be read as the requested type.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct YamlError {
@@ -30,6 +32,9 @@ pub fn documents<T: DeserializeOwned>(text: &str) -> Result<Vec<T>, YamlError> {
     let limits = crate::limits::get();
     let options = serde_saphyr::options! {
         with_snippet: false,
+        // ignored values (unknown keys, unknown extensions) are read untyped; `.inf` or `1e999`
+        // there must not make the file unreadable
+        non_finite_float_policy: serde_saphyr::NonFiniteFloatPolicy::PassThrough,
         budget: serde_saphyr::budget! {
             max_documents: limits.documents,
             max_depth: limits.depth,
@@ -53,6 +58,64 @@ pub fn documents<T: DeserializeOwned>(text: &str) -> Result<Vec<T>, YamlError> {
             location,
         }
     })
+}
+
+/// Reads every document with the [`simple`] reader, or gives `None` when the text is not of
+/// its shape or does not read as `T` there: the caller then uses [`documents`], which agrees
+/// with this wherever this answers.
+pub fn simple_documents<T: FromNode>(text: &str) -> Option<Vec<T>> {
+    simple::documents(text)?.iter().map(T::from_node).collect()
+}
+
+/// A type that can be read from a node of the [`simple`] shape. `from_node` gives `None`
+/// wherever [`documents`] might read the node differently or refuse it (wrong types
+/// included), so that errors are always the full parser's.
+pub trait FromNode: Sized {
+    fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self>;
+}
+
+impl FromNode for String {
+    fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
+        match node.value {
+            simple::Node::Scalar(text) => Some(text.to_owned()),
+            _ => None,
+        }
+    }
+}
+
+impl<T: FromNode> FromNode for Spanned<T> {
+    fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
+        Some(Spanned {
+            value: T::from_node(node)?,
+            location: node.location,
+        })
+    }
+}
+
+/// A value that is present (the simple shape has no nulls).
+impl<T: FromNode> FromNode for Option<T> {
+    fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
+        T::from_node(node).map(Some)
+    }
+}
+
+impl<T: FromNode> FromNode for Vec<T> {
+    fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
+        match &node.value {
+            simple::Node::Seq(items) => items.iter().map(T::from_node).collect(),
+            _ => None,
+        }
+    }
+}
+
+/// The entries of a mapping node, for [`FromNode`] implementations of structs.
+pub fn entries<'n, 't>(
+    node: &'n Spanned<simple::Node<'t>>,
+) -> Option<&'n [(Spanned<&'t str>, Spanned<simple::Node<'t>>)]> {
+    match &node.value {
+        simple::Node::Map(entries) => Some(entries),
+        _ => None,
+    }
 }
 
 /// Says which limit a breach hit and how to raise it, instead of the parser's own words.
@@ -113,6 +176,7 @@ pub trait KeySet {
 /// A mapping read key by key: the values of the known keys as text (any scalar, so `1.10`
 /// stays `1.10`; `None` for an explicit null), each with its location, and the unknown keys
 /// with theirs, so callers can warn about typos exactly where they are.
+#[derive(Debug, PartialEq, Eq)]
 pub struct ScalarMap<K> {
     pub values: Vec<(&'static str, Spanned<Option<String>>)>,
     pub unknown: Vec<Spanned<String>>,
@@ -154,6 +218,27 @@ impl<'de, K: KeySet> Deserialize<'de> for ScalarMap<K> {
             }
         }
         deserializer.deserialize_map(MapVisitor(PhantomData))
+    }
+}
+
+impl<K: KeySet> FromNode for ScalarMap<K> {
+    fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
+        let mut out = ScalarMap {
+            values: Vec::new(),
+            unknown: Vec::new(),
+            keys: PhantomData,
+        };
+        for (key, value) in entries(node)? {
+            if let Some(known) = K::KEYS.iter().find(|k| **k == key.value) {
+                out.values.push((known, FromNode::from_node(value)?));
+            } else {
+                out.unknown.push(Spanned {
+                    value: key.value.to_owned(),
+                    location: key.location,
+                });
+            }
+        }
+        Some(out)
     }
 }
 

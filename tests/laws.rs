@@ -577,3 +577,263 @@ mod planner {
         }
     }
 }
+
+mod manifest_readers {
+    //! The fast manifest reader (a simple YAML subset) against the full YAML parser, on
+    //! manifests written in many YAML spellings: wherever the fast reader answers, both must
+    //! read the same values at the same locations. The spellings the fast reader is meant to
+    //! cover must actually take it, or this test would pass by the fast reader never answering.
+
+    use compat::generate::Rng;
+    use compat::manifest;
+    use proptest::prelude::*;
+
+    /// Builds a manifest stream; `simple` turns false when an exotic spelling is used.
+    struct Writer {
+        rng: Rng,
+        out: String,
+        simple: bool,
+        exotic: bool,
+    }
+
+    /// Values of the fast reader's shape, and values outside it.
+    const SIMPLE: &[&str] = &[
+        "1.0.0",
+        "1.10",
+        "2.x.x",
+        "9.6.x",
+        "1.0.0-rc1",
+        "0.3.0-5-gabc.dirty",
+        "true",
+        "False",
+        "com.example",
+        "svc-1",
+        "image:1.0",
+        "a b",
+        "1e3",
+        "0x1F",
+        ".inf",
+        "+1",
+        "r/x",
+    ];
+    const EXOTIC: &[&str] = &[
+        "null",
+        "~",
+        "",
+        "-1",
+        "a: b",
+        "x #y",
+        "[a]",
+        "{a: 1}",
+        "&a x",
+        "*a",
+        "!!str 1",
+        "'it''s'",
+        "\"q\\\"\"",
+        "\"a\\tb\"",
+        "|\n    x",
+        ">\n    x",
+        "a\tb",
+        "é",
+        "? x",
+        "@x",
+        "`x`",
+        "%x",
+    ];
+
+    impl Writer {
+        fn pick(&mut self, pool: &'static [&'static str]) -> &'static str {
+            pool[self.rng.below(pool.len())]
+        }
+
+        fn chance(&mut self, percent: usize) -> bool {
+            self.rng.below(100) < percent
+        }
+
+        /// A value as written after `key: `, in one of the quoting styles.
+        fn value(&mut self, text: &str) -> String {
+            let text = if self.exotic && self.chance(8) {
+                self.simple = false;
+                self.pick(EXOTIC).to_owned()
+            } else {
+                text.to_owned()
+            };
+            let quoted = match self.rng.below(4) {
+                0 => format!("\"{text}\""),
+                1 => format!("'{text}'"),
+                _ => text,
+            };
+            if self.chance(10) {
+                format!("{quoted}   # note")
+            } else {
+                quoted
+            }
+        }
+
+        fn line(&mut self, indent: usize, text: &str) {
+            if self.chance(5) {
+                let spaces = self.rng.below(6);
+                self.out.push_str(&" ".repeat(spaces));
+                self.out.push_str("# comment\n");
+            }
+            if self.chance(3) {
+                self.out.push('\n');
+            }
+            self.out.push_str(&" ".repeat(indent));
+            self.out.push_str(text);
+            self.out.push('\n');
+        }
+
+        fn entry(&mut self, dash: usize, extra: &[(&str, &'static [&'static str])]) {
+            let mut keys: Vec<(&str, String)> = vec![
+                ("product-group", "g".into()),
+                ("product-name", format!("p{}", self.rng.below(5))),
+                ("minimum-version", self.pick(SIMPLE).into()),
+                ("maximum-version", self.pick(SIMPLE).into()),
+            ];
+            for (key, pool) in extra {
+                if self.chance(40) {
+                    keys.push((key, self.pick(pool).into()));
+                }
+            }
+            let gap = 1 + usize::from(self.chance(20)) * 2;
+            for (i, (key, value)) in keys.into_iter().enumerate() {
+                let value = self.value(&value);
+                if i == 0 {
+                    let text = format!("-{}{key}: {value}", " ".repeat(gap));
+                    self.line(dash, &text);
+                } else {
+                    self.line(dash + 1 + gap, &format!("{key}: {value}"));
+                }
+            }
+        }
+
+        fn list(&mut self, indent: usize, step: usize, key: &str) {
+            if self.chance(15) {
+                self.line(indent, &format!("{key}: []"));
+                return;
+            }
+            self.line(indent, &format!("{key}:"));
+            let dash = if self.chance(30) {
+                indent
+            } else {
+                indent + step
+            };
+            for _ in 0..=self.rng.below(4) {
+                self.entry(dash, &[("optional", SIMPLE), ("unknwon-key", SIMPLE)]);
+            }
+        }
+
+        fn manifest(&mut self) {
+            let step = 2 + 2 * self.rng.below(2);
+            let mut top: Vec<(&str, String)> = vec![
+                ("manifest-version", "1.0".into()),
+                ("product-group", "com.example".into()),
+                ("product-name", "web".into()),
+                ("product-version", self.pick(SIMPLE).into()),
+            ];
+            if self.chance(50) {
+                top.push(("product-type", "service.v1".into()));
+            }
+            if self.chance(30) {
+                top.push(("other-top", self.pick(SIMPLE).into()));
+            }
+            let count = top.len();
+            let extensions_at = self.rng.below(count + 1);
+            for (i, (key, value)) in top.into_iter().enumerate() {
+                if i == extensions_at {
+                    self.extensions(step);
+                }
+                let value = self.value(&value);
+                self.line(0, &format!("{key}: {value}"));
+            }
+            if extensions_at == count {
+                self.extensions(step);
+            }
+        }
+
+        fn extensions(&mut self, step: usize) {
+            if self.chance(10) {
+                self.line(0, "extensions: {}");
+                return;
+            }
+            self.line(0, "extensions:");
+            let tool = format!("tool-{}: {}", self.rng.below(9), self.pick(SIMPLE));
+            self.line(step, &tool);
+            if self.chance(80) {
+                self.list(step, step, "product-dependencies");
+            }
+            if self.chance(40) {
+                self.list(step, step, "product-incompatibilities");
+            }
+            if self.chance(30) {
+                self.line(step, "docker-images:");
+                self.line(step * 2, "- registry.example.com/web:3.0.0");
+                self.line(step * 2, "- nested: {a: [1, 2]}");
+                self.simple = false;
+            }
+            if self.chance(20) {
+                self.line(step, "labels:");
+                self.line(step * 2, "team: core");
+            }
+        }
+    }
+
+    /// A manifest stream and whether it keeps to the fast reader's shape.
+    fn stream(seed: u64, exotic: bool) -> (String, bool) {
+        let mut w = Writer {
+            rng: Rng(seed),
+            out: String::new(),
+            simple: true,
+            exotic,
+        };
+        if w.chance(20) {
+            w.out.push_str("---\n");
+        }
+        for i in 0..=w.rng.below(3) {
+            if i > 0 {
+                w.out.push_str("---\n");
+            }
+            w.manifest();
+        }
+        if w.chance(10) {
+            w.out.push_str("---\n");
+        }
+        (w.out, w.simple)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn simple_spellings_take_the_fast_reader_and_agree(seed in any::<u64>()) {
+            let (text, simple) = stream(seed, false);
+            prop_assert_eq!(manifest::cross_check(&text), Ok(()), "{}", text);
+            prop_assert!(!simple || manifest::takes_fast_path(&text), "{}", text);
+        }
+
+        #[test]
+        fn exotic_spellings_and_edits_never_make_the_readers_disagree(
+            seed in any::<u64>(),
+            edits in proptest::collection::vec((any::<prop::sample::Index>(), 0usize..16), 0..3),
+        ) {
+            let (mut text, _) = stream(seed, true);
+            for (at, piece) in edits {
+                let pieces = [
+                    "#", ":", "- ", "[", "]", "{", "}", "'", "\"", " ", "\n", "~", "&a ", "*a",
+                    "---\n", "",
+                ];
+                let mut at = at.index(text.len() + 1);
+                while !text.is_char_boundary(at) {
+                    at -= 1;
+                }
+                if piece == 15 {
+                    text.truncate(at);
+                } else {
+                    text.insert_str(at, pieces[piece]);
+                }
+            }
+            prop_assert_eq!(manifest::cross_check(&text), Ok(()), "{}", text);
+        }
+    }
+}
