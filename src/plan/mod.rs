@@ -50,7 +50,38 @@ pub struct Request {
     /// Stop searching at this moment and report the best plan found so far.
     pub deadline: Option<Instant>,
     /// Told how far a long search has come, about once a second.
-    pub progress: Option<fn(&Progress)>,
+    pub progress: Option<ProgressSink>,
+}
+
+/// Where progress goes: any callback (the command line draws a bar or prints lines), called
+/// once a search has run for `every` and then at most once per `every`.
+#[derive(Clone)]
+pub struct ProgressSink {
+    callback: std::sync::Arc<dyn Fn(&Progress) + Send + Sync>,
+    every: std::time::Duration,
+}
+
+impl ProgressSink {
+    /// Reports once a second, after the first second (quick plans stay quiet).
+    pub fn new(callback: impl Fn(&Progress) + Send + Sync + 'static) -> Self {
+        ProgressSink {
+            callback: std::sync::Arc::new(callback),
+            every: std::time::Duration::from_secs(1),
+        }
+    }
+
+    /// Reports at this interval instead.
+    #[must_use]
+    pub fn every(mut self, every: std::time::Duration) -> Self {
+        self.every = every;
+        self
+    }
+}
+
+impl std::fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("ProgressSink")
+    }
 }
 
 /// How far a plan has come, for a progress line.
@@ -63,15 +94,14 @@ pub struct Progress {
     pub total: usize,
 }
 
-/// Calls the progress callback at most once a second, and only once a search has run for a
-/// second (quick plans stay quiet).
+/// Calls the progress sink at its pace.
 struct Reporter {
-    callback: Option<fn(&Progress)>,
+    callback: Option<ProgressSink>,
     last: Instant,
 }
 
 impl Reporter {
-    fn new(callback: Option<fn(&Progress)>) -> Self {
+    fn new(callback: Option<ProgressSink>) -> Self {
         Reporter {
             callback,
             last: Instant::now(),
@@ -79,10 +109,10 @@ impl Reporter {
     }
 
     fn tick(&mut self, stage: &'static str, done: usize, total: usize) {
-        if let Some(callback) = self.callback
-            && self.last.elapsed().as_secs() >= 1
+        if let Some(sink) = &self.callback
+            && self.last.elapsed() >= sink.every
         {
-            callback(&Progress { stage, done, total });
+            (sink.callback)(&Progress { stage, done, total });
             self.last = Instant::now();
         }
     }
@@ -161,7 +191,7 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
     let mut explanation = Vec::new();
     let mut complete = true;
 
-    let mut reporter = Reporter::new(request.progress);
+    let mut reporter = Reporter::new(request.progress.clone());
     let values = if request.all {
         Some(maximize_all(
             &model,
@@ -785,6 +815,47 @@ mod tests {
                 "top 1.0.0->2.0.0 [1]"
             ]
         );
+    }
+
+    #[test]
+    fn long_searches_report_progress_per_stage() {
+        let lines = [
+            "g:a 1.0.0",
+            "g:a 2.0.0",
+            "g:b 1.0.0 g:a 1.0.0 2.x.x",
+            "g:b 2.0.0 g:a 2.0.0 2.x.x",
+            "g:c 1.0.0",
+            "g:c 2.0.0",
+        ];
+        let env = env(&[("g:a", "1.0.0"), ("g:b", "1.0.0"), ("g:c", "1.0.0")]);
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = {
+            let seen = Arc::clone(&seen);
+            ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push(*p))
+        };
+        let catalog = Catalog::from_manifests(manifests(&lines)).unwrap();
+        let mut request = Request {
+            targets: Vec::new(),
+            all: true,
+            policy: Policy::default(),
+            deadline: None,
+            progress: Some(sink.clone()),
+        };
+        // at the default pace a quick plan says nothing
+        let quiet = plan(&env, &catalog, &request);
+        assert!(seen.lock().unwrap().is_empty());
+        request.progress = Some(sink.every(std::time::Duration::ZERO));
+        let told = plan(&env, &catalog, &request);
+        assert_eq!(told, quiet, "reporting does not change the plan");
+        let seen = seen.lock().unwrap();
+        let stage = |name: &str| -> Vec<(usize, usize)> {
+            seen.iter()
+                .filter(|p| p.stage == name)
+                .map(|p| (p.done, p.total))
+                .collect()
+        };
+        assert_eq!(stage("deciding products"), [(0, 3), (1, 3), (2, 3)]);
+        assert_eq!(stage("ordering steps"), [(0, 3), (1, 3), (2, 3)]);
     }
 
     #[test]

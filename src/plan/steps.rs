@@ -265,7 +265,8 @@ pub fn order<'a>(
     let mut out = Vec::new();
     let mut group = 0;
     while !pending.is_empty() {
-        progress(out.len(), total);
+        // moves placed so far (bridges add steps, so `out` can outgrow the moves)
+        progress(total - pending.len(), total);
         let mut chosen = None;
         for (k, &i) in pending.iter().enumerate() {
             if known_blocked[i] {
