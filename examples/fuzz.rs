@@ -3,8 +3,8 @@
 //! It starts from a corpus (the files under `testdata/fuzz/` plus every manifest and
 //! environment under `testdata/`), mutates
 //! inputs with byte edits and YAML-shaped tokens, and feeds them to the version, matcher,
-//! manifest and environment parsers, catching panics, and checks that the fast manifest
-//! reader agrees with the full YAML parser. A panic or disagreement is a finding: the input is
+//! manifest and environment parsers, catching panics, and checks that the fast
+//! readers agree with the full YAML parser. A panic or disagreement is a finding: the input is
 //! written to `target/fuzz-crashes/` and the run exits 1.
 //!
 //! Run: `cargo run --release --example fuzz -- SECONDS [SEED]`. CI runs a short pass.
@@ -108,9 +108,12 @@ fn exercise(input: &[u8]) {
         // printing and parsing again must agree
         assert_eq!(Version::parse(&v.to_string()).ok(), Some(v));
     }
-    // the fast manifest reader must agree with the full YAML parser wherever it answers
+    // the fast readers must agree with the full YAML parser wherever they answer
     if let Err(difference) = manifest::cross_check(&text) {
         panic!("the two manifest readers disagree:\n{difference}");
+    }
+    if let Err(difference) = environment::cross_check(&text) {
+        panic!("the two environment readers disagree:\n{difference}");
     }
     let file: Arc<str> = Arc::from("fuzz.yml");
     if let Ok(manifests) = manifest::parse(&text, &file) {

@@ -20,7 +20,8 @@ use serde::Deserialize;
 use crate::diagnostic::{InputError, Location, Spanned};
 use crate::product::ProductId;
 use crate::version::Version;
-use crate::yaml::{self, KeySet, ScalarMap};
+use crate::yaml::simple::Node;
+use crate::yaml::{self, FromNode, KeySet, ScalarMap};
 
 /// Whether an entity is running or only declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -79,12 +80,49 @@ impl Environment {
     }
 }
 
-#[derive(Deserialize)]
+#[derive(Deserialize, Debug, PartialEq)]
 struct RawEnvironment {
     environment: Option<String>,
     entities: Vec<Spanned<RawEntity>>,
 }
 
+/// The fast path's reading of the same fields, matching serde's rules: unknown keys ignored,
+/// `entities` required (without it the full parser reports the error).
+impl FromNode for RawEnvironment {
+    fn from_node(node: &Spanned<Node<'_>>) -> Option<Self> {
+        let mut environment = None;
+        let mut entities = None;
+        for (key, value) in yaml::entries(node)? {
+            match key.value {
+                "environment" => environment = FromNode::from_node(value)?,
+                "entities" => entities = Some(FromNode::from_node(value)?),
+                _ => {}
+            }
+        }
+        Some(RawEnvironment {
+            environment,
+            entities: entities?,
+        })
+    }
+}
+
+/// Checks the fast path's contract on `text` (see [`yaml::cross_check`]). For the fuzzers and
+/// tests.
+///
+/// # Errors
+/// Both readings, when they differ.
+#[doc(hidden)]
+pub fn cross_check(text: &str) -> Result<(), String> {
+    yaml::cross_check::<Spanned<RawEnvironment>>(text)
+}
+
+/// Whether the simple reader takes `text` (else the full parser reads it). For tests.
+#[doc(hidden)]
+pub fn takes_fast_path(text: &str) -> bool {
+    yaml::simple_documents::<Spanned<RawEnvironment>>(text).is_some()
+}
+
+#[derive(Debug, PartialEq, Eq)]
 struct EntityKeys;
 
 impl KeySet for EntityKeys {
@@ -99,8 +137,8 @@ type RawEntity = ScalarMap<EntityKeys>;
 /// # Errors
 /// When the text is not one environment document, or an entity is malformed or clashes.
 pub fn parse(text: &str, file: &Arc<str>, default_name: &str) -> Result<Environment, InputError> {
-    let mut docs: Vec<Spanned<RawEnvironment>> =
-        yaml::documents(text).map_err(|e| InputError::malformed(file, e.location, e.message))?;
+    let mut docs: Vec<Spanned<RawEnvironment>> = yaml::read_documents(text)
+        .map_err(|e| InputError::malformed(file, e.location, e.message))?;
     if docs.len() != 1 {
         let at = docs.get(1).map_or(Location::new(1, 1), |d| d.location);
         let message = format!(

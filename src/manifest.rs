@@ -117,12 +117,8 @@ impl Manifest {
 /// # Errors
 /// When the text is not a stream of manifests; the error is located in `file`.
 pub fn parse(text: &str, file: &Arc<str>) -> Result<Vec<Manifest>, InputError> {
-    let raw = match yaml::simple_documents(text) {
-        Some(raw) => raw,
-        None => {
-            full_documents(text).map_err(|e| InputError::malformed(file, e.location, e.message))?
-        }
-    };
+    let raw: Vec<Spanned<RawManifest>> = yaml::read_documents(text)
+        .map_err(|e| InputError::malformed(file, e.location, e.message))?;
     if raw.is_empty() {
         return Err(InputError::malformed(
             file,
@@ -136,26 +132,14 @@ pub fn parse(text: &str, file: &Arc<str>) -> Result<Vec<Manifest>, InputError> {
         .collect()
 }
 
-fn full_documents(text: &str) -> Result<Vec<Spanned<RawManifest>>, yaml::YamlError> {
-    yaml::documents(text)
-}
-
-/// Checks the fast path's contract on `text`: where the simple reader answers, the full YAML
-/// parser reads the same manifests at the same locations. For the fuzzers and tests.
+/// Checks the fast path's contract on `text` (see [`yaml::cross_check`]). For the fuzzers and
+/// tests.
 ///
 /// # Errors
 /// Both readings, when they differ.
 #[doc(hidden)]
 pub fn cross_check(text: &str) -> Result<(), String> {
-    let Some(simple) = yaml::simple_documents::<Spanned<RawManifest>>(text) else {
-        return Ok(());
-    };
-    match full_documents(text) {
-        Ok(full) if full == simple => Ok(()),
-        full => Err(format!(
-            "simple reader: {simple:#?}\nfull parser: {full:#?}"
-        )),
-    }
+    yaml::cross_check::<Spanned<RawManifest>>(text)
 }
 
 /// Whether the simple reader takes `text` (else the full parser reads it). For tests.

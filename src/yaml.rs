@@ -60,11 +60,40 @@ pub fn documents<T: DeserializeOwned>(text: &str) -> Result<Vec<T>, YamlError> {
     })
 }
 
+/// Reads every document as [`documents`] does, taking the [`simple`] reader's fast path when
+/// the text is of its shape.
+///
+/// # Errors
+/// As [`documents`] (errors always come from the full parser).
+pub fn read_documents<T: FromNode + DeserializeOwned>(text: &str) -> Result<Vec<T>, YamlError> {
+    simple_documents(text).map_or_else(|| documents(text), Ok)
+}
+
 /// Reads every document with the [`simple`] reader, or gives `None` when the text is not of
 /// its shape or does not read as `T` there: the caller then uses [`documents`], which agrees
 /// with this wherever this answers.
 pub fn simple_documents<T: FromNode>(text: &str) -> Option<Vec<T>> {
     simple::documents(text)?.iter().map(T::from_node).collect()
+}
+
+/// Checks the fast path's contract on `text`: where the simple reader answers, the full
+/// parser reads the same values at the same locations. For the fuzzers and tests.
+///
+/// # Errors
+/// Both readings, when they differ.
+pub fn cross_check<T>(text: &str) -> Result<(), String>
+where
+    T: FromNode + DeserializeOwned + PartialEq + fmt::Debug,
+{
+    let Some(simple) = simple_documents::<T>(text) else {
+        return Ok(());
+    };
+    match documents::<T>(text) {
+        Ok(full) if full == simple => Ok(()),
+        full => Err(format!(
+            "simple reader: {simple:#?}\nfull parser: {full:#?}"
+        )),
+    }
 }
 
 /// A type that can be read from a node of the [`simple`] shape. `from_node` gives `None`

@@ -585,7 +585,7 @@ mod manifest_readers {
     //! cover must actually take it, or this test would pass by the fast reader never answering.
 
     use compat::generate::Rng;
-    use compat::manifest;
+    use compat::{environment, manifest};
     use proptest::prelude::*;
 
     /// Builds a manifest stream; `simple` turns false when an exotic spelling is used.
@@ -779,6 +779,53 @@ mod manifest_readers {
         }
     }
 
+    impl Writer {
+        fn environment(&mut self) {
+            if self.chance(70) {
+                let name = self.value("prod-eu");
+                self.line(0, &format!("environment: {name}"));
+            }
+            self.line(0, "entities:");
+            let dash = if self.chance(30) { 0 } else { 2 };
+            for i in 0..=self.rng.below(5) {
+                let mut keys = vec![
+                    ("product", format!("com.example:p{}", self.rng.below(4))),
+                    ("version", self.pick(SIMPLE).to_owned()),
+                ];
+                if self.chance(40) {
+                    keys.push(("name", format!("e-{i}")));
+                }
+                if self.chance(30) {
+                    keys.push(("state", "managed".into()));
+                }
+                if self.chance(10) {
+                    keys.push(("colour", "blue".into()));
+                }
+                let shift = self.rng.below(keys.len());
+                keys.rotate_left(shift);
+                for (k, (key, value)) in keys.into_iter().enumerate() {
+                    let value = self.value(&value);
+                    if k == 0 {
+                        self.line(dash, &format!("- {key}: {value}"));
+                    } else {
+                        self.line(dash + 2, &format!("{key}: {value}"));
+                    }
+                }
+            }
+        }
+    }
+
+    fn environment(seed: u64, exotic: bool) -> (String, bool) {
+        let mut w = Writer {
+            rng: Rng(seed),
+            out: String::new(),
+            simple: true,
+            exotic,
+        };
+        w.environment();
+        (w.out, w.simple)
+    }
+
     /// A manifest stream and whether it keeps to the fast reader's shape.
     fn stream(seed: u64, exotic: bool) -> (String, bool) {
         let mut w = Writer {
@@ -810,6 +857,13 @@ mod manifest_readers {
             let (text, simple) = stream(seed, false);
             prop_assert_eq!(manifest::cross_check(&text), Ok(()), "{}", text);
             prop_assert!(!simple || manifest::takes_fast_path(&text), "{}", text);
+        }
+
+        #[test]
+        fn environments_take_the_fast_reader_and_agree(seed in any::<u64>(), exotic: bool) {
+            let (text, simple) = environment(seed, exotic);
+            prop_assert_eq!(environment::cross_check(&text), Ok(()), "{}", text);
+            prop_assert!(!simple || environment::takes_fast_path(&text), "{}", text);
         }
 
         #[test]
