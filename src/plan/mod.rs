@@ -483,6 +483,17 @@ fn not_a_candidate(model: &Model<'_>, p: usize, version: &Version) -> String {
 }
 
 /// `--all`: each installed product, in order, as new as a valid state allows.
+/// The final values `--all` chooses (see the module docs), without steps, and whether the
+/// search finished inside `budget`. For benchmarks and the engine comparison
+/// (`examples/engines.rs`).
+#[must_use]
+pub fn all_values(model: &Model<'_>, budget: Budget) -> (Vec<Value>, bool) {
+    let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    let mut complete = true;
+    let values = maximize_all(model, current, budget, &mut complete, &mut Reporter::new(None));
+    (values, complete)
+}
+
 fn maximize_all(
     model: &Model<'_>,
     mut baseline: Vec<Value>,
