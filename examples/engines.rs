@@ -351,7 +351,11 @@ fn all(engine: &mut dyn Engine, model: &Model<'_>) -> Vec<Value> {
             }
             fixed.pop();
         }
-        assert_eq!(fixed.len(), p + 1, "some value of each product stays feasible");
+        assert_eq!(
+            fixed.len(),
+            p + 1,
+            "some value of each product stays feasible"
+        );
     }
     fixed.into_iter().map(|(_, v)| v).collect()
 }
@@ -403,7 +407,12 @@ fn main() {
         .filter(|&p| !newer_values(&model, p).is_empty())
         .collect();
     let step = (movable.len() / targets.max(1)).max(1);
-    let chosen: Vec<usize> = movable.iter().copied().step_by(step).take(targets).collect();
+    let chosen: Vec<usize> = movable
+        .iter()
+        .copied()
+        .step_by(step)
+        .take(targets)
+        .collect();
 
     println!(
         "{} products x {} releases{}, seed {}: {} targets; model built in {:.1} ms (shared)",
@@ -414,7 +423,9 @@ fn main() {
         chosen.len(),
         ms(build)
     );
-    println!("target | ours ms (first + fewest changes) | resolvo ms | feasible | ours changes | resolvo changes");
+    println!(
+        "target | ours ms (first + fewest changes) | resolvo ms | feasible | ours changes | resolvo changes"
+    );
     let (mut ours_total, mut theirs_total) = (Duration::ZERO, Duration::ZERO);
     let (mut ours_changes, mut theirs_changes) = (0, 0);
     let mut failures = 0;

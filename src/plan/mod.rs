@@ -490,7 +490,13 @@ fn not_a_candidate(model: &Model<'_>, p: usize, version: &Version) -> String {
 pub fn all_values(model: &Model<'_>, budget: Budget) -> (Vec<Value>, bool) {
     let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
     let mut complete = true;
-    let values = maximize_all(model, current, budget, &mut complete, &mut Reporter::new(None));
+    let values = maximize_all(
+        model,
+        current,
+        budget,
+        &mut complete,
+        &mut Reporter::new(None),
+    );
     (values, complete)
 }
 
