@@ -5,8 +5,8 @@
 //! an input near a limit) gives `None`, and the caller reads the text with the full parser.
 //!
 //! Contract: whenever [`documents`] returns `Some`, the full parser reads the same text into
-//! the same values at the same locations. `manifest::cross_check` tests this; the fuzzers and
-//! a property test call it on every input they make.
+//! the same values at the same locations. [`super::cross_check`] tests this; the fuzzers and
+//! property tests call it (for manifests and environments) on every input they make.
 
 use crate::diagnostic::{Location, Spanned};
 
