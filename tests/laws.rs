@@ -642,6 +642,15 @@ mod manifest_readers {
     ];
 
     impl Writer {
+        fn new(seed: u64, exotic: bool) -> Self {
+            Writer {
+                rng: Rng(seed),
+                out: String::new(),
+                simple: true,
+                exotic,
+            }
+        }
+
         fn pick(&mut self, pool: &'static [&'static str]) -> &'static str {
             pool[self.rng.below(pool.len())]
         }
@@ -816,24 +825,14 @@ mod manifest_readers {
     }
 
     fn environment(seed: u64, exotic: bool) -> (String, bool) {
-        let mut w = Writer {
-            rng: Rng(seed),
-            out: String::new(),
-            simple: true,
-            exotic,
-        };
+        let mut w = Writer::new(seed, exotic);
         w.environment();
         (w.out, w.simple)
     }
 
     /// A manifest stream and whether it keeps to the fast reader's shape.
     fn stream(seed: u64, exotic: bool) -> (String, bool) {
-        let mut w = Writer {
-            rng: Rng(seed),
-            out: String::new(),
-            simple: true,
-            exotic,
-        };
+        let mut w = Writer::new(seed, exotic);
         if w.chance(20) {
             w.out.push_str("---\n");
         }
