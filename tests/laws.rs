@@ -651,6 +651,10 @@ mod manifest_readers {
             }
         }
 
+        fn pick_simple(&mut self) -> &'static str {
+            self.pick(SIMPLE)
+        }
+
         fn pick(&mut self, pool: &'static [&'static str]) -> &'static str {
             pool[self.rng.below(pool.len())]
         }
@@ -830,6 +834,95 @@ mod manifest_readers {
         (w.out, w.simple)
     }
 
+    /// A manifest written as JSON, with random spacing and line breaks between tokens, and
+    /// whether it keeps to the fast reader's shape.
+    fn json(seed: u64, exotic: bool) -> (String, bool) {
+        let mut w = Writer::new(seed, exotic);
+        let mut out = String::new();
+        let gap = |w: &mut Writer| match w.rng.below(6) {
+            0 => "\n  ",
+            1 => " ",
+            2 => "\n",
+            _ => "",
+        };
+        let value = |w: &mut Writer, text: &str| -> String {
+            if w.exotic && w.chance(6) {
+                w.simple = false;
+                [
+                    "null",
+                    "-1",
+                    "1e5",
+                    "\"a\\nb\"",
+                    "\"é\"",
+                    "\"x\",",
+                    "[1,]",
+                    "{}x",
+                ][w.rng.below(8)]
+                .to_owned()
+            } else if text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                && text.starts_with(|c: char| c.is_ascii_digit())
+                && w.chance(50)
+            {
+                text.to_owned() // a JSON number, read as its text
+            } else {
+                format!("\"{text}\"")
+            }
+        };
+        let mut entries = vec![
+            ("manifest-version", value(&mut w, "1.0")),
+            ("product-group", value(&mut w, "com.example")),
+            ("product-name", value(&mut w, "web")),
+            ("product-version", value(&mut w, "2.3.0")),
+        ];
+        let deps: Vec<String> = (0..w.rng.below(3))
+            .map(|i| {
+                let min_text = w.pick_simple();
+                let min = value(&mut w, min_text);
+                let max = value(&mut w, "2.x.x");
+                let optional = if w.chance(50) { "true" } else { "false" };
+                let typo = if w.chance(30) {
+                    ", \"minimun-version\": \"1.0.0\""
+                } else {
+                    ""
+                };
+                let (a, b) = (gap(&mut w), gap(&mut w));
+                format!(
+                    "{{{a}\"product-group\": \"g\",{b}\"product-name\": \"p{i}\", \
+                     \"minimum-version\": {min}, \"maximum-version\": {max},{a}\
+                     \"optional\": {optional}{typo}}}"
+                )
+            })
+            .collect();
+        let tool = if w.chance(30) {
+            ", \"tool\": {\"list\": [1, 2.5, \"x\", [], {}], \"on\": false}"
+        } else {
+            ""
+        };
+        let joined = deps.join(&format!(",{}", gap(&mut w)));
+        entries.push((
+            "extensions",
+            format!("{{\"product-dependencies\": [{joined}]{tool}}}"),
+        ));
+        let shift = w.rng.below(entries.len());
+        entries.rotate_left(shift);
+        out.push('{');
+        for (i, (key, value)) in entries.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            out.push_str(gap(&mut w));
+            let space = if w.chance(50) { " " } else { "" };
+            out.push('"');
+            out.push_str(key);
+            out.push_str("\":");
+            out.push_str(space);
+            out.push_str(value);
+        }
+        out.push_str(gap(&mut w));
+        out.push_str("}\n");
+        (out, w.simple)
+    }
+
     /// A manifest stream and whether it keeps to the fast reader's shape.
     fn stream(seed: u64, exotic: bool) -> (String, bool) {
         let mut w = Writer::new(seed, exotic);
@@ -859,6 +952,13 @@ mod manifest_readers {
         }
 
         #[test]
+        fn json_manifests_take_the_fast_reader_and_agree(seed in any::<u64>(), exotic: bool) {
+            let (text, simple) = json(seed, exotic);
+            prop_assert_eq!(manifest::cross_check(&text), Ok(()), "{}", text);
+            prop_assert!(!simple || manifest::takes_fast_path(&text), "{}", text);
+        }
+
+        #[test]
         fn environments_take_the_fast_reader_and_agree(seed in any::<u64>(), exotic: bool) {
             let (text, simple) = environment(seed, exotic);
             prop_assert_eq!(environment::cross_check(&text), Ok(()), "{}", text);
@@ -870,7 +970,7 @@ mod manifest_readers {
             seed in any::<u64>(),
             edits in proptest::collection::vec((any::<prop::sample::Index>(), 0usize..16), 0..3),
         ) {
-            let (mut text, _) = stream(seed, true);
+            let (mut text, _) = if seed % 3 == 0 { json(seed, true) } else { stream(seed, true) };
             for (at, piece) in edits {
                 let pieces = [
                     "#", ":", "- ", "[", "]", "{", "}", "'", "\"", " ", "\n", "~", "&a ", "*a",

@@ -1,6 +1,6 @@
 //! A reader for the plain shape almost every manifest has (block mappings and sequences,
-//! one scalar per line, plain or simply quoted), several times faster than the full YAML
-//! parser. It answers only when it is sure: anything outside that shape (flow collections,
+//! one scalar per line, plain or simply quoted; or one JSON object without escapes or nulls),
+//! several times faster than the full YAML parser. It answers only when it is sure: anything outside that shape (flow collections,
 //! anchors, tags, escapes, multi-line or null scalars, tabs, non-ASCII text, duplicate keys,
 //! an input near a limit) gives `None`, and the caller reads the text with the full parser.
 //!
@@ -29,6 +29,9 @@ pub fn documents(text: &str) -> Option<Vec<Spanned<Node<'_>>>> {
         return None;
     }
     let limits = crate::limits::get();
+    if text.trim_start_matches([' ', '\n']).starts_with('{') {
+        return json::document(text, &limits).map(|doc| vec![doc]);
+    }
     let mut reader = Reader {
         lines: Vec::new(),
         pos: 0,
@@ -75,6 +78,201 @@ pub fn documents(text: &str) -> Option<Vec<Spanned<Node<'_>>>> {
         return None;
     }
     Some(documents)
+}
+
+/// JSON documents (one object per file, as tools write manifests): objects, arrays, strings
+/// without escapes, numbers, `true` and `false`. `null`, escapes, and anything after the
+/// object give `None`.
+mod json {
+    use super::{Location, MAX_DEPTH, MAX_KEYS, Node, Spanned};
+    use crate::limits::Limits;
+
+    pub(super) fn document<'t>(text: &'t str, limits: &Limits) -> Option<Spanned<Node<'t>>> {
+        let mut reader = Json {
+            text,
+            pos: 0,
+            line: 1,
+            line_start: 0,
+            depth: 0,
+            max_depth: limits.depth.min(MAX_DEPTH).saturating_sub(2),
+            events: 4,
+        };
+        reader.space();
+        let node = reader.object()?;
+        reader.space();
+        let fits = reader.events.saturating_mul(2) < limits.nodes && limits.documents > 1;
+        (reader.pos == text.len() && fits).then_some(node)
+    }
+
+    struct Json<'t> {
+        text: &'t str,
+        pos: usize,
+        line: u32,
+        line_start: usize,
+        depth: usize,
+        max_depth: usize,
+        events: usize,
+    }
+
+    impl<'t> Json<'t> {
+        fn peek(&self) -> Option<u8> {
+            self.text.as_bytes().get(self.pos).copied()
+        }
+
+        fn location(&self) -> Option<Location> {
+            Some(Location::new(
+                self.line,
+                u32::try_from(self.pos - self.line_start + 1).ok()?,
+            ))
+        }
+
+        /// Spaces and line feeds (the text has no tabs or CRs; comments are not JSON).
+        fn space(&mut self) {
+            while let Some(b) = self.peek() {
+                match b {
+                    b' ' => self.pos += 1,
+                    b'\n' => {
+                        self.pos += 1;
+                        self.line += 1;
+                        self.line_start = self.pos;
+                    }
+                    _ => break,
+                }
+            }
+        }
+
+        fn eat(&mut self, byte: u8) -> Option<()> {
+            self.space();
+            (self.peek()? == byte).then(|| self.pos += 1)
+        }
+
+        fn value(&mut self) -> Option<Spanned<Node<'t>>> {
+            self.space();
+            match self.peek()? {
+                b'{' => self.object(),
+                b'[' => self.array(),
+                b'"' => {
+                    let location = self.location()?;
+                    let text = self.string()?;
+                    Some(self.scalar(text, location))
+                }
+                b'-' | b'0'..=b'9' | b't' | b'f' => {
+                    let location = self.location()?;
+                    let start = self.pos;
+                    while self.peek().is_some_and(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+')
+                    }) {
+                        self.pos += 1;
+                    }
+                    let text = &self.text[start..self.pos];
+                    let number = text.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+                        && text.starts_with(|c: char| c.is_ascii_digit());
+                    (number || matches!(text, "true" | "false"))
+                        .then(|| self.scalar(text, location))
+                }
+                _ => None, // null, and anything that is not JSON
+            }
+        }
+
+        fn scalar(&mut self, text: &'t str, location: Location) -> Spanned<Node<'t>> {
+            self.events += 1;
+            Spanned {
+                value: Node::Scalar(text),
+                location,
+            }
+        }
+
+        /// A string without escapes; the position is at its opening quote.
+        fn string(&mut self) -> Option<&'t str> {
+            let body = &self.text[self.pos + 1..];
+            let end = body.find(['"', '\\', '\n'])?;
+            if body.as_bytes()[end] != b'"' {
+                return None;
+            }
+            self.pos += end + 2;
+            Some(&body[..end])
+        }
+
+        fn enter(&mut self) -> Option<Location> {
+            self.depth += 1;
+            self.events += 2;
+            let location = self.location()?;
+            self.pos += 1;
+            (self.depth <= self.max_depth).then_some(location)
+        }
+
+        fn object(&mut self) -> Option<Spanned<Node<'t>>> {
+            let location = self.enter()?;
+            let mut entries: Vec<(Spanned<&'t str>, Spanned<Node<'t>>)> = Vec::new();
+            self.space();
+            if self.peek()? == b'}' {
+                self.pos += 1;
+            } else {
+                loop {
+                    self.space();
+                    if self.peek()? != b'"' {
+                        return None;
+                    }
+                    let at = self.location()?;
+                    let key = self.string()?;
+                    if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.value == key) {
+                        return None;
+                    }
+                    self.events += 1;
+                    self.eat(b':')?;
+                    let value = self.value()?;
+                    entries.push((
+                        Spanned {
+                            value: key,
+                            location: at,
+                        },
+                        value,
+                    ));
+                    self.space();
+                    match self.peek()? {
+                        b',' => self.pos += 1,
+                        b'}' => {
+                            self.pos += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            self.depth -= 1;
+            Some(Spanned {
+                value: Node::Map(entries),
+                location,
+            })
+        }
+
+        fn array(&mut self) -> Option<Spanned<Node<'t>>> {
+            let location = self.enter()?;
+            let mut items = Vec::new();
+            self.space();
+            if self.peek()? == b']' {
+                self.pos += 1;
+            } else {
+                loop {
+                    items.push(self.value()?);
+                    self.space();
+                    match self.peek()? {
+                        b',' => self.pos += 1,
+                        b']' => {
+                            self.pos += 1;
+                            break;
+                        }
+                        _ => return None,
+                    }
+                }
+            }
+            self.depth -= 1;
+            Some(Spanned {
+                value: Node::Seq(items),
+                location,
+            })
+        }
+    }
 }
 
 /// Deeper nesting than this goes to the full parser (which has its own, configurable limit);
