@@ -617,6 +617,37 @@ mod tests {
     }
 
     #[test]
+    fn json_objects_are_read_with_locations() {
+        let docs = documents("{\n  \"a\": \"x\",\n  \"b\": [1.5, true, {}]\n}\n").unwrap();
+        assert_eq!(docs[0].location, Location::new(1, 1));
+        let Node::Map(top) = &docs[0].value else {
+            panic!("a mapping")
+        };
+        assert_eq!(top[0].0.location, Location::new(2, 3));
+        assert_eq!(top[0].1.location, Location::new(2, 8));
+        assert!(matches!(top[0].1.value, Node::Scalar("x")));
+        let Node::Seq(items) = &top[1].1.value else {
+            panic!("a sequence")
+        };
+        assert!(matches!(items[0].value, Node::Scalar("1.5")));
+        assert!(matches!(items[1].value, Node::Scalar("true")));
+        assert_eq!(items[2].location, Location::new(3, 20));
+        for text in [
+            "{\"a\": null}",
+            "{\"a\": \"x\\ny\"}",
+            "{\"a\": -1}",
+            "{\"a\": 1e5}",
+            "{\"a\": \"x\",}",
+            "{\"a\": \"x\"} x",
+            "{\"a\": \"x\", \"a\": \"y\"}",
+            "{\"a\": \"x\"",
+            "{a: x}",
+        ] {
+            assert!(!takes(text), "{text:?}");
+        }
+    }
+
+    #[test]
     fn deep_or_large_inputs_go_to_the_full_parser() {
         let lines = |n: usize, line: &dyn Fn(usize) -> String| -> String {
             (0..n).map(line).collect::<Vec<_>>().concat()
