@@ -204,41 +204,26 @@ mod json {
         fn object(&mut self) -> Option<Spanned<Node<'t>>> {
             let location = self.enter()?;
             let mut entries: Vec<(Spanned<&'t str>, Spanned<Node<'t>>)> = Vec::new();
-            self.space();
-            if self.peek()? == b'}' {
-                self.pos += 1;
-            } else {
-                loop {
-                    self.space();
-                    if self.peek()? != b'"' {
-                        return None;
-                    }
-                    let at = self.location()?;
-                    let key = self.string()?;
-                    if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.value == key) {
-                        return None;
-                    }
-                    self.events += 1;
-                    self.eat(b':')?;
-                    let value = self.value()?;
-                    entries.push((
-                        Spanned {
-                            value: key,
-                            location: at,
-                        },
-                        value,
-                    ));
-                    self.space();
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b'}' => {
-                            self.pos += 1;
-                            break;
-                        }
-                        _ => return None,
-                    }
+            self.items(b'}', |json| {
+                json.space();
+                if json.peek()? != b'"' {
+                    return None;
                 }
-            }
+                let at = json.location()?;
+                let key = json.string()?;
+                if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.value == key) {
+                    return None;
+                }
+                json.events += 1;
+                json.eat(b':')?;
+                let value = json.value()?;
+                let key = Spanned {
+                    value: key,
+                    location: at,
+                };
+                entries.push((key, value));
+                Some(())
+            })?;
             self.depth -= 1;
             Some(Spanned {
                 value: Node::Map(entries),
@@ -249,28 +234,40 @@ mod json {
         fn array(&mut self) -> Option<Spanned<Node<'t>>> {
             let location = self.enter()?;
             let mut items = Vec::new();
-            self.space();
-            if self.peek()? == b']' {
-                self.pos += 1;
-            } else {
-                loop {
-                    items.push(self.value()?);
-                    self.space();
-                    match self.peek()? {
-                        b',' => self.pos += 1,
-                        b']' => {
-                            self.pos += 1;
-                            break;
-                        }
-                        _ => return None,
-                    }
-                }
-            }
+            self.items(b']', |json| {
+                items.push(json.value()?);
+                Some(())
+            })?;
             self.depth -= 1;
             Some(Spanned {
                 value: Node::Seq(items),
                 location,
             })
+        }
+
+        /// Items separated by commas up to `close` (no trailing comma), each read by `item`.
+        fn items(
+            &mut self,
+            close: u8,
+            mut item: impl FnMut(&mut Self) -> Option<()>,
+        ) -> Option<()> {
+            self.space();
+            if self.peek()? == close {
+                self.pos += 1;
+                return Some(());
+            }
+            loop {
+                item(self)?;
+                self.space();
+                match self.peek()? {
+                    b',' => self.pos += 1,
+                    b if b == close => {
+                        self.pos += 1;
+                        return Some(());
+                    }
+                    _ => return None,
+                }
+            }
         }
     }
 }
