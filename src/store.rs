@@ -595,6 +595,54 @@ impl Products {
     }
 }
 
+/// Decodes the cells of stored rows back into domain values; a cell that does not decode
+/// means the catalog file is damaged. One place for what every `read_*` below needs.
+#[derive(Clone, Copy)]
+struct Cells<'p> {
+    path: &'p str,
+}
+
+impl Cells<'_> {
+    fn sql(self, error: &rusqlite::Error) -> InputError {
+        sql_error(self.path, error)
+    }
+
+    fn damaged(self, what: &str) -> InputError {
+        corrupt(self.path, what)
+    }
+
+    fn get<T: rusqlite::types::FromSql>(
+        self,
+        row: &rusqlite::Row<'_>,
+        i: usize,
+    ) -> Result<T, InputError> {
+        row.get(i).map_err(|e| self.sql(&e))
+    }
+
+    fn version(self, text: &str) -> Result<Version, InputError> {
+        Version::parse(text).map_err(|e| self.damaged(&e.to_string()))
+    }
+
+    fn matcher(self, text: &str) -> Result<Matcher, InputError> {
+        Matcher::parse(text).map_err(|e| self.damaged(&e.to_string()))
+    }
+
+    fn product(
+        self,
+        products: &mut Products,
+        row: &rusqlite::Row<'_>,
+        group: usize,
+    ) -> Result<ProductId, InputError> {
+        let (g, n): (String, String) = (self.get(row, group)?, self.get(row, group + 1)?);
+        products.get(&g, &n).map_err(|m| self.damaged(&m))
+    }
+
+    /// The location stored in columns `line` and `line + 1`.
+    fn location(self, row: &rusqlite::Row<'_>, line: usize) -> Result<Location, InputError> {
+        Ok(location(self.get(row, line)?, self.get(row, line + 1)?))
+    }
+}
+
 /// Rebuilds one stored manifest from its rows.
 fn read_manifest(conn: &Connection, path: &str, id: i64) -> Result<Manifest, InputError> {
     read_manifests(conn, path, Some(id))?
@@ -611,10 +659,9 @@ fn read_manifests(
     path: &str,
     only: Option<i64>,
 ) -> Result<Vec<Manifest>, InputError> {
-    let err = |e: rusqlite::Error| sql_error(path, &e);
-    let bad = |what: &str| corrupt(path, what);
+    let cells = Cells { path };
+    let err = |e: rusqlite::Error| cells.sql(&e);
     let mut products = Products::default();
-    let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
 
     if let Some(id) = only {
         conn.execute_batch(&format!(
@@ -635,24 +682,23 @@ fn read_manifests(
         .map_err(err)?;
     let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let text = |i| row.get::<_, String>(i).map_err(err);
-        let file = text(5)?;
+        let file: String = cells.get(row, 5)?;
         let file = Arc::clone(
             sources
                 .entry(file.clone())
                 .or_insert_with(|| Arc::from(file)),
         );
         manifests.insert(
-            row.get(0).map_err(err)?,
+            cells.get(row, 0)?,
             Manifest {
-                product: products.get(&text(1)?, &text(2)?).map_err(|m| bad(&m))?,
-                version: version(&text(3)?)?,
-                product_type: row.get(4).map_err(err)?,
+                product: cells.product(&mut products, row, 1)?,
+                version: cells.version(&cells.get::<String>(row, 3)?)?,
+                product_type: cells.get(row, 4)?,
                 dependencies: Vec::new(),
                 incompatibilities: Vec::new(),
                 issues: Vec::new(),
                 file,
-                location: location(row.get(6).map_err(err)?, row.get(7).map_err(err)?),
+                location: cells.location(row, 6)?,
             },
         );
     }
@@ -680,10 +726,8 @@ fn read_dependencies(
     manifests: &mut BTreeMap<i64, Manifest>,
     products: &mut Products,
 ) -> Result<(), InputError> {
-    let err = |e: rusqlite::Error| sql_error(path, &e);
-    let bad = |what: &str| corrupt(path, what);
-    let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
-    let matcher = |text: &str| Matcher::parse(text).map_err(|e| bad(&e.to_string()));
+    let cells = Cells { path };
+    let err = |e: rusqlite::Error| cells.sql(&e);
     let mut stmt = conn
         .prepare_cached(
             "SELECT d.release_id, d.product_group, d.product_name, d.minimum, d.maximum,
@@ -693,16 +737,21 @@ fn read_dependencies(
         .map_err(err)?;
     let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let text = |i| row.get::<_, String>(i).map_err(err);
-        let recommended: Option<String> = row.get(5).map_err(err)?;
+        let recommended: Option<String> = cells.get(row, 5)?;
         let dependency = Dependency {
-            product: products.get(&text(1)?, &text(2)?).map_err(|m| bad(&m))?,
-            range: Range::new(version(&text(3)?)?, matcher(&text(4)?)?),
-            recommended: recommended.as_deref().map(version).transpose()?,
-            optional: row.get(6).map_err(err)?,
-            location: location(row.get(7).map_err(err)?, row.get(8).map_err(err)?),
+            product: cells.product(products, row, 1)?,
+            range: Range::new(
+                cells.version(&cells.get::<String>(row, 3)?)?,
+                cells.matcher(&cells.get::<String>(row, 4)?)?,
+            ),
+            recommended: recommended
+                .as_deref()
+                .map(|t| cells.version(t))
+                .transpose()?,
+            optional: cells.get(row, 6)?,
+            location: cells.location(row, 7)?,
         };
-        owner(manifests, path, row.get(0).map_err(err)?)?
+        owner(manifests, path, cells.get(row, 0)?)?
             .dependencies
             .push(dependency);
     }
@@ -717,10 +766,8 @@ fn read_incompatibilities(
     manifests: &mut BTreeMap<i64, Manifest>,
     products: &mut Products,
 ) -> Result<(), InputError> {
-    let err = |e: rusqlite::Error| sql_error(path, &e);
-    let bad = |what: &str| corrupt(path, what);
-    let version = |text: &str| Version::parse(text).map_err(|e| bad(&e.to_string()));
-    let matcher = |text: &str| Matcher::parse(text).map_err(|e| bad(&e.to_string()));
+    let cells = Cells { path };
+    let err = |e: rusqlite::Error| cells.sql(&e);
     let mut stmt = conn
         .prepare_cached(
             "SELECT i.release_id, i.product_group, i.product_name, i.minimum, i.maximum,
@@ -731,19 +778,18 @@ fn read_incompatibilities(
         .map_err(err)?;
     let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let text = |i| row.get::<_, String>(i).map_err(err);
-        let minimum: Option<String> = row.get(3).map_err(err)?;
-        let maximum: Option<String> = row.get(4).map_err(err)?;
+        let minimum: Option<String> = cells.get(row, 3)?;
+        let maximum: Option<String> = cells.get(row, 4)?;
         let incompatibility = Incompatibility {
-            product: products.get(&text(1)?, &text(2)?).map_err(|m| bad(&m))?,
+            product: cells.product(products, row, 1)?,
             range: Range {
-                minimum: minimum.as_deref().map(version).transpose()?,
-                maximum: maximum.as_deref().map(matcher).transpose()?,
+                minimum: minimum.as_deref().map(|t| cells.version(t)).transpose()?,
+                maximum: maximum.as_deref().map(|t| cells.matcher(t)).transpose()?,
             },
-            reason: row.get(5).map_err(err)?,
-            location: location(row.get(6).map_err(err)?, row.get(7).map_err(err)?),
+            reason: cells.get(row, 5)?,
+            location: cells.location(row, 6)?,
         };
-        owner(manifests, path, row.get(0).map_err(err)?)?
+        owner(manifests, path, cells.get(row, 0)?)?
             .incompatibilities
             .push(incompatibility);
     }
@@ -757,8 +803,8 @@ fn read_issues(
     path: &str,
     manifests: &mut BTreeMap<i64, Manifest>,
 ) -> Result<(), InputError> {
-    let err = |e: rusqlite::Error| sql_error(path, &e);
-    let bad = |what: &str| corrupt(path, what);
+    let cells = Cells { path };
+    let err = |e: rusqlite::Error| cells.sql(&e);
     let mut stmt = conn
         .prepare_cached(
             "SELECT i.release_id, i.code, i.message, i.dependency, i.line, i.col
@@ -767,19 +813,19 @@ fn read_issues(
         .map_err(err)?;
     let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let code: String = row.get(1).map_err(err)?;
-        let dependency: Option<String> = row.get(3).map_err(err)?;
+        let code: String = cells.get(row, 1)?;
+        let dependency: Option<String> = cells.get(row, 3)?;
         let issue = Issue {
             code: Code::parse(&code)
-                .ok_or_else(|| bad(&format!("unknown finding code `{code}`")))?,
-            message: row.get(2).map_err(err)?,
+                .ok_or_else(|| cells.damaged(&format!("unknown finding code `{code}`")))?,
+            message: cells.get(row, 2)?,
             dependency: dependency
                 .as_deref()
-                .map(|d| ProductId::parse(d).map_err(|m| bad(&m)))
+                .map(|d| ProductId::parse(d).map_err(|m| cells.damaged(&m)))
                 .transpose()?,
-            location: location(row.get(4).map_err(err)?, row.get(5).map_err(err)?),
+            location: cells.location(row, 4)?,
         };
-        owner(manifests, path, row.get(0).map_err(err)?)?
+        owner(manifests, path, cells.get(row, 0)?)?
             .issues
             .push(issue);
     }
