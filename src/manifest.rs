@@ -387,13 +387,7 @@ impl DeclarationReader<'_> {
         product: Option<&ProductId>,
     ) -> Option<Spanned<String>> {
         match entry.value.get(key) {
-            Some(Spanned {
-                value: Some(text),
-                location,
-            }) => Some(Spanned {
-                value: text.clone(),
-                location: *location,
-            }),
+            Some(Spanned { value: Some(_), .. }) => Self::optional(entry, key),
             Some(Spanned {
                 value: None,
                 location,
@@ -412,16 +406,11 @@ impl DeclarationReader<'_> {
 
     /// An optional value; an explicit null (`optional:`) means absent too.
     fn optional(entry: &Spanned<RawEntry>, key: &str) -> Option<Spanned<String>> {
-        match entry.value.get(key) {
-            Some(Spanned {
-                value: Some(text),
-                location,
-            }) => Some(Spanned {
-                value: text.clone(),
-                location: *location,
-            }),
-            _ => None,
-        }
+        let found = entry.value.get(key)?;
+        Some(Spanned {
+            value: found.value.clone()?,
+            location: found.location,
+        })
     }
 
     fn version(
