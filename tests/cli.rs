@@ -18,6 +18,18 @@ fn compat(args: &[&str]) -> std::process::Output {
         .expect("the binary runs")
 }
 
+/// Asserts a run exited 0, showing what it printed otherwise.
+#[track_caller]
+fn assert_succeeded(out: &std::process::Output) {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "stdout:\n{}\nstderr:\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// A fresh scratch directory for one test.
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!("compat-test-{}-{name}", std::process::id()));
@@ -286,12 +298,7 @@ mod catalog {
         assert_eq!(count(&reader), 27);
         // The reader holds a read transaction for the whole import; WAL lets the writer go on.
         let writer = import(&[path(&big)], &db);
-        assert_eq!(
-            writer.status.code(),
-            Some(0),
-            "{}",
-            String::from_utf8_lossy(&writer.stderr)
-        );
+        super::assert_succeeded(&writer);
         assert_eq!(
             count(&reader),
             27,
@@ -481,12 +488,7 @@ fn plans_write_their_final_state_as_an_environment_that_validates() {
         );
     }
     let check = compat(&["validate", out.to_str().unwrap(), "--catalog", catalog]);
-    assert_eq!(
-        check.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&check.stdout)
-    );
+    assert_succeeded(&check);
     // an infeasible plan writes nothing, and leaves no temporary file behind
     let before = std::fs::read(&out).unwrap();
     let failed = compat(&[
@@ -525,12 +527,7 @@ fn catalog_directories_with_symlink_loops_are_read_once() {
         .args(["lint", dir.to_str().unwrap()])
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert_succeeded(&out);
     assert_eq!(
         String::from_utf8_lossy(&out.stdout),
         "1 manifest checked: 0 errors, 0 warnings\n"
