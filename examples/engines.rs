@@ -453,7 +453,7 @@ fn single_targets(
     their_engine: &mut Theirs<'_, '_>,
     setup: Duration,
 ) -> usize {
-    let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    let current = model.current();
     let mut our_engine = Ours {
         model,
         current: current.clone(),

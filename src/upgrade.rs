@@ -48,7 +48,7 @@ pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade>
         allow_install: false,
     };
     let model = Model::build(env, catalog, policy, &[]);
-    let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    let current = model.current();
     (0..model.vars.len())
         .into_par_iter()
         .filter(|&p| model.vars[p].installed())

@@ -178,7 +178,7 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
         nodes: NODES,
         deadline: request.deadline,
     };
-    let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    let current = model.current();
     // What is broken today, and which products it involves (nothing, usually: then no repair
     // is sought and nothing is spent on it).
     let today = crate::validate::validate(env, catalog);
@@ -488,7 +488,7 @@ fn not_a_candidate(model: &Model<'_>, p: usize, version: &Version) -> String {
 /// (`examples/engines.rs`).
 #[must_use]
 pub fn all_values(model: &Model<'_>, budget: Budget) -> (Vec<Value>, bool) {
-    let current: Vec<Value> = model.vars.iter().map(|v| v.domain[0]).collect();
+    let current = model.current();
     let mut complete = true;
     let values = maximize_all(
         model,

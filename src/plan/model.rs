@@ -313,6 +313,13 @@ impl<'a> Model<'a> {
         model
     }
 
+    /// Every variable's value today (`Keep`, or `Absent` for a product not installed): the
+    /// baseline searches start from.
+    #[must_use]
+    pub fn current(&self) -> Vec<Value> {
+        self.vars.iter().map(|v| v.domain[0]).collect()
+    }
+
     /// The constraints `value` of variable `p` breaks on its own: required dependencies on
     /// products that are not variables (not installed, and not allowed to be).
     #[must_use]
