@@ -8,7 +8,7 @@ use std::sync::Arc;
 use compat::catalog::Catalog;
 use compat::catalog::CatalogSource;
 use compat::environment::{self, Environment};
-use compat::generate::{Generated, Params, generate};
+use compat::generate::{Generated, Params, Shape, generate};
 use compat::plan::{self as planner, Policy, Request, Target};
 use compat::product::ProductId;
 use compat::store::Store;
@@ -28,7 +28,7 @@ fn workload(products: usize, releases: usize) -> Generated {
         products,
         releases,
         seed: 1,
-        tight: false,
+        shape: Shape::Realistic,
     })
 }
 

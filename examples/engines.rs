@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use compat::catalog::Catalog;
 use compat::environment;
-use compat::generate::{self, Params};
+use compat::generate::{self, Params, Shape};
 use compat::manifest;
 use compat::plan;
 use compat::plan::model::{Model, Policy, Value};
@@ -391,7 +391,11 @@ fn main() {
         products: usize::try_from(number(0, 1000)).unwrap(),
         releases: usize::try_from(number(1, 20)).unwrap(),
         seed: number(3, 1),
-        tight,
+        shape: if tight {
+            Shape::Tight
+        } else {
+            Shape::Realistic
+        },
     };
     let targets = usize::try_from(number(2, 20)).unwrap();
     let generated = generate::generate(params);

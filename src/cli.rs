@@ -98,9 +98,13 @@ pub struct GenerateArgs {
     pub releases: usize,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
-    /// Tight two-sided windows on every dependency (the planner's hard case)
+    /// Tight two-sided windows on every dependency (adversarial for the planner)
     #[arg(long)]
     pub tight: bool,
+    /// The hard family: a hidden consistent state behind arbitrary windows (it goes to
+    /// `consistent.yml`)
+    #[arg(long, conflicts_with = "tight")]
+    pub hard: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -398,12 +402,23 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
 }
 
 fn run_generate(args: &GenerateArgs) -> Result<Outcome, CliError> {
+    use std::fmt::Write as _;
+
+    use crate::generate::Shape;
+    let shape = if args.hard {
+        Shape::Hard
+    } else if args.tight {
+        Shape::Tight
+    } else {
+        Shape::Realistic
+    };
     let generated = crate::generate::generate(crate::generate::Params {
         products: args.products,
         releases: args.releases,
         seed: args.seed,
-        tight: args.tight,
+        shape,
     });
+    let consistent = args.out.join("consistent.yml");
     let files = generated
         .manifests
         .iter()
@@ -411,18 +426,29 @@ fn run_generate(args: &GenerateArgs) -> Result<Outcome, CliError> {
         .chain(std::iter::once((
             args.out.join("env.yml"),
             generated.environment.as_str(),
-        )));
+        )))
+        .chain(
+            generated
+                .consistent
+                .as_deref()
+                .map(|text| (consistent.clone(), text)),
+        );
     loader::write_files(files)?;
-    Ok(Outcome::new(
-        format!(
-            "wrote {} ({} bytes of manifests) and {} entities to {}\n",
-            report::plural(args.products * args.releases.max(1), "release"),
-            generated.manifest_bytes(),
-            generated.entities,
-            args.out.display()
-        ),
-        true,
-    ))
+    let mut stdout = format!(
+        "wrote {} ({} bytes of manifests) and {} entities to {}\n",
+        report::plural(args.products * args.releases.max(1), "release"),
+        generated.manifest_bytes(),
+        generated.entities,
+        args.out.display()
+    );
+    if generated.consistent.is_some() {
+        let _ = writeln!(
+            stdout,
+            "wrote the hidden consistent state to {}",
+            consistent.display()
+        );
+    }
+    Ok(Outcome::new(stdout, true))
 }
 
 fn run_validate(args: &ValidateArgs) -> Result<Outcome, CliError> {

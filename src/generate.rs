@@ -18,6 +18,20 @@
 //!   natural window would miss the dependency's installed version, that release's range is
 //!   widened to include it.
 //!
+//! The hard family ([`Shape::Hard`]) is built to defeat a search that checks forward but learns
+//! no conflicts. Every product has `releases` plain releases `1.x.y` and depends on 0-4
+//! products, mostly among the 50 before it (5% anywhere, so some cycles appear; a quarter
+//! optional). A hidden consistent state is chosen first (the newest release for 60% of
+//! products, else one in the upper half) and the environment installs each product 1-4
+//! releases below it. Releases within 6 of either point get windows that hold the
+//! dependency's consistent release, above its installed one (only the installed release's
+//! windows also hold the dependency's installed release), with a little slack; every other
+//! release gets an arbitrary window of up to 21 releases. Each release picks its own
+//! dependencies. Both states are valid (checked on the rendered text), so upgrades exist, but
+//! moving one product drags its dependencies along in long co-upgrade chains, and the releases
+//! nearest to what is installed are traps. [`Generated::consistent`] holds the hidden state
+//! as an environment.
+//!
 //! The random numbers come from SplitMix64, written here so the output cannot change with a
 //! dependency's version.
 
@@ -29,9 +43,20 @@ pub struct Params {
     pub products: usize,
     pub releases: usize,
     pub seed: u64,
-    /// Adversarial shape for the planner: every dependency is a two-sided window of one or
-    /// two releases with an exact maximum, and none is optional.
-    pub tight: bool,
+    pub shape: Shape,
+}
+
+/// Which family of catalogs to generate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shape {
+    /// What real platforms look like (the module documentation describes it).
+    Realistic,
+    /// Adversarial for the planner: every dependency is a two-sided window of one or two
+    /// releases with an exact maximum, and none is optional.
+    Tight,
+    /// A hidden consistent state behind arbitrary windows: hard for a search without
+    /// conflict learning (the module documentation describes it).
+    Hard,
 }
 
 /// A generated catalog (one multi-document YAML file per product) and environment.
@@ -43,6 +68,9 @@ pub struct Generated {
     pub environment: String,
     /// How many entities the environment has.
     pub entities: usize,
+    /// [`Shape::Hard`] only: the hidden consistent state (every product at the release the
+    /// catalog was built around) as an environment file's YAML text; it is valid too.
+    pub consistent: Option<String>,
 }
 
 impl Generated {
@@ -207,9 +235,13 @@ pub fn generate(params: Params) -> Generated {
         products: count,
         releases,
         seed,
-        tight,
+        shape,
     } = params;
     let releases = releases.max(1);
+    if shape == Shape::Hard {
+        return hard::generate(count, releases, seed);
+    }
+    let tight = shape == Shape::Tight;
     let mut rng = Rng(seed);
     let mut products: Vec<Product> = (0..count)
         .map(|i| {
@@ -305,12 +337,7 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
             if k > 0 {
                 text.push_str("---\n");
             }
-            let _ = write!(
-                text,
-                "manifest-version: \"1.0\"\nproduct-type: service.v1\nproduct-group: {}\n\
-                 product-name: {}\nproduct-version: {}\n",
-                product.group, product.name, release.text
-            );
+            write_header(&mut text, &product.group, &product.name, &release.text);
             let incompatible = if products.len() > 2 && rng.chance(2) {
                 let other = (i + 1 + rng.below(products.len() - 1)) % products.len();
                 let other = &products[other];
@@ -349,11 +376,7 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
     let mut entities = 0;
     for product in products {
         let version = &product.releases[product.installed].text;
-        let _ = writeln!(
-            environment,
-            "  - product: {}:{}\n    version: {version}",
-            product.group, product.name
-        );
+        write_entity(&mut environment, &product.group, &product.name, version);
         entities += 1;
         if rng.chance(3) {
             let _ = writeln!(
@@ -368,6 +391,43 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
         manifests,
         environment,
         entities,
+        consistent: None,
+    }
+}
+
+/// The lines every generated manifest opens with.
+fn write_header(text: &mut String, group: &str, name: &str, version: &str) {
+    let _ = write!(
+        text,
+        "manifest-version: \"1.0\"\nproduct-type: service.v1\nproduct-group: {group}\n\
+         product-name: {name}\nproduct-version: {version}\n",
+    );
+}
+
+/// One entity of an environment file, named after its product.
+fn write_entity(environment: &mut String, group: &str, name: &str, version: &str) {
+    let _ = writeln!(
+        environment,
+        "  - product: {group}:{name}\n    version: {version}"
+    );
+}
+
+/// One `product-dependencies` entry.
+fn write_dependency(
+    text: &mut String,
+    target: (&str, &str),
+    min: &str,
+    bound: &str,
+    optional: bool,
+) {
+    let (group, name) = target;
+    let _ = write!(
+        text,
+        "    - product-group: {group}\n      product-name: {name}\n      minimum-version: {min}\n      \
+         maximum-version: {bound}\n"
+    );
+    if optional {
+        text.push_str("      optional: true\n");
     }
 }
 
@@ -385,14 +445,202 @@ fn write_dep(text: &mut String, product: &Product, k: usize, dep: &Dep, target: 
             }
         }
     }
-    let _ = write!(
+    write_dependency(
         text,
-        "    - product-group: {}\n      product-name: {}\n      minimum-version: {}\n      \
-         maximum-version: {bound}\n",
-        target.group, target.name, target.releases[min].text
+        (&target.group, &target.name),
+        &target.releases[min].text,
+        &bound,
+        dep.optional,
     );
-    if dep.optional {
-        text.push_str("      optional: true\n");
+}
+
+/// The hard family ([`Shape::Hard`]).
+mod hard {
+    use super::{
+        Generated, Release, Rng, Style, covers, matcher, write_dependency, write_entity,
+        write_header,
+    };
+
+    /// How near (in release indices) to the installed or the consistent release a release's
+    /// windows are built to hold the dependency's needed releases.
+    const NEAR: usize = 6;
+    /// Most releases a far release's arbitrary window spans, beyond its first.
+    const SPAN: usize = 20;
+    /// Most releases of slack on either side of a near release's window.
+    const SLACK: usize = 3;
+    /// How far back "mostly among the products before it" reaches.
+    const LOCAL: usize = 50;
+
+    struct Product {
+        group: String,
+        name: String,
+        releases: Vec<Release>,
+        /// Index of the release in the hidden consistent state.
+        consistent: usize,
+        /// Index of the installed release: 1-4 below `consistent` (at least 0).
+        installed: usize,
+    }
+
+    /// `count` plain releases `1.0.0, 1.0.1, 1.1.0, ...`: three patch bumps for one minor.
+    fn versions(rng: &mut Rng, count: usize) -> Vec<Release> {
+        let mut core = (1, 0, 0);
+        (0..count)
+            .map(|k| {
+                if k > 0 {
+                    core = if rng.chance(75) {
+                        (core.0, core.1, core.2 + 1)
+                    } else {
+                        (core.0, core.1 + 1, 0)
+                    };
+                }
+                Release {
+                    core,
+                    text: format!("{}.{}.{}", core.0, core.1, core.2),
+                    plain: true,
+                }
+            })
+            .collect()
+    }
+
+    /// Up to four distinct other products, mostly among the [`LOCAL`] before `i`.
+    fn targets(rng: &mut Rng, i: usize, count: usize) -> Vec<usize> {
+        let mut out: Vec<usize> = Vec::new();
+        for _ in 0..rng.below(5) {
+            let target = if rng.chance(5) {
+                Some(rng.below(count))
+            } else {
+                (i > 0).then(|| i - 1 - rng.below(i.min(LOCAL)))
+            };
+            if let Some(t) = target.filter(|&t| t != i && !out.contains(&t)) {
+                out.push(t);
+            }
+        }
+        out
+    }
+
+    pub(super) fn generate(count: usize, releases: usize, seed: u64) -> Generated {
+        let mut rng = Rng(seed);
+        let products: Vec<Product> = (0..count)
+            .map(|i| {
+                let releases = versions(&mut rng, releases);
+                let n = releases.len();
+                let consistent = if rng.chance(60) {
+                    n - 1
+                } else {
+                    n / 2 + rng.below(n - n / 2)
+                };
+                let installed = consistent.saturating_sub(1 + rng.below(4));
+                Product {
+                    group: format!("com.gen.team{:02}", i % 40),
+                    name: format!("svc-{i:05}"),
+                    releases,
+                    consistent,
+                    installed,
+                }
+            })
+            .collect();
+        render(&products, &mut rng)
+    }
+
+    fn render(products: &[Product], rng: &mut Rng) -> Generated {
+        let mut manifests = Vec::with_capacity(products.len());
+        for (i, product) in products.iter().enumerate() {
+            let mut text = String::new();
+            for (k, release) in product.releases.iter().enumerate() {
+                if k > 0 {
+                    text.push_str("---\n");
+                }
+                write_header(&mut text, &product.group, &product.name, &release.text);
+                // Each release picks its own dependencies, as real catalogs drift over time.
+                let deps: Vec<(usize, bool)> = targets(rng, i, products.len())
+                    .into_iter()
+                    .map(|t| (t, rng.chance(25)))
+                    .collect();
+                if deps.is_empty() {
+                    continue;
+                }
+                text.push_str("extensions:\n  product-dependencies:\n");
+                let near_installed = k.abs_diff(product.installed) <= NEAR;
+                let near = near_installed || k.abs_diff(product.consistent) <= NEAR;
+                for &(target, optional) in &deps {
+                    let target = &products[target];
+                    let mut needed = Vec::with_capacity(2);
+                    if near {
+                        needed.push(target.consistent);
+                    }
+                    if k == product.installed {
+                        needed.push(target.installed);
+                    }
+                    let (mut min, bound) = window(rng, target, &needed);
+                    if near && k != product.installed && target.installed < target.consistent {
+                        // Only the installed release accepts what is installed: moving drags
+                        // the dependency along, so upgrades cascade.
+                        min = min.max(target.installed + 1);
+                    }
+                    write_dependency(
+                        &mut text,
+                        (&target.group, &target.name),
+                        &target.releases[min].text,
+                        &bound,
+                        optional,
+                    );
+                }
+            }
+            manifests.push((
+                format!("catalog/{}/{}.yml", product.group, product.name),
+                text,
+            ));
+        }
+        manifests.sort();
+        let state = |name: &str, at: fn(&Product) -> usize| {
+            let mut text = format!("environment: {name}\nentities:\n");
+            for product in products {
+                let version = &product.releases[at(product)].text;
+                write_entity(&mut text, &product.group, &product.name, version);
+            }
+            text
+        };
+        Generated {
+            manifests,
+            environment: state("generated", |p| p.installed),
+            entities: products.len(),
+            consistent: Some(state("consistent", |p| p.consistent)),
+        }
+    }
+
+    /// A window on `target`'s releases as (index of the minimum, maximum matcher). With
+    /// `needed` empty it is arbitrary; otherwise it holds every needed release, checked on
+    /// the rendered bound and widened to `1.x.x` where a matcher would miss one.
+    fn window(rng: &mut Rng, target: &Product, needed: &[usize]) -> (usize, String) {
+        let last = target.releases.len() - 1;
+        let needs = needed.iter().min().zip(needed.iter().max());
+        let (lo, hi) = if let Some((&low, &high)) = needs {
+            let lo = low.saturating_sub(rng.below(SLACK + 1));
+            (lo, (high + rng.below(SLACK + 1)).min(last))
+        } else {
+            let lo = rng.below(last + 1);
+            (lo, (lo + rng.below(SPAN + 1)).min(last))
+        };
+        let style = match rng.below(3) {
+            0 => Style::Exact,
+            1 => Style::Minor,
+            _ => Style::Major,
+        };
+        let releases = &target.releases;
+        let holds = |bound: &str| {
+            needed
+                .iter()
+                .all(|&n| covers(&releases[lo], bound, &releases[n]))
+        };
+        let mut bound = matcher(&releases[hi], style);
+        if !holds(&bound) {
+            bound = matcher(&releases[hi], Style::Major);
+        }
+        debug_assert!(
+            holds(&bound),
+            "a needed release is below the window's minimum"
+        );
+        (lo, bound)
     }
 }
 
@@ -414,13 +662,31 @@ mod tests {
         (catalog, env)
     }
 
+    /// The messages of `env`'s error findings against `catalog`.
+    fn error_messages(env: &environment::Environment, catalog: &Catalog) -> Vec<String> {
+        validate::validate(env, catalog)
+            .findings()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.message.clone())
+            .collect()
+    }
+
+    fn hard(products: usize, releases: usize, seed: u64) -> Generated {
+        generate(Params {
+            products,
+            releases,
+            seed,
+            shape: Shape::Hard,
+        })
+    }
+
     #[test]
     fn same_seed_same_bytes_other_seed_other_bytes() {
         let params = Params {
             products: 50,
             releases: 8,
             seed: 7,
-            tight: false,
+            shape: Shape::Realistic,
         };
         let a = generate(params);
         let b = generate(params);
@@ -432,24 +698,92 @@ mod tests {
 
     #[test]
     fn catalogs_parse_and_environments_are_valid_by_construction() {
-        for (seed, tight) in (0..5).flat_map(|s| [(s, false), (s, true)]) {
+        for (seed, shape) in (0..5).flat_map(|s| [(s, Shape::Realistic), (s, Shape::Tight)]) {
             let g = generate(Params {
                 products: 300,
                 releases: 12,
                 seed,
-                tight,
+                shape,
             });
             let (catalog, env) = load(&g);
             assert_eq!(catalog.len(), 300 * 12, "seed {seed}");
             assert_eq!(env.entities.len(), g.entities);
-            let result = validate::validate(&env, &catalog);
-            let errors: Vec<_> = result
-                .findings()
-                .filter(|f| f.severity == Severity::Error)
-                .map(|f| f.message.clone())
-                .collect();
+            let errors = error_messages(&env, &catalog);
             assert!(errors.is_empty(), "seed {seed}: {errors:#?}");
         }
+    }
+
+    #[test]
+    fn hard_same_seed_same_bytes_other_seed_other_bytes() {
+        let (a, b, c) = (hard(60, 40, 3), hard(60, 40, 3), hard(60, 40, 4));
+        assert_eq!(a.manifests, b.manifests);
+        assert_eq!(a.environment, b.environment);
+        assert_eq!(a.consistent, b.consistent);
+        assert_ne!(a.manifests, c.manifests);
+        assert_ne!(a.environment, c.environment);
+    }
+
+    #[test]
+    fn hard_installed_and_consistent_states_are_valid_by_construction() {
+        for seed in 0..5 {
+            let g = hard(60, 40, seed);
+            let (catalog, env) = load(&g);
+            assert_eq!(catalog.len(), 60 * 40, "seed {seed}");
+            assert_eq!(env.entities.len(), 60);
+            assert_eq!(g.entities, 60);
+            let errors = error_messages(&env, &catalog);
+            assert!(errors.is_empty(), "seed {seed}, installed: {errors:#?}");
+            let text = g.consistent.as_deref().unwrap();
+            let consistent = environment::parse(text, &Arc::from("c.yml"), "c").unwrap();
+            assert_eq!(consistent.entities.len(), 60);
+            let errors = error_messages(&consistent, &catalog);
+            assert!(errors.is_empty(), "seed {seed}, consistent: {errors:#?}");
+            // Upgrades exist: the hidden state is newer than what runs, product by product.
+            for (now, then) in env.entities.iter().zip(&consistent.entities) {
+                assert_eq!(now.product, then.product);
+                assert!(now.version < then.version, "{}", now.product);
+            }
+        }
+    }
+
+    #[test]
+    fn the_hard_shape_mostly_misses_what_is_installed() {
+        let g = hard(200, 40, 1);
+        let (catalog, env) = load(&g);
+        let installed: std::collections::BTreeMap<_, _> = env
+            .entities
+            .iter()
+            .map(|e| (&e.product, &e.version))
+            .collect();
+        let releases: Vec<_> = catalog
+            .products()
+            .flat_map(|p| catalog.releases(p))
+            .collect();
+        let deps: Vec<_> = releases.iter().flat_map(|m| &m.dependencies).collect();
+        let missed = deps
+            .iter()
+            .filter(|d| !d.range.contains(installed[&d.product]))
+            .count();
+        let optional = deps.iter().filter(|d| d.optional).count();
+        // Plain `1.x.y` releases only, 0-4 dependencies each, a quarter optional, and more
+        // than 30% of dependency windows leave out the installed version.
+        assert!(
+            releases
+                .iter()
+                .all(|m| m.version.is_release() && m.version.major() == 1)
+        );
+        assert!(releases.iter().all(|m| m.dependencies.len() <= 4));
+        assert!(
+            (deps.len() * 10 / releases.len()).abs_diff(18) < 5,
+            "{}",
+            deps.len()
+        );
+        assert!(
+            (optional * 100 / deps.len()).abs_diff(25) < 8,
+            "{optional}/{}",
+            deps.len()
+        );
+        assert!(missed * 100 > deps.len() * 30, "{missed}/{}", deps.len());
     }
 
     #[test]
@@ -458,7 +792,7 @@ mod tests {
             products: 1000,
             releases: 10,
             seed: 1,
-            tight: false,
+            shape: Shape::Realistic,
         });
         let (catalog, _) = load(&g);
         let newest: Vec<_> = catalog
