@@ -17,7 +17,8 @@
 //! target, and both compute the same `--all` state. It reports time per target for both and
 //! how many products each state changes.
 //!
-//! Run: `cargo run --release --example engines -- PRODUCTS RELEASES [TARGETS] [SEED] [--tight]
+//! Run: `cargo run --release --example engines -- PRODUCTS RELEASES [TARGETS] [SEED] [--tight|--hard]
+//! [--engine dfs]
 //! [--all]` (`--all` also computes the lexicographic maximum with each engine)
 //! (CI runs a small size; BENCHMARKS.md has the large figures).
 
@@ -34,7 +35,7 @@ use compat::generate::{self, Params, Shape};
 use compat::manifest;
 use compat::plan;
 use compat::plan::model::{Model, Policy, Value};
-use compat::plan::search::{Budget, Search};
+use compat::solve::{self, Fewest, Outcome, Query};
 use resolvo::utils::{Pool, VersionSet};
 use resolvo::{
     Candidates, Condition, ConditionId, Dependencies, DependencyProvider,
@@ -243,23 +244,33 @@ trait Engine {
     fn solve(&mut self, fixed: &[(usize, Value)]) -> Option<Vec<Value>>;
 }
 
-/// Ours: forward checking from the installed state ([`Search::first`]).
+/// Ours: one of the planner's engines (`compat::solve`), through its trait.
 struct Ours<'m, 'a> {
     model: &'m Model<'a>,
     current: Vec<Value>,
+    engine: &'static dyn solve::Engine,
 }
 
-const BUDGET: Budget = Budget {
-    nodes: 5_000_000,
-    deadline: None,
-};
+impl Ours<'_, '_> {
+    fn ask(&self, fixed: &[(usize, Value)], objective: Option<Fewest>) -> Option<Vec<Value>> {
+        let query = Query {
+            baseline: &self.current,
+            restrict: fixed.iter().map(|&(p, v)| (p, vec![v])).collect(),
+            frozen: 0,
+            objective,
+            deadline: None,
+        };
+        match self.engine.solve(self.model, &query) {
+            Outcome::Found(values) => Some(values),
+            Outcome::Infeasible => None,
+            Outcome::Cut(_) => panic!("no limit is set, so nothing is cut"),
+        }
+    }
+}
 
 impl Engine for Ours<'_, '_> {
     fn solve(&mut self, fixed: &[(usize, Value)]) -> Option<Vec<Value>> {
-        let mut search = Search::new(self.model, self.current.clone(), BUDGET);
-        let found = search.fix(fixed).then(|| search.first()).flatten()?;
-        assert!(found.proven, "the budget is far above these workloads");
-        Some(found.values)
+        self.ask(fixed, None)
     }
 }
 
@@ -384,6 +395,13 @@ fn valid(model: &Model<'_>, state: &[Value]) -> bool {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let tight = args.iter().any(|a| a == "--tight");
+    let hard = args.iter().any(|a| a == "--hard");
+    // `--engine dfs` holds the forward-checking search against resolvo instead of the default
+    let ours: &'static dyn solve::Engine = if args.iter().any(|a| a == "dfs") {
+        &solve::dfs::Dfs { nodes: 50_000_000 }
+    } else {
+        solve::default_engine()
+    };
     let all_too = args.iter().any(|a| a == "--all");
     let numbers: Vec<u64> = args.iter().filter_map(|a| a.parse().ok()).collect();
     let number = |i: usize, default: u64| numbers.get(i).copied().unwrap_or(default);
@@ -391,7 +409,9 @@ fn main() {
         products: usize::try_from(number(0, 1000)).unwrap(),
         releases: usize::try_from(number(1, 20)).unwrap(),
         seed: number(3, 1),
-        shape: if tight {
+        shape: if hard {
+            Shape::Hard
+        } else if tight {
             Shape::Tight
         } else {
             Shape::Realistic
@@ -409,19 +429,27 @@ fn main() {
     let chosen = spread_targets(&model, targets);
 
     println!(
-        "{} products x {} releases{}, seed {}: {} targets; model built in {:.1} ms (shared)",
+        "{} products x {} releases{}, seed {}: {} targets; model built in {:.1} ms (shared); \
+         ours = the {} engine",
         params.products,
         params.releases,
-        if tight { " (tight)" } else { "" },
+        if hard {
+            " (hard)"
+        } else if tight {
+            " (tight)"
+        } else {
+            ""
+        },
         params.seed,
         chosen.len(),
-        ms(build)
+        ms(build),
+        ours.name()
     );
     let (mut their_engine, setup) = timed(|| Theirs::new(&model));
-    let mut failures = single_targets(&model, &chosen, &mut their_engine, setup);
+    let mut failures = single_targets(&model, &chosen, &mut their_engine, setup, ours);
     if all_too {
-        let ((a, proven), a_time) = timed(|| plan::all_values(&model, BUDGET));
-        assert!(proven, "the budget is far above these workloads");
+        let ((a, proven), a_time) = timed(|| plan::all_values(&model, ours, None));
+        assert!(proven, "no limit is set, so nothing is cut");
         let (b, b_time) = timed(|| all(&mut their_engine, &model));
         let same = a == b;
         failures += usize::from(!same || !valid(&model, &b));
@@ -456,11 +484,13 @@ fn single_targets(
     chosen: &[usize],
     their_engine: &mut Theirs<'_, '_>,
     setup: Duration,
+    ours: &'static dyn solve::Engine,
 ) -> usize {
     let current = model.current();
     let mut our_engine = Ours {
         model,
         current: current.clone(),
+        engine: ours,
     };
     println!(
         "target | ours ms (first + fewest changes) | resolvo ms | feasible | ours changes | \
@@ -472,9 +502,10 @@ fn single_targets(
     for &p in chosen {
         let (a, a_time) = timed(|| {
             let (value, _) = newest(&mut our_engine, model, p)?;
-            let mut search = Search::new(model, current.clone(), BUDGET);
-            search.fix(&[(p, value)]);
-            Some((value, search.best()?.values))
+            Some((
+                value,
+                our_engine.ask(&[(p, value)], Some(Fewest::default()))?,
+            ))
         });
         let (b, b_time) = timed(|| newest(their_engine, model, p));
         ours_total += a_time;

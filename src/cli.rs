@@ -155,6 +155,10 @@ pub struct UpgradesArgs {
     /// Exit with this code when any safe upgrade exists (for scheduled CI jobs)
     #[arg(long, value_name = "N")]
     pub exit_code: Option<u8>,
+    /// Stop searching for co-upgrades after this many seconds; rows cut short are marked as
+    /// not proven and the command exits 4
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
 }
@@ -525,8 +529,15 @@ fn env_warnings(env: &crate::environment::Environment) -> Vec<String> {
 }
 
 fn run_upgrades(args: &UpgradesArgs) -> Result<Outcome, CliError> {
+    let deadline = deadline_arg(args.timeout)?;
     let (env, catalog) = load_inputs_for_plan(&args.env, &args.catalog, &[], false, false)?;
-    let list = crate::upgrade::upgrades(&env, &catalog, args.pre);
+    let list = crate::upgrade::upgrades_with(
+        &env,
+        &catalog,
+        args.pre,
+        crate::solve::default_engine(),
+        deadline,
+    );
     let stdout = match args.format {
         OrderFormat::Human => human::upgrades(&list),
         OrderFormat::Json => report::json::upgrades(&list),
@@ -538,8 +549,28 @@ fn run_upgrades(args: &UpgradesArgs) -> Result<Outcome, CliError> {
     {
         outcome.code = code;
     }
+    if !list.iter().all(|u| u.proven) {
+        outcome.code = CUT_SHORT;
+    }
     outcome.warnings = env_warnings(&env);
     Ok(outcome)
+}
+
+/// Exit code of a command whose search a time limit cut short (SPEC section 8).
+const CUT_SHORT: u8 = 4;
+
+/// The moment `--timeout SECONDS` from now ends.
+fn deadline_arg(timeout: Option<f64>) -> Result<Option<std::time::Instant>, InputError> {
+    match timeout {
+        Some(s) if s.is_finite() && s >= 0.0 => Ok(Some(
+            std::time::Instant::now() + std::time::Duration::from_secs_f64(s),
+        )),
+        Some(s) => Err(argument(
+            "--timeout",
+            format!("expected a number of seconds, found `{s}`"),
+        )),
+        None => Ok(None),
+    }
 }
 
 /// `group:name` or `group:name@version` from `--target`.
@@ -562,19 +593,7 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
         .iter()
         .map(|t| target_arg(t))
         .collect::<Result<Vec<_>, _>>()?;
-    let deadline = match args.timeout {
-        Some(s) if s.is_finite() && s >= 0.0 => {
-            Some(std::time::Instant::now() + std::time::Duration::from_secs_f64(s))
-        }
-        Some(s) => {
-            return Err(argument(
-                "--timeout",
-                format!("expected a number of seconds, found `{s}`"),
-            )
-            .into());
-        }
-        None => None,
-    };
+    let deadline = deadline_arg(args.timeout)?;
     let (env, catalog) = load_inputs_for_plan(
         &args.env,
         &args.catalog,
@@ -616,6 +635,9 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
         Format::Json => report::json::plan(&plan),
     };
     let mut outcome = Outcome::new(stdout, plan.feasible);
+    if !plan.complete {
+        outcome.code = CUT_SHORT;
+    }
     outcome.warnings = env_warnings(&env);
     Ok(outcome)
 }

@@ -21,6 +21,7 @@ pub mod plan;
 pub mod product;
 pub mod range;
 pub mod report;
+pub mod solve;
 pub mod store;
 pub mod upgrade;
 pub mod validate;

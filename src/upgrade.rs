@@ -20,8 +20,8 @@ use crate::catalog::Catalog;
 use crate::environment::Environment;
 use crate::finding::Finding;
 use crate::plan::model::{Conflict, Model, Policy, Value};
-use crate::plan::search::{Budget, Search};
 use crate::product::ProductId;
+use crate::solve::{Engine, Fewest, Query};
 
 /// The upgrade picture of one installed product.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,11 +37,27 @@ pub struct Upgrade {
     pub requires: Vec<(ProductId, String)>,
     /// Whether any state with `latest` exists at all (without installing new products).
     pub latest_installable: bool,
+    /// False when a time limit cut the search for `requires` / `latest_installable`: they are
+    /// then the best found, not proven.
+    pub proven: bool,
 }
 
 /// The picture of every installed product, sorted by product.
 #[must_use]
 pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade> {
+    upgrades_with(env, catalog, pre, crate::solve::default_engine(), None)
+}
+
+/// [`upgrades`] with a chosen engine, and a moment after which searches stop (rows cut short
+/// say so: `proven` is false).
+#[must_use]
+pub fn upgrades_with(
+    env: &Environment,
+    catalog: &Catalog,
+    pre: bool,
+    engine: &dyn Engine,
+    deadline: Option<std::time::Instant>,
+) -> Vec<Upgrade> {
     let policy = Policy {
         pre,
         allow_downgrade: false,
@@ -52,7 +68,7 @@ pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade>
     (0..model.vars.len())
         .into_par_iter()
         .filter(|&p| model.vars[p].installed())
-        .map(|p| examine(&model, &current, p))
+        .map(|p| examine(&model, &current, p, engine, deadline))
         .collect()
 }
 
@@ -67,7 +83,13 @@ fn alone(model: &Model<'_>, p: usize, value: Value) -> Vec<Conflict> {
     out
 }
 
-fn examine(model: &Model<'_>, current: &[Value], p: usize) -> Upgrade {
+fn examine(
+    model: &Model<'_>,
+    current: &[Value],
+    p: usize,
+    engine: &dyn Engine,
+    deadline: Option<std::time::Instant>,
+) -> Upgrade {
     let var = &model.vars[p];
     // Candidates newest first: every release the policy allows, even one that needs something
     // missing (that is a reason it is blocked, shown as such).
@@ -95,6 +117,7 @@ fn examine(model: &Model<'_>, current: &[Value], p: usize) -> Upgrade {
         blocked_by: Vec::new(),
         requires: Vec::new(),
         latest_installable: true,
+        proven: true,
     };
     let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
         return upgrade;
@@ -116,16 +139,18 @@ fn examine(model: &Model<'_>, current: &[Value], p: usize) -> Upgrade {
             f
         })
         .collect();
-    let budget = Budget {
-        nodes: 200_000,
-        deadline: None,
+    let query = Query {
+        baseline: current,
+        restrict: vec![(p, vec![latest])],
+        frozen: 0,
+        objective: Some(Fewest::default()),
+        deadline,
     };
-    let mut search = Search::new(model, current.to_vec(), budget);
-    let found = search.fix(&[(p, latest)]).then(|| search.best()).flatten();
-    match found {
-        Some(found) => {
-            upgrade.requires = found
-                .values
+    let outcome = engine.solve(model, &query);
+    upgrade.proven = outcome.proven();
+    match outcome.values() {
+        Some(values) => {
+            upgrade.requires = values
                 .iter()
                 .enumerate()
                 .filter(|&(q, &v)| q != p && v != current[q])
@@ -136,6 +161,7 @@ fn examine(model: &Model<'_>, current: &[Value], p: usize) -> Upgrade {
                 })
                 .collect();
         }
+        // proven infeasible, or unknown when cut (then `proven` says so)
         None => upgrade.latest_installable = false,
     }
     upgrade

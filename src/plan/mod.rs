@@ -17,9 +17,11 @@
 //! - When a target cannot be reached, [`explain`] says why.
 
 pub mod explain;
-pub mod model;
-pub mod search;
 pub mod steps;
+
+/// The planning model and the forward-checking search live in [`crate::solve`]; these names
+/// keep the paths callers already use.
+pub use crate::solve::{dfs as search, model};
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -29,8 +31,8 @@ use crate::environment::Environment;
 use crate::product::ProductId;
 use crate::version::Version;
 
+use crate::solve::{Engine, Fewest, Outcome, Query};
 pub use model::{Model, Policy, Value};
-use search::{Budget, Search};
 
 /// What to plan for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -158,14 +160,65 @@ pub struct Plan {
     pub unrepaired: Vec<String>,
 }
 
-const NODES: u64 = 2_000_000;
-
 /// "Is there a valid state with these values fixed?" (and was the answer proven).
 type Feasible<'f> = dyn Fn(&[(usize, Value)], &mut bool) -> bool + 'f;
 
-/// Plans `request` for `env` against `catalog`.
+/// The questions a plan asks, all through one engine and one deadline.
+#[derive(Clone, Copy)]
+struct Asker<'e, 'm, 'a> {
+    engine: &'e dyn Engine,
+    model: &'m Model<'a>,
+    deadline: Option<Instant>,
+}
+
+impl Asker<'_, '_, '_> {
+    fn ask(
+        &self,
+        baseline: &[Value],
+        fixed: &[(usize, Value)],
+        frozen: usize,
+        objective: Option<Fewest>,
+    ) -> Outcome {
+        self.restricted(
+            baseline,
+            fixed.iter().map(|&(p, v)| (p, vec![v])).collect(),
+            frozen,
+            objective,
+        )
+    }
+
+    fn restricted(
+        &self,
+        baseline: &[Value],
+        restrict: Vec<(usize, Vec<Value>)>,
+        frozen: usize,
+        objective: Option<Fewest>,
+    ) -> Outcome {
+        let query = Query {
+            baseline,
+            restrict,
+            frozen,
+            objective,
+            deadline: self.deadline,
+        };
+        self.engine.solve(self.model, &query)
+    }
+}
+
+/// Plans `request` for `env` against `catalog` with the default engine.
 #[must_use]
 pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
+    plan_with(env, catalog, request, crate::solve::default_engine())
+}
+
+/// Plans `request` with `engine` (tests hold engines against each other this way).
+#[must_use]
+pub fn plan_with(
+    env: &Environment,
+    catalog: &Catalog,
+    request: &Request,
+    engine: &dyn Engine,
+) -> Plan {
     let extra: Vec<ProductId> = request
         .targets
         .iter()
@@ -174,8 +227,9 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
         })
         .collect();
     let model = Model::build(env, catalog, request.policy, &extra);
-    let budget = Budget {
-        nodes: NODES,
+    let asker = Asker {
+        engine,
+        model: &model,
         deadline: request.deadline,
     };
     let current = model.current();
@@ -194,38 +248,28 @@ pub fn plan(env: &Environment, catalog: &Catalog, request: &Request) -> Plan {
     let mut reporter = Reporter::new(request.progress.clone());
     let values = if request.all {
         Some(maximize_all(
-            &model,
+            asker,
             current.clone(),
-            budget,
             &mut complete,
             &mut reporter,
         ))
     } else {
         match decide_targets(
-            &model,
+            asker,
             &request.targets,
             &current,
-            budget,
             &mut explanation,
             &mut complete,
         ) {
             Some(fixed) => {
-                let mut search = Search::new(&model, current.clone(), budget);
-                if !involved.is_empty() {
-                    search.repairing(&involved);
-                }
-                let found = if search.fix(&fixed) {
-                    search.best()
+                let repair = if involved.is_empty() {
+                    Vec::new()
                 } else {
-                    None
+                    model.pre_existing(&involved)
                 };
-                match found {
-                    Some(found) => {
-                        complete &= found.proven;
-                        Some(found.values)
-                    }
-                    None => None,
-                }
+                let outcome = asker.ask(&current, &fixed, 0, Some(Fewest { repair }));
+                complete &= outcome.proven();
+                outcome.values().map(<[Value]>::to_vec)
             }
             None => None,
         }
@@ -302,19 +346,18 @@ fn compare_violations(
 
 /// The fixed values the targets take; `None` (with the reasons) when one cannot be reached.
 fn decide_targets(
-    model: &Model<'_>,
+    asker: Asker<'_, '_, '_>,
     targets: &[Target],
     current: &[Value],
-    budget: Budget,
     explanation: &mut Vec<String>,
     complete: &mut bool,
 ) -> Option<Vec<(usize, Value)>> {
+    let model = asker.model;
     let mut fixed: Vec<(usize, Value)> = Vec::new();
     let feasible = |fixed: &[(usize, Value)], complete: &mut bool| {
-        let mut search = Search::new(model, current.to_vec(), budget);
-        let found = search.fix(fixed).then(|| search.first()).flatten();
-        *complete &= found.as_ref().is_none_or(|f| f.proven);
-        found.is_some()
+        let outcome = asker.ask(current, fixed, 0, None);
+        *complete &= outcome.proven();
+        outcome.values().is_some()
     };
     // Exact targets first: they are not negotiable.
     for (i, a) in targets.iter().enumerate() {
@@ -482,71 +525,78 @@ fn not_a_candidate(model: &Model<'_>, p: usize, version: &Version) -> String {
     )
 }
 
-/// `--all`: each installed product, in order, as new as a valid state allows.
 /// The final values `--all` chooses (see the module docs), without steps, and whether the
-/// search finished inside `budget`. For benchmarks and the engine comparison
-/// (`examples/engines.rs`).
+/// answer is proven. For benchmarks and the engine comparison (`examples/engines.rs`).
 #[must_use]
-pub fn all_values(model: &Model<'_>, budget: Budget) -> (Vec<Value>, bool) {
-    let current = model.current();
+pub fn all_values(
+    model: &Model<'_>,
+    engine: &dyn Engine,
+    deadline: Option<Instant>,
+) -> (Vec<Value>, bool) {
+    let asker = Asker {
+        engine,
+        model,
+        deadline,
+    };
     let mut complete = true;
     let values = maximize_all(
-        model,
-        current,
-        budget,
+        asker,
+        model.current(),
         &mut complete,
         &mut Reporter::new(None),
     );
     (values, complete)
 }
 
+/// `--all`: each installed product, in order, as new as a valid state allows with the ones
+/// before it held. One question per improvement: "a valid state with this product newer than
+/// where it is now?", until the engine proves there is none.
 fn maximize_all(
-    model: &Model<'_>,
+    asker: Asker<'_, '_, '_>,
     mut baseline: Vec<Value>,
-    budget: Budget,
     complete: &mut bool,
     reporter: &mut Reporter,
 ) -> Vec<Value> {
+    let model = asker.model;
     for p in 0..model.vars.len() {
         reporter.tick("deciding products", p, model.vars.len());
         let var = &model.vars[p];
         if !var.installed() {
             continue;
         }
-        let now = var.version(baseline[p]);
-        // Better than where the baseline has it: newer (anything is newer than a
-        // non-orderable version), or, while it is still kept, the installed version itself
-        // when its entities lag behind it (the domain holds that value only then).
-        let better = |v: Value| {
-            let Some(c) = var.version(v) else {
-                return false;
+        loop {
+            let now = var.version(baseline[p]);
+            // Better than where the baseline has it: newer (anything is newer than a
+            // non-orderable version), or, while it is still kept, the installed version
+            // itself when its entities lag behind it (the domain holds that value only then).
+            let better = |v: Value| {
+                let Some(c) = var.version(v) else {
+                    return false;
+                };
+                let newer = now.is_none_or(|n| !n.is_orderable() || c > n);
+                let aligning = baseline[p] == Value::Keep && Some(c) == var.installed_version();
+                v != baseline[p] && (newer || aligning)
             };
-            let newer = now.is_none_or(|n| !n.is_orderable() || c > n);
-            let aligning = baseline[p] == Value::Keep && Some(c) == var.installed_version();
-            v != baseline[p] && (newer || aligning)
-        };
-        let mut candidates: Vec<Value> = model.base[p]
-            .iter()
-            .copied()
-            .filter(|&v| matches!(v, Value::Release(_)) && better(v))
-            .collect();
-        candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
-        for c in candidates {
-            let mut search = Search::new(model, baseline.clone(), budget);
-            search.freeze_below(p);
-            let found = search.fix(&[(p, c)]).then(|| search.first()).flatten();
-            match found {
-                Some(found) => {
-                    *complete &= found.proven;
-                    baseline = found.values;
-                    break;
-                }
+            let mut candidates: Vec<Value> = model.base[p]
+                .iter()
+                .copied()
+                .filter(|&v| matches!(v, Value::Release(_)) && better(v))
+                .collect();
+            if candidates.is_empty() {
+                break;
+            }
+            candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
+            match asker.restricted(&baseline, vec![(p, candidates)], p, None) {
+                Outcome::Found(values) => baseline = values,
+                Outcome::Infeasible => break,
                 // out of time: what is decided stands, the rest keeps its baseline
-                None if budget.exhausted(search.nodes()) => {
+                Outcome::Cut(found) => {
                     *complete = false;
+                    if let Some(values) = found {
+                        baseline = values;
+                    }
                     break;
                 }
-                None => {}
             }
         }
     }
@@ -1094,14 +1144,23 @@ mod tests {
         let environment = env(&[("g:a", "1.0.0")]);
         let model = Model::build(&environment, &source, Policy::default(), &[]);
         assert_eq!(model.vars[0].domain, [Value::Keep, Value::Release(1)]);
-        let budget = Budget {
-            nodes: 100,
-            deadline: None,
-        };
-        let mut search = Search::new(&model, vec![Value::Keep], budget);
-        assert!(search.fix(&[(0, Value::Release(1))]));
-        let found = search.best().unwrap();
-        assert_eq!(found.values, [Value::Release(1)]);
-        assert!(found.proven);
+        let engines: [&dyn Engine; 2] =
+            [&crate::solve::sat::Sat, &crate::solve::dfs::Dfs::default()];
+        for engine in engines {
+            let query = Query {
+                baseline: &[Value::Keep],
+                restrict: vec![(0, vec![Value::Release(1)])],
+                frozen: 0,
+                objective: Some(Fewest::default()),
+                deadline: None,
+            };
+            let found = engine.solve(&model, &query);
+            assert_eq!(
+                found,
+                Outcome::Found(vec![Value::Release(1)]),
+                "{}",
+                engine.name()
+            );
+        }
     }
 }

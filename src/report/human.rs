@@ -358,7 +358,14 @@ pub fn blocked_cell(u: &Upgrade) -> String {
             lines.push(line);
         }
     }
-    if !u.latest_installable {
+    if !u.proven {
+        lines.push(if u.requires.is_empty() {
+            "time limit reached before co-upgrades were found".to_owned()
+        } else {
+            let needs: Vec<String> = u.requires.iter().map(|(p, v)| format!("{p} {v}")).collect();
+            format!("needs (not proven fewest): {}", needs.join(", "))
+        });
+    } else if !u.latest_installable {
         lines.push("no upgrade of other installed products makes it installable".to_owned());
     } else if !u.requires.is_empty() {
         let needs: Vec<String> = u.requires.iter().map(|(p, v)| format!("{p} {v}")).collect();
@@ -376,12 +383,21 @@ pub fn upgrades_summary(list: &[Upgrade]) -> String {
         .filter(|u| u.latest.is_some() && u.latest != u.safe)
         .count();
     let current = list.iter().filter(|u| u.latest.is_none()).count();
+    let cut = list.iter().filter(|u| !u.proven).count();
     format!(
-        "{} can move now, {} held back, {} up to date (of {})",
+        "{} can move now, {} held back, {} up to date (of {}){}",
         movable,
         held,
         current,
-        plural(list.len(), "installed product")
+        plural(list.len(), "installed product"),
+        if cut == 0 {
+            String::new()
+        } else {
+            format!(
+                "; time limit reached: {} not proven (marked *)",
+                plural(cut, "row")
+            )
+        }
     )
 }
 
@@ -393,7 +409,7 @@ pub fn upgrades(list: &[Upgrade]) -> String {
         let mut t = table(&["Product", "Installed", "Safe", "Latest", "Blocked by"]);
         for u in list {
             t.add_row(vec![
-                u.product.to_string(),
+                format!("{}{}", u.product, if u.proven { "" } else { " *" }),
                 u.installed.clone(),
                 u.safe.clone().unwrap_or_else(|| "-".to_owned()),
                 u.latest.clone().unwrap_or_else(|| "-".to_owned()),

@@ -138,6 +138,7 @@ pub fn install_order(o: &InstallOrder) -> String {
 pub fn plan(p: &Plan) -> String {
     to_json(&json!({
         "feasible": p.feasible,
+        "proven": p.complete,
         "complete": p.complete,
         "final": p.final_state.iter().map(|e| json!({
             "entity": e.entity, "product": e.product, "version": e.version,
@@ -159,10 +160,12 @@ pub fn plan(p: &Plan) -> String {
 }
 
 /// `upgrades`: `{"upgrades": [{"product", "installed", "safe", "latest", "blocked_by",
-/// "requires"}]}` as SPEC section 8 says, plus `latest_installable`.
+/// "requires"}]}` as SPEC section 8 says, plus `latest_installable` and `proven` (false when a
+/// time limit cut the row's search), and `proven` for the whole list.
 #[must_use]
 pub fn upgrades(list: &[Upgrade]) -> String {
     to_json(&json!({
+        "proven": list.iter().all(|u| u.proven),
         "upgrades": list.iter().map(|u| json!({
             "product": u.product,
             "installed": u.installed,
@@ -171,6 +174,7 @@ pub fn upgrades(list: &[Upgrade]) -> String {
             "blocked_by": u.blocked_by,
             "requires": u.requires.iter().map(|(p, v)| json!({"product": p, "version": v})).collect::<Vec<_>>(),
             "latest_installable": u.latest_installable,
+            "proven": u.proven,
         })).collect::<Vec<_>>(),
     }))
 }

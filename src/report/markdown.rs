@@ -72,8 +72,9 @@ pub fn upgrades(environment: &str, list: &[Upgrade]) -> String {
         for u in list {
             let _ = writeln!(
                 out,
-                "| `{}` | {} | {} | {} | {} |",
+                "| `{}`{} | {} | {} | {} | {} |",
                 u.product,
+                if u.proven { "" } else { " \\*" },
                 u.installed,
                 u.safe
                     .as_deref()

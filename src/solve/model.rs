@@ -404,7 +404,74 @@ impl<'a> Model<'a> {
     #[must_use]
     pub fn compatible(&self, p: usize, a: Value, q: usize, b: Value) -> bool {
         (a == Value::Keep && b == Value::Keep)
-            || (self.one_way(p, a, q, b).is_empty() && self.one_way(q, b, p, a).is_empty())
+            || (self.accepts(&self.declared(p, a, q), q, b)
+                && self.accepts(&self.declared(q, b, p), p, a))
+    }
+
+    /// Which pairs of `ps` (values of `p`) and `qs` (values of `q`) are compatible, row by
+    /// row: the same answers as [`Model::compatible`], with each value's declarations on the
+    /// other product looked up once instead of once per pair.
+    #[must_use]
+    pub fn compatibility(&self, p: usize, ps: &[Value], q: usize, qs: &[Value]) -> Vec<Vec<bool>> {
+        let on_q: Vec<Declared<'_>> = ps.iter().map(|&a| self.declared(p, a, q)).collect();
+        let on_p: Vec<Declared<'_>> = qs.iter().map(|&b| self.declared(q, b, p)).collect();
+        ps.iter()
+            .zip(&on_q)
+            .map(|(&a, da)| {
+                qs.iter()
+                    .zip(&on_p)
+                    .map(|(&b, db)| {
+                        (a == Value::Keep && b == Value::Keep)
+                            || (self.accepts(da, q, b) && self.accepts(db, p, a))
+                    })
+                    .collect()
+            })
+            .collect()
+    }
+
+    /// What `p`'s releases under `a` declare on `q`.
+    fn declared(&self, p: usize, a: Value, q: usize) -> Declared<'_> {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        let kept = (a == Value::Keep).then_some(&vp.current);
+        let release = match a {
+            Value::Release(i) => Some(&*vp.releases[i]),
+            _ => None,
+        };
+        let mut out = Declared::default();
+        for m in release
+            .into_iter()
+            .chain(kept.into_iter().flatten().filter_map(|c| c.manifest))
+        {
+            out.needs
+                .extend(m.dependencies.iter().filter(|d| d.product == vq.product));
+            out.refuses.extend(
+                m.incompatibilities
+                    .iter()
+                    .filter(|c| c.product == vq.product),
+            );
+        }
+        out
+    }
+
+    /// True when `q` under `b` breaks none of `declared`.
+    fn accepts(&self, declared: &Declared<'_>, q: usize, b: Value) -> bool {
+        let vq = &self.vars[q];
+        let each = |ok: &dyn Fn(&Version) -> bool| match b {
+            Value::Keep => vq.current.iter().all(|c| ok(c.version)),
+            Value::Release(j) => ok(&vq.releases[j].version),
+            Value::Absent => true,
+        };
+        let absent = b == Value::Absent || (b == Value::Keep && vq.current.is_empty());
+        declared.needs.iter().all(|d| {
+            if absent {
+                d.optional
+            } else {
+                each(&|v| d.range.place(v) == Placement::Inside)
+            }
+        }) && declared
+            .refuses
+            .iter()
+            .all(|c| each(&|v| !c.range.contains(v)))
     }
 
     /// The constraints `p`'s releases under `a` declare on `q` under `b` and break.
@@ -412,6 +479,13 @@ impl<'a> Model<'a> {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
     }
+}
+
+/// The declarations of some releases on one other product.
+#[derive(Default)]
+struct Declared<'m> {
+    needs: Vec<&'m crate::manifest::Dependency>,
+    refuses: Vec<&'m crate::manifest::Incompatibility>,
 }
 
 /// For each variable, the variables it shares a constraint with, in either direction, through

@@ -358,3 +358,89 @@ impl<'m, 'a> Search<'m, 'a> {
         None
     }
 }
+
+/// The forward-checking search as an [`Engine`](super::Engine): the second, independent
+/// engine the tests hold the default one against. A restriction to several values tries them
+/// in the order given (first feasible wins; objectives need single values).
+#[derive(Clone, Copy, Debug)]
+pub struct Dfs {
+    /// Nodes per search before it reports itself cut.
+    pub nodes: u64,
+}
+
+impl Default for Dfs {
+    fn default() -> Self {
+        Dfs { nodes: 2_000_000 }
+    }
+}
+
+impl super::Engine for Dfs {
+    fn name(&self) -> &'static str {
+        "dfs"
+    }
+
+    fn solve(&self, model: &Model<'_>, query: &super::Query<'_>) -> super::Outcome {
+        use super::Outcome;
+        let budget = Budget {
+            nodes: self.nodes,
+            deadline: query.deadline,
+        };
+        // Expand restrictions to every combination, in the order given (they are small).
+        let mut combos: Vec<Vec<(usize, Value)>> = vec![Vec::new()];
+        for (p, allowed) in &query.restrict {
+            combos = combos
+                .into_iter()
+                .flat_map(|c| {
+                    allowed.iter().map(move |&v| {
+                        let mut c = c.clone();
+                        c.push((*p, v));
+                        c
+                    })
+                })
+                .collect();
+        }
+        let mut cut = false;
+        let mut best: Option<(Vec<Value>, (usize, usize, usize))> = None;
+        for fixed in combos {
+            let mut search = Search::new(model, query.baseline.to_vec(), budget);
+            search.freeze_below(query.frozen);
+            if let Some(fewest) = &query.objective {
+                search.repair.clone_from(&fewest.repair);
+            }
+            if !search.fix(&fixed) {
+                continue;
+            }
+            let found = if query.objective.is_some() {
+                search.best()
+            } else {
+                search.first()
+            };
+            cut |= budget.exhausted(search.nodes);
+            let Some(found) = found else {
+                if cut {
+                    break;
+                }
+                continue;
+            };
+            if query.objective.is_none() {
+                return if found.proven {
+                    Outcome::Found(found.values)
+                } else {
+                    Outcome::Cut(Some(found.values))
+                };
+            }
+            let cost = search.cost(&found.values);
+            if best.as_ref().is_none_or(|(_, c)| cost < *c) {
+                best = Some((found.values, cost));
+            }
+            if cut {
+                break;
+            }
+        }
+        match (best, cut) {
+            (Some((values, _)), false) => Outcome::Found(values),
+            (best, true) => Outcome::Cut(best.map(|(v, _)| v)),
+            (None, false) => Outcome::Infeasible,
+        }
+    }
+}

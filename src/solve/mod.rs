@@ -1,0 +1,115 @@
+//! Solving planning questions: the model, one engine trait, and the engines behind it.
+//!
+//! Callers (plans, safe upgrades) state a [`Query`] over a [`Model`]: which values some
+//! products must take, which products are held where they are, and what to optimize. They
+//! never steer a search. An [`Engine`] answers with an [`Outcome`] that always says whether
+//! the answer is proven: a search cut short by its deadline returns [`Outcome::Cut`] with the
+//! best state it had, never a guess dressed up as exact.
+//!
+//! Engines:
+//! - [`sat::Sat`], the default: the question encoded for a CDCL SAT solver (batsat) with
+//!   conflict learning, products encoded lazily as the answer reaches them, objectives by
+//!   pseudo-boolean bounds (rustsat's generalized totalizer). See its opening essay.
+//! - [`dfs::Dfs`]: the earlier forward-checking depth-first search with branch and bound.
+//!   Kept as an independent second engine: tests run both through this trait against the
+//!   same oracle and against each other.
+//!
+//! **Invariant:** nothing here touches the file system, a database, clap or indicatif.
+
+pub mod dfs;
+pub mod model;
+pub mod sat;
+
+use std::time::Instant;
+
+pub use model::{Model, Value};
+
+/// What an optimizing query minimizes, in order: violations of today's environment left
+/// unrepaired (`repair`: `(p, q, weight)`, as [`Model::pre_existing`] gives them; a violation
+/// stays when both products keep their entities), then the number of products changed, then
+/// the distance moved (per entity, [`model::Var::distance`]). Changes are counted against the
+/// environment as it is (each variable's first domain value).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Fewest {
+    pub repair: Vec<(usize, usize, usize)>,
+}
+
+/// One question to an engine.
+#[derive(Clone, Debug)]
+pub struct Query<'q> {
+    /// The value each product falls back to when nothing forces it to move: a state known to
+    /// be acceptable (pairs of products that both keep their entities are always acceptable).
+    pub baseline: &'q [Value],
+    /// Products that must take one of these values (targets).
+    pub restrict: Vec<(usize, Vec<Value>)>,
+    /// The first `frozen` products are held at their baseline values (`--all` decides
+    /// products in order and holds the decided ones).
+    pub frozen: usize,
+    /// `None`: any valid state will do (the engine prefers staying near the baseline).
+    /// `Some`: the valid state that is best by [`Fewest`]; the baseline must then be the
+    /// environment as it is.
+    pub objective: Option<Fewest>,
+    /// Stop at this moment and report what was found so far.
+    pub deadline: Option<Instant>,
+}
+
+/// An engine's answer.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// A valid state; with an objective, proven best by it.
+    Found(Vec<Value>),
+    /// Proven: no valid state satisfies the query.
+    Infeasible,
+    /// The deadline or the engine's own limit cut the search: the best valid state found so
+    /// far, if any; nothing is proven.
+    Cut(Option<Vec<Value>>),
+}
+
+impl Outcome {
+    /// The state found, proven or not.
+    #[must_use]
+    pub fn values(&self) -> Option<&[Value]> {
+        match self {
+            Outcome::Found(v) | Outcome::Cut(Some(v)) => Some(v),
+            _ => None,
+        }
+    }
+
+    /// False when a limit cut the search.
+    #[must_use]
+    pub fn proven(&self) -> bool {
+        !matches!(self, Outcome::Cut(_))
+    }
+}
+
+/// Something that answers planning queries.
+pub trait Engine: Sync {
+    /// A short name for reports and benchmarks.
+    fn name(&self) -> &'static str;
+    /// Answers `query` over `model`.
+    fn solve(&self, model: &Model<'_>, query: &Query<'_>) -> Outcome;
+}
+
+/// The engine `plan` and `upgrades` use unless told otherwise.
+#[must_use]
+pub fn default_engine() -> &'static dyn Engine {
+    &sat::Sat
+}
+
+/// The domain of `p` under `query`: held at its baseline when frozen, else its valid values,
+/// narrowed to the allowed ones when restricted (in the order of the model's domain).
+#[must_use]
+pub fn domain(model: &Model<'_>, query: &Query<'_>, p: usize) -> Vec<Value> {
+    let base = &model.base[p];
+    let mut out: Vec<Value> = if p < query.frozen {
+        vec![query.baseline[p]]
+    } else {
+        base.clone()
+    };
+    for (q, allowed) in &query.restrict {
+        if *q == p {
+            out.retain(|v| allowed.contains(v));
+        }
+    }
+    out
+}

@@ -1,0 +1,469 @@
+//! The default engine: planning questions as SAT, solved by a CDCL solver with conflict
+//! learning, encoded lazily.
+//!
+//! **The problem.** One boolean per (product, value) with exactly one true per product; for
+//! two neighbouring products `p` and `q`, each value `a` of `p` gets the clause "not `a`, or
+//! one of `q`'s values compatible with `a`" (its *supports*). With exactly-one on `q` those
+//! clauses forbid every incompatible pair, so they are the whole binary model of
+//! [`Model::compatible`], tolerance of pairs that both keep their entities included.
+//!
+//! **Lazy encoding.** A catalog of 5,000 products x 40 releases has far more pairs than any
+//! one question touches, so only the products a query names are encoded at first. Every
+//! product that is not encoded stays at its baseline value. After each answer of the solver,
+//! every encoded product that moved is checked against its neighbours that are not encoded;
+//! those it would break with are encoded and the solver runs again. The encoded part is a
+//! *relaxation* of the whole question (it drops the constraints between encoded and other
+//! products and counts the others as unchanged), so:
+//! - unsatisfiable encoded part: the whole question is infeasible (proven);
+//! - an answer whose extension by the baseline breaks nothing is valid for the whole question,
+//!   and, under an objective, it is optimal: no valid state can cost less than the relaxation's
+//!   optimum, and this one costs exactly that.
+//!
+//! The encoded set only grows and is finite, so the loop ends. Decisions prefer each
+//! product's baseline value (the solver's per-variable polarity), so answers stay near it.
+//!
+//! **Objectives** (lexicographic, as [`Fewest`] says): first any valid state, then for each
+//! level in turn (violations left from today, products changed, distance moved) a bound
+//! "this level at most one less than the best so far, the earlier levels at their optimum",
+//! as a generalized totalizer (rustsat) enforced through assumptions, until the solver proves
+//! the bound infeasible. Each step is a valid state strictly better than the last, and the
+//! final infeasible bound proves the optimum. When the encoded set grows during a bounded
+//! solve, the bounds are rebuilt over it (old ones are left unenforced).
+//!
+//! **Cost.** Encoding a pair costs one compatibility test per pair of values; each solver call
+//! is NP-hard in theory, but learning makes it fast on the windows real catalogs have (the
+//! hard family in `generate` is the benchmark). A deadline interrupts the solver: the answer
+//! is then [`Outcome::Cut`] with the best valid state found, never presented as proven.
+
+use std::time::Instant;
+
+use batsat::{SolverInterface, lbool};
+use rustsat::encodings::EnforceError;
+use rustsat::encodings::pb::{BoundUpper, BoundUpperIncremental, GeneralizedTotalizer};
+use rustsat::instances::{BasicVarManager, ManageVars};
+use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
+use rustsat::types::{Clause, Lit, TernaryVal};
+
+use super::{Engine, Fewest, Model, Outcome, Query, Value, domain};
+
+/// The CDCL engine (see the module docs).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Sat;
+
+impl Engine for Sat {
+    fn name(&self) -> &'static str {
+        "sat"
+    }
+
+    fn solve(&self, model: &Model<'_>, query: &Query<'_>) -> Outcome {
+        Session::new(model, query).run()
+    }
+}
+
+/// How one bounded solve ended.
+enum Answer {
+    Valid(Vec<Value>),
+    Infeasible,
+    Interrupted,
+}
+
+/// The three levels of [`Fewest`], in order.
+const LEVELS: usize = 3;
+type Cost = [usize; LEVELS];
+
+/// One encoded product: its domain and one literal per value.
+struct Encoded {
+    domain: Vec<Value>,
+    lits: Vec<Lit>,
+}
+
+struct Session<'m, 'a, 'q> {
+    model: &'m Model<'a>,
+    query: &'q Query<'q>,
+    solver: rustsat_batsat::BasicSolver,
+    vars: BasicVarManager,
+    encoded: Vec<Option<Encoded>>,
+    /// Encoded products, in the order they were encoded.
+    order: Vec<usize>,
+    /// Per repair item, its "still broken" literal once made.
+    broken: Vec<Option<Lit>>,
+    /// Per objective level, its sum as last encoded: for how many encoded products, the
+    /// constant part, and the totalizer (encoded up to the bound it was built for, so tighter
+    /// bounds only need new assumptions).
+    sums: [Option<Sum>; LEVELS],
+}
+
+/// One objective level's weighted sum over the encoded products.
+struct Sum {
+    products: usize,
+    fixed: usize,
+    total: usize,
+    encoding: GeneralizedTotalizer,
+    /// The largest bound the encoding covers so far (bounds below it need nothing new).
+    top: Option<usize>,
+}
+
+impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
+    fn new(model: &'m Model<'a>, query: &'q Query<'q>) -> Self {
+        let mut solver = rustsat_batsat::BasicSolver::default();
+        if let Some(deadline) = query.deadline {
+            solver
+                .batsat_mut()
+                .cb_mut()
+                .set_stop(move || Instant::now() >= deadline);
+        }
+        let repairs = query.objective.as_ref().map_or(0, |f| f.repair.len());
+        Session {
+            model,
+            query,
+            solver,
+            vars: BasicVarManager::default(),
+            encoded: (0..model.vars.len()).map(|_| None).collect(),
+            order: Vec::new(),
+            broken: vec![None; repairs],
+            sums: [None, None, None],
+        }
+    }
+
+    fn run(mut self) -> Outcome {
+        if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
+            return Outcome::Cut(None);
+        }
+        let named: Vec<usize> = self.query.restrict.iter().map(|(p, _)| *p).collect();
+        for p in named {
+            self.encode(p);
+        }
+        if let Some(fewest) = &self.query.objective {
+            for &(p, q, _) in &fewest.repair {
+                self.encode(p);
+                self.encode(q);
+            }
+        }
+        let first = match self.bounded(None) {
+            Answer::Valid(values) => values,
+            Answer::Infeasible => return Outcome::Infeasible,
+            Answer::Interrupted => return Outcome::Cut(None),
+        };
+        match self.query.objective.clone() {
+            None => Outcome::Found(first),
+            Some(fewest) => self.optimize(first, &fewest),
+        }
+    }
+
+    /// Tightens one level at a time until the solver proves the next bound infeasible.
+    fn optimize(&mut self, mut best: Vec<Value>, fewest: &Fewest) -> Outcome {
+        let mut cost = self.cost(&best, fewest);
+        for level in 0..LEVELS {
+            while cost[level] > 0 {
+                let mut bounds = cost;
+                bounds[level] -= 1;
+                match self.bounded(Some((level, bounds, fewest))) {
+                    Answer::Valid(values) => {
+                        cost = self.cost(&values, fewest);
+                        best = values;
+                    }
+                    Answer::Infeasible => break,
+                    Answer::Interrupted => return Outcome::Cut(Some(best)),
+                }
+            }
+        }
+        Outcome::Found(best)
+    }
+
+    /// A valid state of the whole question (levels `0..=level` of the objective bounded by
+    /// `bounds`, when given), encoding products until the answer holds beyond the encoded ones.
+    fn bounded(&mut self, bounds: Option<(usize, Cost, &Fewest)>) -> Answer {
+        loop {
+            let size = self.order.len();
+            let mut assumptions = Vec::new();
+            if let Some((level, bounds, fewest)) = bounds {
+                for (l, &bound) in bounds.iter().enumerate().take(level + 1) {
+                    match self.bound(l, bound, fewest) {
+                        Some(lits) => assumptions.extend(lits),
+                        None => return Answer::Infeasible,
+                    }
+                }
+            }
+            debug_assert_eq!(size, self.order.len(), "bounds encode no product");
+            match self.solver.solve_assumps(&assumptions) {
+                Ok(SolverResult::Sat) => {
+                    let values = self.read();
+                    let reached = self.reached(&values);
+                    if reached.is_empty() {
+                        return Answer::Valid(values);
+                    }
+                    for q in reached {
+                        self.encode(q);
+                    }
+                }
+                Ok(SolverResult::Unsat) => return Answer::Infeasible,
+                Ok(SolverResult::Interrupted) | Err(_) => return Answer::Interrupted,
+            }
+        }
+    }
+
+    /// Assumptions enforcing "level `level` of the objective is at most `bound`" over the
+    /// encoded products; `None` when no state can meet it.
+    fn bound(&mut self, level: usize, bound: usize, fewest: &Fewest) -> Option<Vec<Lit>> {
+        let stale = self.sums[level]
+            .as_ref()
+            .is_none_or(|s| s.products != self.order.len());
+        if stale {
+            let (terms, fixed) = self.terms(level, fewest);
+            self.sums[level] = Some(Sum {
+                products: self.order.len(),
+                fixed,
+                total: terms.iter().map(|(_, w)| w).sum(),
+                encoding: terms.into_iter().collect(),
+                top: None,
+            });
+        }
+        let sum = self.sums[level].as_mut()?;
+        let bound = bound.checked_sub(sum.fixed)?;
+        if sum.total <= bound {
+            return Some(Vec::new());
+        }
+        // Encoded for every bound up to this one: later, tighter bounds reuse it.
+        if sum.top.is_none_or(|t| bound > t) {
+            sum.encoding
+                .encode_ub_change(0..=bound, &mut self.solver, &mut self.vars)
+                .ok()?;
+            sum.top = Some(bound);
+        }
+        match sum.encoding.enforce_ub(bound) {
+            Ok(lits) => Some(lits),
+            Err(EnforceError::Unsat) => None,
+            Err(EnforceError::NotEncoded) => unreachable!("encoded just above"),
+        }
+    }
+
+    /// The weighted literals of one objective level over the encoded products, and the part
+    /// of it that no choice can avoid.
+    fn terms(&mut self, level: usize, fewest: &Fewest) -> (Vec<(Lit, usize)>, usize) {
+        let mut terms = Vec::new();
+        let mut fixed = 0;
+        match level {
+            0 => {
+                for (i, &(p, q, weight)) in fewest.repair.iter().enumerate() {
+                    let (Some(kp), Some(kq)) = (self.lit(p, Value::Keep), self.lit(q, Value::Keep))
+                    else {
+                        continue; // one side cannot keep: repaired in every state
+                    };
+                    if p == q {
+                        terms.push((kp, weight)); // its own requirements, broken while it keeps
+                        continue;
+                    }
+                    let broken = if let Some(l) = self.broken[i] {
+                        l
+                    } else {
+                        let l = self.fresh(false);
+                        self.add(vec![l, !kp, !kq]); // both keep: still broken
+                        self.broken[i] = Some(l);
+                        l
+                    };
+                    terms.push((broken, weight));
+                }
+            }
+            1 => {
+                for &p in &self.order {
+                    let now = self.model.vars[p].domain[0];
+                    match self.lit(p, now) {
+                        Some(stay) => terms.push((!stay, 1)),
+                        None => fixed += 1,
+                    }
+                }
+            }
+            _ => {
+                for &p in &self.order {
+                    let var = &self.model.vars[p];
+                    let Some(e) = &self.encoded[p] else { continue };
+                    let least = e.domain.iter().map(|&v| var.distance(v)).min().unwrap_or(0);
+                    fixed += least;
+                    for (&v, &l) in e.domain.iter().zip(&e.lits) {
+                        let d = var.distance(v) - least;
+                        if d > 0 {
+                            terms.push((l, d));
+                        }
+                    }
+                }
+            }
+        }
+        (terms, fixed)
+    }
+
+    /// The objective levels of a whole state (every product not encoded is at its baseline,
+    /// which for an optimizing query is the environment as it is).
+    fn cost(&self, values: &[Value], fewest: &Fewest) -> Cost {
+        let keep = |p: usize| values[p] == Value::Keep;
+        let broken = fewest
+            .repair
+            .iter()
+            .filter(|&&(p, q, _)| keep(p) && keep(q))
+            .map(|&(_, _, w)| w)
+            .sum();
+        let (mut changed, mut distance) = (0, 0);
+        for (p, &v) in values.iter().enumerate() {
+            let var = &self.model.vars[p];
+            if v != var.domain[0] {
+                changed += 1;
+                distance += var.distance(v);
+            }
+        }
+        [broken, changed, distance]
+    }
+
+    fn lit(&self, p: usize, value: Value) -> Option<Lit> {
+        let e = self.encoded[p].as_ref()?;
+        e.domain.iter().position(|&v| v == value).map(|i| e.lits[i])
+    }
+
+    /// A new solver variable whose decisions prefer `prefer`.
+    fn fresh(&mut self, prefer: bool) -> Lit {
+        let var = self.vars.new_var();
+        let inner = self.solver.batsat_mut();
+        while inner.num_vars() < var.idx32() {
+            inner.new_var_default();
+        }
+        inner.new_var(if prefer { lbool::TRUE } else { lbool::FALSE }, true);
+        var.pos_lit()
+    }
+
+    fn add(&mut self, lits: Vec<Lit>) {
+        // The batsat collector never runs out of memory short of an allocation failure.
+        let _ = self.solver.add_clause(Clause::from_iter(lits));
+    }
+
+    /// Encodes `p`: its values, exactly one of them, and its supports with every encoded
+    /// neighbour.
+    fn encode(&mut self, p: usize) {
+        if self.encoded[p].is_some() {
+            return;
+        }
+        let domain = domain(self.model, self.query, p);
+        let baseline = self.query.baseline[p];
+        let prefer = if domain.contains(&baseline) {
+            Some(baseline)
+        } else {
+            domain.last().copied()
+        };
+        let lits: Vec<Lit> = domain
+            .iter()
+            .map(|&v| self.fresh(Some(v) == prefer))
+            .collect();
+        self.add(lits.clone());
+        self.at_most_one(&lits);
+        self.encoded[p] = Some(Encoded { domain, lits });
+        self.order.push(p);
+        for &q in &self.model.neighbors[p] {
+            if self.encoded[q].is_some() {
+                self.link(p, q);
+            }
+        }
+    }
+
+    /// Pairwise for small domains, a sequential counter (one auxiliary per value) otherwise.
+    fn at_most_one(&mut self, lits: &[Lit]) {
+        if lits.len() <= 6 {
+            for (i, &a) in lits.iter().enumerate() {
+                for &b in &lits[i + 1..] {
+                    self.add(vec![!a, !b]);
+                }
+            }
+            return;
+        }
+        let mut prev: Option<Lit> = None;
+        for (i, &x) in lits.iter().enumerate() {
+            if let Some(s) = prev {
+                self.add(vec![!x, !s]);
+            }
+            if i + 1 < lits.len() {
+                let s = self.fresh(false);
+                self.add(vec![!x, s]);
+                if let Some(before) = prev {
+                    self.add(vec![!before, s]);
+                }
+                prev = Some(s);
+            }
+        }
+    }
+
+    /// The supports between encoded `p` and `q`: for each value of either, "not it, or one of
+    /// the other's values compatible with it". The clauses of one direction already forbid
+    /// every bad pair; the other direction lets the solver propagate from either side.
+    fn link(&mut self, p: usize, q: usize) {
+        let (Some(ep), Some(eq)) = (&self.encoded[p], &self.encoded[q]) else {
+            return;
+        };
+        let matrix = self.model.compatibility(p, &ep.domain, q, &eq.domain);
+        let mut clauses = Vec::new();
+        for (i, &la) in ep.lits.iter().enumerate() {
+            if matrix[i].iter().all(|&ok| ok) {
+                continue;
+            }
+            let mut clause = vec![!la];
+            clause.extend(
+                eq.lits
+                    .iter()
+                    .zip(&matrix[i])
+                    .filter(|(_, ok)| **ok)
+                    .map(|(l, _)| *l),
+            );
+            clauses.push(clause);
+        }
+        for (j, &lb) in eq.lits.iter().enumerate() {
+            if matrix.iter().all(|row| row[j]) {
+                continue;
+            }
+            let mut clause = vec![!lb];
+            clause.extend(
+                ep.lits
+                    .iter()
+                    .zip(&matrix)
+                    .filter(|(_, row)| row[j])
+                    .map(|(l, _)| *l),
+            );
+            clauses.push(clause);
+        }
+        for clause in clauses {
+            self.add(clause);
+        }
+    }
+
+    /// The whole state the solver's answer stands for.
+    fn read(&self) -> Vec<Value> {
+        let mut values = self.query.baseline.to_vec();
+        for &p in &self.order {
+            if let Some(e) = &self.encoded[p] {
+                for (&v, &l) in e.domain.iter().zip(&e.lits) {
+                    if self.solver.lit_val(l).is_ok_and(|t| t == TernaryVal::True) {
+                        values[p] = v;
+                    }
+                }
+            }
+        }
+        values
+    }
+
+    /// Products not encoded that the answer would break with: neighbours of a moved product
+    /// whose baseline value is not compatible with it. Sorted, without repeats.
+    fn reached(&self, values: &[Value]) -> Vec<usize> {
+        let mut out = Vec::new();
+        for &p in &self.order {
+            if values[p] == self.query.baseline[p] {
+                continue; // a baseline value is compatible with every other baseline value
+            }
+            for &q in &self.model.neighbors[p] {
+                if self.encoded[q].is_none()
+                    && !self
+                        .model
+                        .compatible(p, values[p], q, self.query.baseline[q])
+                {
+                    out.push(q);
+                }
+            }
+        }
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
