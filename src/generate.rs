@@ -24,8 +24,8 @@
 //! optional). A hidden consistent state is chosen first (the newest release for 60% of
 //! products, else one in the upper half) and the environment installs each product 1-4
 //! releases below it. Releases within 6 of either point get windows that hold the
-//! dependency's consistent release, above its installed one (only the installed release's
-//! windows also hold the dependency's installed release), with a little slack; every other
+//! dependency's consistent release (a quarter of them also above its installed one; only the
+//! installed release's windows hold the dependency's installed release), with a little slack; every other
 //! release gets an arbitrary window of up to 21 releases. Each release picks its own
 //! dependencies. Both states are valid (checked on the rendered text), so upgrades exist, but
 //! moving one product drags its dependencies along in long co-upgrade chains, and the releases
@@ -470,6 +470,9 @@ mod hard {
     const SLACK: usize = 3;
     /// How far back "mostly among the products before it" reaches.
     const LOCAL: usize = 50;
+    /// Percent of a near release's dependencies that refuse what is installed (so moving
+    /// the release drags the dependency along): the length of co-upgrade chains.
+    const CASCADE: u64 = 25;
 
     struct Product {
         group: String,
@@ -572,7 +575,11 @@ mod hard {
                         needed.push(target.installed);
                     }
                     let (mut min, bound) = window(rng, target, &needed);
-                    if near && k != product.installed && target.installed < target.consistent {
+                    if near
+                        && k != product.installed
+                        && target.installed < target.consistent
+                        && rng.chance(CASCADE)
+                    {
                         // Only the installed release accepts what is installed: moving drags
                         // the dependency along, so upgrades cascade.
                         min = min.max(target.installed + 1);
