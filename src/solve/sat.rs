@@ -62,7 +62,8 @@ impl Engine for Sat {
 
 /// How one bounded solve ended.
 enum Answer {
-    Valid(Vec<Value>),
+    /// A state of the encoded part (of the whole question when the solve expanded).
+    Sat(Vec<Value>),
     Infeasible,
     Interrupted,
 }
@@ -139,40 +140,90 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 self.encode(q);
             }
         }
-        let first = match self.bounded(None) {
-            Answer::Valid(values) => values,
-            Answer::Infeasible => return Outcome::Infeasible,
-            Answer::Interrupted => return Outcome::Cut(None),
+        let Some(fewest) = self.query.objective.clone() else {
+            return match self.bounded(None, true) {
+                Answer::Sat(values) => Outcome::Found(values),
+                Answer::Infeasible => Outcome::Infeasible,
+                Answer::Interrupted => Outcome::Cut(None),
+            };
         };
-        match self.query.objective.clone() {
-            None => Outcome::Found(first),
-            Some(fewest) => self.optimize(first, &fewest),
+        // Optimize the relaxation first, then look beyond it: only the optimum's moves pull
+        // products in, so the encoded set stays near what the answer touches (following an
+        // arbitrary first answer instead pulls in most of a large catalog).
+        // The distance level is left out while the encoded set still grows (which products
+        // move is settled by the levels before it; it is the costly one to bound).
+        let mut levels = LEVELS - 1;
+        let mut lower: Option<(Cost, usize)> = None;
+        loop {
+            let optimum = match self.relaxed_optimum(&fewest, lower, levels) {
+                Answer::Sat(values) => values,
+                Answer::Infeasible => return Outcome::Infeasible,
+                Answer::Interrupted => return Outcome::Cut(None),
+            };
+            let reached = self.reached(&optimum);
+            if reached.is_empty() && levels == LEVELS {
+                return Outcome::Found(optimum);
+            }
+            lower = Some((self.cost(&optimum, &fewest), levels));
+            if reached.is_empty() {
+                levels = LEVELS;
+            }
+            for q in reached {
+                self.encode(q);
+            }
         }
     }
 
-    /// Tightens one level at a time until the solver proves the next bound infeasible.
-    fn optimize(&mut self, mut best: Vec<Value>, fewest: &Fewest) -> Outcome {
+    /// The best state of the encoded part alone (everything else at its baseline, unchecked)
+    /// by the first `levels` levels of the objective. `lower`: the optimum of a smaller
+    /// encoded part and how many of its levels were optimized, which bounds this one from
+    /// below: a state that meets it is optimal at once, and each level's search starts from
+    /// it while the levels before it are where `lower` has them. Each level is a binary
+    /// search between what is proven impossible and the best state found.
+    fn relaxed_optimum(
+        &mut self,
+        fewest: &Fewest,
+        lower: Option<(Cost, usize)>,
+        levels: usize,
+    ) -> Answer {
+        if let Some((bound, known)) = lower.filter(|&(_, known)| known == levels) {
+            match self.bounded(Some((known - 1, bound, fewest)), false) {
+                Answer::Infeasible => {}
+                found => return found,
+            }
+        }
+        let mut best = match self.bounded(None, false) {
+            Answer::Sat(values) => values,
+            other => return other,
+        };
         let mut cost = self.cost(&best, fewest);
-        for level in 0..LEVELS {
-            while cost[level] > 0 {
+        for level in 0..levels {
+            let mut low = match lower {
+                Some((lower, known)) if level < known && lower[..level] == cost[..level] => {
+                    lower[level]
+                }
+                _ => 0,
+            };
+            while low < cost[level] {
                 let mut bounds = cost;
-                bounds[level] -= 1;
-                match self.bounded(Some((level, bounds, fewest))) {
-                    Answer::Valid(values) => {
+                bounds[level] = low + (cost[level] - low) / 2;
+                match self.bounded(Some((level, bounds, fewest)), false) {
+                    Answer::Sat(values) => {
                         cost = self.cost(&values, fewest);
                         best = values;
                     }
-                    Answer::Infeasible => break,
-                    Answer::Interrupted => return Outcome::Cut(Some(best)),
+                    Answer::Infeasible => low = bounds[level] + 1,
+                    Answer::Interrupted => return Answer::Interrupted,
                 }
             }
         }
-        Outcome::Found(best)
+        Answer::Sat(best)
     }
 
-    /// A valid state of the whole question (levels `0..=level` of the objective bounded by
-    /// `bounds`, when given), encoding products until the answer holds beyond the encoded ones.
-    fn bounded(&mut self, bounds: Option<(usize, Cost, &Fewest)>) -> Answer {
+    /// A state of the encoded part with levels `0..=level` of the objective bounded by
+    /// `bounds`, when given. With `expand`, products the answer reaches are encoded until it
+    /// holds beyond the encoded ones too (a valid state of the whole question).
+    fn bounded(&mut self, bounds: Option<(usize, Cost, &Fewest)>, expand: bool) -> Answer {
         loop {
             let size = self.order.len();
             let mut assumptions = Vec::new();
@@ -188,9 +239,13 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             match self.solver.solve_assumps(&assumptions) {
                 Ok(SolverResult::Sat) => {
                     let values = self.read();
-                    let reached = self.reached(&values);
+                    let reached = if expand {
+                        self.reached(&values)
+                    } else {
+                        Vec::new()
+                    };
                     if reached.is_empty() {
-                        return Answer::Valid(values);
+                        return Answer::Sat(values);
                     }
                     for q in reached {
                         self.encode(q);
