@@ -578,6 +578,461 @@ mod planner {
     }
 }
 
+mod differential {
+    //! The planner against an independent complete method, on catalogs of the hard family far
+    //! beyond brute force: the planning model written out *eagerly* for a SAT solver (batsat,
+    //! used directly). One boolean per product and value it may take, exactly one per product,
+    //! a binary clause for every incompatible pair of values of two neighbouring products (as
+    //! `Model::compatible` judges them), and for "fewest changed products" a sequential
+    //! counter over the "changed" literals, written here, with the bound raised 0, 1, 2, ...
+    //! until the question is satisfiable. Nothing is shared with the planner's own lazy
+    //! encoding but the model; the states both sides find are also judged by `validate`.
+
+    use std::sync::Arc;
+
+    use batsat::{BasicSolver, Lit, SolverInterface, lbool};
+    use compat::catalog::Catalog;
+    use compat::environment::{self, Environment};
+    use compat::finding::Severity;
+    use compat::generate::{Params, Shape, generate};
+    use compat::plan::{self, Model, Policy, Request, Target, Value};
+    use compat::product::ProductId;
+    use compat::solve::{self, dfs::Dfs};
+    use compat::version::Version;
+    use compat::{manifest, upgrade, validate};
+
+    /// Hard catalogs of medium size: long co-upgrade chains, out of reach of enumeration.
+    const SEEDS: [u64; 4] = [1, 2, 3, 4];
+    const PRODUCTS: usize = 60;
+    const RELEASES: usize = 40;
+
+    /// The catalog and installed environment of one seed.
+    fn load(seed: u64) -> (Catalog, Environment) {
+        let g = generate(Params {
+            products: PRODUCTS,
+            releases: RELEASES,
+            seed,
+            shape: Shape::Hard,
+        });
+        let manifests = g.manifests.iter().flat_map(|(path, text)| {
+            manifest::parse(text, &Arc::from(path.as_str())).unwrap_or_else(|e| panic!("{e}"))
+        });
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        assert!(
+            errors(&env, &catalog).is_empty(),
+            "seed {seed}: invalid today"
+        );
+        (catalog, env)
+    }
+
+    /// The messages of `env`'s error findings.
+    fn errors(env: &Environment, catalog: &Catalog) -> Vec<String> {
+        validate::validate(env, catalog)
+            .findings()
+            .filter(|f| f.severity == Severity::Error)
+            .map(|f| f.message.clone())
+            .collect()
+    }
+
+    /// `env` with every entity of each named product moved to the version given.
+    fn moved(env: &Environment, changes: &[(ProductId, String)]) -> Environment {
+        let mut out = env.clone();
+        for e in &mut out.entities {
+            if let Some((_, v)) = changes.iter().find(|(p, _)| *p == e.product) {
+                e.version = Version::parse(v).unwrap();
+            }
+        }
+        out
+    }
+
+    /// The release of product `p` at `version`.
+    fn release(model: &Model<'_>, p: usize, version: &str) -> Value {
+        let at = model.vars[p]
+            .releases
+            .iter()
+            .position(|m| m.version.to_string() == version);
+        Value::Release(at.unwrap_or_else(|| panic!("no release {version}")))
+    }
+
+    /// Where a value sits in the order "newer": kept below every release, releases in order.
+    fn rank(v: Value) -> usize {
+        match v {
+            Value::Release(i) => i + 1,
+            Value::Keep | Value::Absent => 0,
+        }
+    }
+
+    /// The eager encoding of a model.
+    struct Oracle {
+        solver: BasicSolver,
+        /// `x[p][i]`: product `p` takes `model.base[p][i]`.
+        x: Vec<Vec<Lit>>,
+        /// `changed[p]`: product `p` is not where it is today.
+        changed: Vec<Lit>,
+        /// `at_least[j]`: at least `j + 1` products are changed (only ever forced upwards by
+        /// the counter, so assuming it false bounds the count by `j`).
+        at_least: Vec<Lit>,
+    }
+
+    impl Oracle {
+        fn new(model: &Model<'_>) -> Oracle {
+            let mut solver = BasicSolver::default();
+            let fresh = |s: &mut BasicSolver| Lit::new(s.new_var_default(), true);
+            let x: Vec<Vec<Lit>> = model
+                .base
+                .iter()
+                .map(|values| values.iter().map(|_| fresh(&mut solver)).collect())
+                .collect();
+            for lits in &x {
+                solver.add_clause_reuse(&mut lits.clone());
+                for (i, &a) in lits.iter().enumerate() {
+                    for &b in &lits[i + 1..] {
+                        solver.add_clause_reuse(&mut vec![!a, !b]);
+                    }
+                }
+            }
+            for p in 0..x.len() {
+                for &q in model.neighbors[p].iter().filter(|&&q| q > p) {
+                    for (i, &a) in model.base[p].iter().enumerate() {
+                        for (j, &b) in model.base[q].iter().enumerate() {
+                            if !model.compatible(p, a, q, b) {
+                                solver.add_clause_reuse(&mut vec![!x[p][i], !x[q][j]]);
+                            }
+                        }
+                    }
+                }
+            }
+            let today = model.current();
+            let changed: Vec<Lit> = (0..x.len())
+                .map(|p| {
+                    let at = model.base[p].iter().position(|&v| v == today[p]);
+                    !x[p][at.expect("today's value is always allowed")]
+                })
+                .collect();
+            // Sequential counter: `count[j]` after product i says at least j + 1 of the first
+            // i + 1 products changed.
+            let mut count: Vec<Lit> = Vec::new();
+            for &c in &changed {
+                let next: Vec<Lit> = (0..=count.len()).map(|_| fresh(&mut solver)).collect();
+                for (j, &at_least) in next.iter().enumerate() {
+                    if let Some(&before) = count.get(j) {
+                        solver.add_clause_reuse(&mut vec![!before, at_least]);
+                    }
+                    let mut one_more = vec![!c, at_least];
+                    if j > 0 {
+                        one_more.push(!count[j - 1]);
+                    }
+                    solver.add_clause_reuse(&mut one_more);
+                }
+                count = next;
+            }
+            Oracle {
+                solver,
+                x,
+                changed,
+                at_least: count,
+            }
+        }
+
+        /// The literal of `p` taking `v`; `None` when `v` is not one of its allowed values.
+        fn lit(&self, model: &Model<'_>, p: usize, v: Value) -> Option<Lit> {
+            let at = model.base[p].iter().position(|&w| w == v)?;
+            Some(self.x[p][at])
+        }
+
+        /// Literals fixing every product to `values`.
+        fn fixing(&self, model: &Model<'_>, values: &[Value]) -> Vec<Lit> {
+            (0..values.len())
+                .map(|p| {
+                    self.lit(model, p, values[p])
+                        .unwrap_or_else(|| panic!("{:?} is not allowed", values[p]))
+                })
+                .collect()
+        }
+
+        fn sat(&mut self, assumptions: &[Lit]) -> bool {
+            let answer = self.solver.solve_limited(assumptions);
+            assert!(answer != lbool::UNDEF, "the oracle gave up");
+            answer == lbool::TRUE
+        }
+
+        /// The fewest changed products of any valid state under `assumptions`, and that state
+        /// (`None`: no valid state).
+        fn fewest(
+            &mut self,
+            model: &Model<'_>,
+            assumptions: &[Lit],
+        ) -> Option<(usize, Vec<Value>)> {
+            if !self.sat(assumptions) {
+                return None;
+            }
+            for k in 0..=self.at_least.len() {
+                let mut bounded = assumptions.to_vec();
+                bounded.extend(self.at_least.get(k).map(|&l| !l));
+                if self.sat(&bounded) {
+                    let state = self.state(model);
+                    let counted = self
+                        .changed
+                        .iter()
+                        .filter(|&&c| self.solver.value_lit(c) == lbool::TRUE)
+                        .count();
+                    assert!(counted <= k, "the counter let {counted} > {k} through");
+                    return Some((k, state));
+                }
+            }
+            unreachable!("the last bound is no bound")
+        }
+
+        /// The state of the last satisfiable answer.
+        fn state(&self, model: &Model<'_>) -> Vec<Value> {
+            self.x
+                .iter()
+                .enumerate()
+                .map(|(p, lits)| {
+                    let at = lits
+                        .iter()
+                        .position(|&l| self.solver.value_lit(l) == lbool::TRUE);
+                    model.base[p][at.expect("exactly one value per product")]
+                })
+                .collect()
+        }
+
+        /// The newest value of `p` newer than `than` for which a valid state exists under
+        /// `assumptions`.
+        fn newest(
+            &mut self,
+            model: &Model<'_>,
+            p: usize,
+            than: Value,
+            assumptions: &[Lit],
+        ) -> Option<Value> {
+            let mut newer: Vec<(Value, Lit)> = model.base[p]
+                .iter()
+                .copied()
+                .zip(self.x[p].iter().copied())
+                .filter(|&(v, _)| rank(v) > rank(than))
+                .collect();
+            newer.sort_by_key(|&(v, _)| std::cmp::Reverse(rank(v)));
+            newer.into_iter().find_map(|(v, l)| {
+                let mut with = assumptions.to_vec();
+                with.push(l);
+                self.sat(&with).then_some(v)
+            })
+        }
+    }
+
+    /// `values` as version changes against today.
+    fn changes(model: &Model<'_>, values: &[Value]) -> Vec<(ProductId, String)> {
+        let today = model.current();
+        (0..values.len())
+            .filter(|&p| values[p] != today[p])
+            .map(|p| {
+                let var = &model.vars[p];
+                (
+                    var.product.clone(),
+                    var.version(values[p]).unwrap().to_string(),
+                )
+            })
+            .collect()
+    }
+
+    /// Version changes as `group:name@version, ...`, for failure messages.
+    fn shown(changes: &[(ProductId, String)]) -> String {
+        let all: Vec<String> = changes.iter().map(|(p, v)| format!("{p}@{v}")).collect();
+        all.join(", ")
+    }
+
+    /// The version `p` runs under `v`, for failure messages.
+    fn version_of(model: &Model<'_>, p: usize, v: Option<Value>) -> String {
+        v.and_then(|v| model.vars[p].version(v))
+            .map_or_else(|| "nothing".to_owned(), ToString::to_string)
+    }
+
+    #[test]
+    fn safe_upgrades_and_their_requirements_agree_with_the_oracle() {
+        for seed in SEEDS {
+            let (catalog, env) = load(seed);
+            let model = Model::build(&env, &catalog, Policy::default(), &[]);
+            let mut oracle = Oracle::new(&model);
+            let today = model.current();
+            let keep_all = oracle.fixing(&model, &today);
+            assert!(
+                oracle.sat(&keep_all),
+                "seed {seed}: today is not valid to the oracle"
+            );
+            let rows = upgrade::upgrades(&env, &catalog, false);
+            assert_eq!(rows.len(), model.vars.len(), "seed {seed}");
+            for row in &rows {
+                let product = &row.product;
+                let p = model.index[product];
+                assert!(row.proven, "seed {seed}, {product}: not proven");
+                // `safe`: the newest release that goes alone, everything else fixed.
+                let others: Vec<Lit> = (0..today.len())
+                    .filter(|&q| q != p)
+                    .map(|q| keep_all[q])
+                    .collect();
+                let safe = oracle.newest(&model, p, Value::Keep, &others);
+                let safe = safe.map(|v| version_of(&model, p, Some(v)));
+                assert_eq!(row.safe, safe, "seed {seed}, {product}: safe");
+                if let Some(v) = &row.safe {
+                    let state = moved(&env, &[(product.clone(), v.clone())]);
+                    let broken = errors(&state, &catalog);
+                    assert!(broken.is_empty(), "seed {seed}, {product} {v}: {broken:#?}");
+                }
+                let Some(latest) = row
+                    .latest
+                    .as_ref()
+                    .filter(|&l| Some(l) != row.safe.as_ref())
+                else {
+                    continue;
+                };
+                let value = release(&model, p, latest);
+                let expected = match oracle.lit(&model, p, value) {
+                    Some(l) => oracle.fewest(&model, &[l]),
+                    None => None,
+                };
+                let here = format!("seed {seed}, {product} {latest}");
+                assert_eq!(
+                    row.latest_installable,
+                    expected.is_some(),
+                    "{here}: installable"
+                );
+                let Some((k, witness)) = expected else {
+                    continue;
+                };
+                let broken = errors(&moved(&env, &changes(&model, &witness)), &catalog);
+                assert!(
+                    broken.is_empty(),
+                    "{here}: the oracle's own state {broken:#?}"
+                );
+                // `k` counts the target itself, which has to move.
+                assert_eq!(
+                    row.requires.len(),
+                    k - 1,
+                    "{here}: fewest co-upgrades; requires {}, the oracle moves {}",
+                    shown(&row.requires),
+                    shown(&changes(&model, &witness))
+                );
+                let mut implied = row.requires.clone();
+                implied.push((product.clone(), latest.clone()));
+                let broken = errors(&moved(&env, &implied), &catalog);
+                let implied = shown(&implied);
+                assert!(
+                    broken.is_empty(),
+                    "{here}: {implied} is invalid: {broken:#?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn all_is_the_lexicographic_maximum_the_oracle_finds() {
+        for seed in SEEDS {
+            let (catalog, env) = load(seed);
+            let model = Model::build(&env, &catalog, Policy::default(), &[]);
+            let mut oracle = Oracle::new(&model);
+            let (values, proven) = plan::all_values(&model, solve::default_engine(), None);
+            assert!(proven, "seed {seed}: not proven");
+            let fixed = oracle.fixing(&model, &values);
+            let plan = shown(&changes(&model, &values));
+            assert!(
+                oracle.sat(&fixed),
+                "seed {seed}: {plan} is invalid to the oracle"
+            );
+            let broken = errors(&moved(&env, &changes(&model, &values)), &catalog);
+            assert!(broken.is_empty(), "seed {seed}: {broken:#?}");
+            for p in 0..values.len() {
+                let newer = oracle.newest(&model, p, values[p], &fixed[..p]);
+                assert!(
+                    newer.is_none(),
+                    "seed {seed}, {}: {} is possible above the plan's {}",
+                    model.vars[p].product,
+                    version_of(&model, p, newer),
+                    version_of(&model, p, Some(values[p]))
+                );
+            }
+            let dfs = Dfs { nodes: 50_000_000 };
+            let (theirs, dfs_proven) = plan::all_values(&model, &dfs, None);
+            if dfs_proven {
+                let (theirs, ours) = (changes(&model, &theirs), changes(&model, &values));
+                assert_eq!(
+                    theirs,
+                    ours,
+                    "seed {seed}: dfs gives {}, the default engine {}",
+                    shown(&theirs),
+                    shown(&ours)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn newest_targets_agree_with_the_oracle() {
+        for seed in SEEDS {
+            let (catalog, env) = load(seed);
+            let model = Model::build(&env, &catalog, Policy::default(), &[]);
+            let mut oracle = Oracle::new(&model);
+            let today = model.current();
+            let keep_all = oracle.fixing(&model, &today);
+            // The last four products whose newest release cannot go alone: the interesting ones.
+            let targets: Vec<usize> = (0..model.vars.len())
+                .rev()
+                .filter(|&p| {
+                    let newest = *model.base[p].last().unwrap();
+                    let mut alone = keep_all.clone();
+                    alone[p] = oracle.lit(&model, p, newest).unwrap();
+                    newest != today[p] && !oracle.sat(&alone)
+                })
+                .take(4)
+                .collect();
+            assert_eq!(targets.len(), 4, "seed {seed}: too few blocked products");
+            for p in targets {
+                let product = model.vars[p].product.clone();
+                let best = oracle.newest(&model, p, today[p], &[]).unwrap_or(today[p]);
+                let assumed = [oracle.lit(&model, p, best).unwrap()];
+                let (k, _) = oracle.fewest(&model, &assumed).unwrap();
+                let request = Request {
+                    targets: vec![Target::Newest(product.clone())],
+                    all: false,
+                    policy: Policy::default(),
+                    deadline: None,
+                    progress: None,
+                };
+                let plan = plan::plan_with(&env, &catalog, &request, solve::default_engine());
+                let here = format!("seed {seed}, {product}");
+                assert!(plan.feasible && plan.complete, "{here}: {plan:?}");
+                let version = |p: &ProductId| {
+                    let e = plan.final_state.iter().find(|e| e.product == *p).unwrap();
+                    e.version.clone()
+                };
+                let expected = model.vars[p].version(best).unwrap().to_string();
+                assert_eq!(
+                    version(&product),
+                    expected,
+                    "{here}: newest feasible release"
+                );
+                let final_changes: Vec<(ProductId, String)> = env
+                    .entities
+                    .iter()
+                    .filter(|e| version(&e.product) != e.version.to_string())
+                    .map(|e| (e.product.clone(), version(&e.product)))
+                    .collect();
+                let others = final_changes.iter().filter(|(q, _)| *q != product).count();
+                let target_moved = usize::from(best != today[p]);
+                assert_eq!(
+                    others,
+                    k - target_moved,
+                    "{here}: fewest other products changed; the plan moves {}",
+                    shown(&final_changes)
+                );
+                let broken = errors(&moved(&env, &final_changes), &catalog);
+                assert!(broken.is_empty(), "{here}: {broken:#?}");
+            }
+        }
+    }
+}
+
 mod manifest_readers {
     //! The fast manifest reader (a simple YAML subset) against the full YAML parser, on
     //! manifests written in many YAML spellings: wherever the fast reader answers, both must
