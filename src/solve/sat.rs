@@ -39,7 +39,8 @@ use std::time::Instant;
 
 use batsat::{SolverInterface, lbool};
 use rustsat::encodings::EnforceError;
-use rustsat::encodings::pb::{BoundUpper, BoundUpperIncremental, GeneralizedTotalizer};
+use rustsat::encodings::card::{self, Totalizer};
+use rustsat::encodings::pb::{self, GeneralizedTotalizer};
 use rustsat::instances::{BasicVarManager, ManageVars};
 use rustsat::solvers::{Solve, SolveIncremental, SolverResult};
 use rustsat::types::{Clause, Lit, TernaryVal};
@@ -88,10 +89,60 @@ struct Session<'m, 'a, 'q> {
     order: Vec<usize>,
     /// Per repair item, its "still broken" literal once made.
     broken: Vec<Option<Lit>>,
+    /// Per product, its distance ladder once made ([`Session::ladder`]).
+    ladders: Vec<Option<(usize, Vec<Lit>)>>,
     /// Per objective level, its sum as last encoded: for how many encoded products, the
     /// constant part, and the totalizer (encoded up to the bound it was built for, so tighter
     /// bounds only need new assumptions).
     sums: [Option<Sum>; LEVELS],
+}
+
+/// A sum's encoding: a plain totalizer when every weight is 1 (much smaller), else the
+/// generalized one.
+enum Encoding {
+    Count(Totalizer),
+    Weighted(GeneralizedTotalizer),
+}
+
+impl Encoding {
+    fn new(terms: Vec<(Lit, usize)>) -> Self {
+        if terms.iter().all(|&(_, w)| w == 1) {
+            Encoding::Count(terms.into_iter().map(|(l, _)| l).collect())
+        } else {
+            Encoding::Weighted(terms.into_iter().collect())
+        }
+    }
+
+    /// Clauses for every bound up to `top`.
+    fn extend(
+        &mut self,
+        top: usize,
+        solver: &mut rustsat_batsat::BasicSolver,
+        vars: &mut BasicVarManager,
+    ) -> bool {
+        match self {
+            Encoding::Count(t) => {
+                card::BoundUpperIncremental::encode_ub_change(t, 0..=top, solver, vars).is_ok()
+            }
+            Encoding::Weighted(t) => {
+                pb::BoundUpperIncremental::encode_ub_change(t, 0..=top, solver, vars).is_ok()
+            }
+        }
+    }
+
+    /// Assumptions for "at most `bound`"; `None` when no assignment can meet it.
+    fn enforce(&self, bound: usize) -> Option<Vec<Lit>> {
+        match self {
+            Encoding::Count(t) => {
+                Some(card::BoundUpper::enforce_ub(t, bound).expect("encoded up to this bound"))
+            }
+            Encoding::Weighted(t) => match pb::BoundUpper::enforce_ub(t, bound) {
+                Ok(lits) => Some(lits),
+                Err(EnforceError::Unsat) => None,
+                Err(EnforceError::NotEncoded) => unreachable!("encoded up to this bound"),
+            },
+        }
+    }
 }
 
 /// One objective level's weighted sum over the encoded products.
@@ -99,7 +150,7 @@ struct Sum {
     products: usize,
     fixed: usize,
     total: usize,
-    encoding: GeneralizedTotalizer,
+    encoding: Encoding,
     /// The largest bound the encoding covers so far (bounds below it need nothing new).
     top: Option<usize>,
 }
@@ -122,6 +173,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             encoded: (0..model.vars.len()).map(|_| None).collect(),
             order: Vec::new(),
             broken: vec![None; repairs],
+            ladders: vec![None; model.vars.len()],
             sums: [None, None, None],
         }
     }
@@ -269,7 +321,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 products: self.order.len(),
                 fixed,
                 total: terms.iter().map(|(_, w)| w).sum(),
-                encoding: terms.into_iter().collect(),
+                encoding: Encoding::new(terms),
                 top: None,
             });
         }
@@ -280,16 +332,12 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         }
         // Encoded for every bound up to this one: later, tighter bounds reuse it.
         if sum.top.is_none_or(|t| bound > t) {
-            sum.encoding
-                .encode_ub_change(0..=bound, &mut self.solver, &mut self.vars)
-                .ok()?;
+            if !sum.encoding.extend(bound, &mut self.solver, &mut self.vars) {
+                return None;
+            }
             sum.top = Some(bound);
         }
-        match sum.encoding.enforce_ub(bound) {
-            Ok(lits) => Some(lits),
-            Err(EnforceError::Unsat) => None,
-            Err(EnforceError::NotEncoded) => unreachable!("encoded just above"),
-        }
+        sum.encoding.enforce(bound)
     }
 
     /// The weighted literals of one objective level over the encoded products, and the part
@@ -329,21 +377,49 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 }
             }
             _ => {
-                for &p in &self.order {
-                    let var = &self.model.vars[p];
-                    let Some(e) = &self.encoded[p] else { continue };
-                    let least = e.domain.iter().map(|&v| var.distance(v)).min().unwrap_or(0);
+                for i in 0..self.order.len() {
+                    let p = self.order[i];
+                    let (least, ladder) = self.ladder(p);
                     fixed += least;
-                    for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                        let d = var.distance(v) - least;
-                        if d > 0 {
-                            terms.push((l, d));
-                        }
-                    }
+                    terms.extend(ladder.iter().map(|&l| (l, 1)));
                 }
             }
         }
         (terms, fixed)
+    }
+
+    /// `p`'s distance as a unary count: the least distance any of its values moves (no state
+    /// can avoid it) and literals "moves at least least + t" for t = 1, 2, ..., each implied
+    /// by the values that move that far. Counting them makes distance a plain cardinality,
+    /// far smaller to bound than a sum of per-value weights. Made once per product.
+    fn ladder(&mut self, p: usize) -> (usize, Vec<Lit>) {
+        if let Some(made) = &self.ladders[p] {
+            return made.clone();
+        }
+        let var = &self.model.vars[p];
+        let Some(e) = &self.encoded[p] else {
+            return (0, Vec::new());
+        };
+        let moves: Vec<(usize, Lit)> = e
+            .domain
+            .iter()
+            .zip(&e.lits)
+            .map(|(&v, &l)| (var.distance(v), l))
+            .collect();
+        let least = moves.iter().map(|&(d, _)| d).min().unwrap_or(0);
+        let most = moves.iter().map(|&(d, _)| d).max().unwrap_or(0) - least;
+        let ladder: Vec<Lit> = (0..most).map(|_| self.fresh(false)).collect();
+        for pair in ladder.windows(2) {
+            self.add(vec![!pair[1], pair[0]]); // at least t+1 -> at least t
+        }
+        for (d, l) in moves {
+            if d > least {
+                self.add(vec![!l, ladder[d - least - 1]]);
+            }
+        }
+        let made = (least, ladder);
+        self.ladders[p] = Some(made.clone());
+        made
     }
 
     /// The objective levels of a whole state (every product not encoded is at its baseline,
