@@ -238,7 +238,46 @@ fn upgrading(c: &mut Criterion) {
     group.finish();
 }
 
+/// The planning engine on the hard family of issue 12 (`generate --hard`): arbitrary
+/// dependency windows away from the installed and a hidden consistent state, long co-upgrade
+/// chains. In memory (the catalog loaded once); end-to-end figures from the database are in
+/// BENCHMARKS.md. Every answer here is proven (no time limit is set).
+fn hard(c: &mut Criterion) {
+    let mut group = c.benchmark_group("hard");
+    group.sample_size(10);
+    for (name, products) in [("200x40", 200), ("1000x40", 1000)] {
+        let g = generate(Params {
+            products,
+            releases: 40,
+            seed: 1,
+            shape: Shape::Hard,
+        });
+        let (catalog, env) = load(&g);
+        let request = |targets, all| Request {
+            targets,
+            all,
+            policy: Policy::default(),
+            deadline: None,
+            progress: None,
+        };
+        group.bench_function(format!("upgrades/{name}"), |b| {
+            b.iter(|| black_box(compat::upgrade::upgrades(&env, &catalog, false)));
+        });
+        group.bench_function(format!("plan-all/{name}"), |b| {
+            let r = request(Vec::new(), true);
+            b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
+        });
+        // A product early in the catalog: many later products depend on it.
+        let early = ProductId::parse("com.gen.team05:svc-00005").unwrap();
+        group.bench_function(format!("target/{name}"), |b| {
+            let r = request(vec![Target::Newest(early.clone())], false);
+            b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
+        });
+    }
+    group.finish();
+}
+
 criterion_group!(
-    benches, versions, manifests, validation, database, ordering, planning, upgrading
+    benches, versions, manifests, validation, database, ordering, planning, upgrading, hard
 );
 criterion_main!(benches);

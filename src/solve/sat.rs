@@ -22,13 +22,15 @@
 //! The encoded set only grows and is finite, so the loop ends. Decisions prefer each
 //! product's baseline value (the solver's per-variable polarity), so answers stay near it.
 //!
-//! **Objectives** (lexicographic, as [`Fewest`] says): first any valid state, then for each
-//! level in turn (violations left from today, products changed, distance moved) a bound
-//! "this level at most one less than the best so far, the earlier levels at their optimum",
-//! as a generalized totalizer (rustsat) enforced through assumptions, until the solver proves
-//! the bound infeasible. Each step is a valid state strictly better than the last, and the
-//! final infeasible bound proves the optimum. When the encoded set grows during a bounded
-//! solve, the bounds are rebuilt over it (old ones are left unenforced).
+//! **Objectives** (lexicographic, as [`Fewest`] says: violations left from today, products
+//! changed, distance moved). Each level is a count: distance becomes one by a per-product
+//! unary ladder ("moves at least t"), and a level is bounded by a totalizer (rustsat) enforced
+//! through assumptions. An optimizing question first finds the *relaxation's* optimum, level
+//! by level, by binary search between what the solver proved impossible and the best state
+//! found; only then are the products that optimum would break with encoded, and the search
+//! resumes from the previous optimum, which bounds the larger relaxation from below. Following
+//! the solver's first answer instead would pull in whatever it happened to move (most of a
+//! large catalog, measured). The distance level waits until the moved set stops growing.
 //!
 //! **Cost.** Encoding a pair costs one compatibility test per pair of values; each solver call
 //! is NP-hard in theory, but learning makes it fast on the windows real catalogs have (the
