@@ -591,3 +591,70 @@ pub fn check(
         out
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::generate::{Params, Shape, generate};
+    use crate::{environment, manifest};
+
+    /// The allocation-free compatibility (one pair, and the matrix the SAT engine encodes)
+    /// says exactly what the conflicts that reports are built from say, on every pair of
+    /// neighbouring values of generated catalogs (second entities, cycles and products that
+    /// are not installed included).
+    #[test]
+    fn compatibility_agrees_with_the_conflicts() {
+        for (shape, products) in [
+            (Shape::Realistic, 120),
+            (Shape::Tight, 80),
+            (Shape::Hard, 40),
+        ] {
+            let g = generate(Params {
+                products,
+                releases: 12,
+                seed: 7,
+                shape,
+            });
+            let manifests = g
+                .manifests
+                .iter()
+                .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
+            let catalog = Catalog::from_manifests(manifests).unwrap();
+            let mut env = environment::parse(&g.environment, &Arc::from("e.yml"), "e").unwrap();
+            // Some products not installed: `Absent` values and missing dependencies.
+            let mut k = 0;
+            env.entities.retain(|_| {
+                k += 1;
+                k % 3 != 0
+            });
+            let policy = Policy {
+                allow_install: true,
+                allow_downgrade: true,
+                pre: true,
+            };
+            let model = Model::build(&env, &catalog, policy, &[]);
+            let mut pairs = 0;
+            for p in 0..model.vars.len() {
+                for &q in &model.neighbors[p] {
+                    let (ps, qs) = (&model.vars[p].domain, &model.vars[q].domain);
+                    let matrix = model.compatibility(p, ps, q, qs);
+                    for (i, &a) in ps.iter().enumerate() {
+                        for (j, &b) in qs.iter().enumerate() {
+                            let expected = model.conflicts(p, a, q, b).is_empty();
+                            assert_eq!(
+                                model.compatible(p, a, q, b),
+                                expected,
+                                "{shape:?} {p}={a:?} {q}={b:?}"
+                            );
+                            assert_eq!(matrix[i][j], expected, "{shape:?} {p}={a:?} {q}={b:?}");
+                            pairs += 1;
+                        }
+                    }
+                }
+            }
+            assert!(pairs > 1000, "{shape:?}: only {pairs} pairs checked");
+        }
+    }
+}
