@@ -849,19 +849,26 @@ mod differential {
             .map_or_else(|| "nothing".to_owned(), ToString::to_string)
     }
 
-    #[test]
-    fn safe_upgrades_and_their_requirements_agree_with_the_oracle() {
+    /// Runs `check` on each seed's hard catalog, environment, model and a fresh oracle.
+    fn each_seed(mut check: impl FnMut(u64, &Catalog, &Environment, &Model<'_>, &mut Oracle)) {
         for seed in SEEDS {
             let (catalog, env) = load(seed);
             let model = Model::build(&env, &catalog, Policy::default(), &[]);
             let mut oracle = Oracle::new(&model);
+            check(seed, &catalog, &env, &model, &mut oracle);
+        }
+    }
+
+    #[test]
+    fn safe_upgrades_and_their_requirements_agree_with_the_oracle() {
+        each_seed(|seed, catalog, env, model, oracle| {
             let today = model.current();
-            let keep_all = oracle.fixing(&model, &today);
+            let keep_all = oracle.fixing(model, &today);
             assert!(
                 oracle.sat(&keep_all),
                 "seed {seed}: today is not valid to the oracle"
             );
-            let rows = upgrade::upgrades(&env, &catalog, false);
+            let rows = upgrade::upgrades(env, catalog, false);
             assert_eq!(rows.len(), model.vars.len(), "seed {seed}");
             for row in &rows {
                 let product = &row.product;
@@ -872,12 +879,12 @@ mod differential {
                     .filter(|&q| q != p)
                     .map(|q| keep_all[q])
                     .collect();
-                let safe = oracle.newest(&model, p, Value::Keep, &others);
-                let safe = safe.map(|v| version_of(&model, p, Some(v)));
+                let safe = oracle.newest(model, p, Value::Keep, &others);
+                let safe = safe.map(|v| version_of(model, p, Some(v)));
                 assert_eq!(row.safe, safe, "seed {seed}, {product}: safe");
                 if let Some(v) = &row.safe {
-                    let state = moved(&env, &[(product.clone(), v.clone())]);
-                    let broken = errors(&state, &catalog);
+                    let state = moved(env, &[(product.clone(), v.clone())]);
+                    let broken = errors(&state, catalog);
                     assert!(broken.is_empty(), "seed {seed}, {product} {v}: {broken:#?}");
                 }
                 let Some(latest) = row
@@ -887,9 +894,9 @@ mod differential {
                 else {
                     continue;
                 };
-                let value = release(&model, p, latest);
-                let expected = match oracle.lit(&model, p, value) {
-                    Some(l) => oracle.fewest(&model, &[l]),
+                let value = release(model, p, latest);
+                let expected = match oracle.lit(model, p, value) {
+                    Some(l) => oracle.fewest(model, &[l]),
                     None => None,
                 };
                 let here = format!("seed {seed}, {product} {latest}");
@@ -901,7 +908,7 @@ mod differential {
                 let Some((k, witness)) = expected else {
                     continue;
                 };
-                let broken = errors(&moved(&env, &changes(&model, &witness)), &catalog);
+                let broken = errors(&moved(env, &changes(model, &witness)), catalog);
                 assert!(
                     broken.is_empty(),
                     "{here}: the oracle's own state {broken:#?}"
@@ -912,50 +919,47 @@ mod differential {
                     k - 1,
                     "{here}: fewest co-upgrades; requires {}, the oracle moves {}",
                     shown(&row.requires),
-                    shown(&changes(&model, &witness))
+                    shown(&changes(model, &witness))
                 );
                 let mut implied = row.requires.clone();
                 implied.push((product.clone(), latest.clone()));
-                let broken = errors(&moved(&env, &implied), &catalog);
+                let broken = errors(&moved(env, &implied), catalog);
                 let implied = shown(&implied);
                 assert!(
                     broken.is_empty(),
                     "{here}: {implied} is invalid: {broken:#?}"
                 );
             }
-        }
+        });
     }
 
     #[test]
     fn all_is_the_lexicographic_maximum_the_oracle_finds() {
-        for seed in SEEDS {
-            let (catalog, env) = load(seed);
-            let model = Model::build(&env, &catalog, Policy::default(), &[]);
-            let mut oracle = Oracle::new(&model);
-            let (values, proven) = plan::all_values(&model, solve::default_engine(), None);
+        each_seed(|seed, catalog, env, model, oracle| {
+            let (values, proven) = plan::all_values(model, solve::default_engine(), None);
             assert!(proven, "seed {seed}: not proven");
-            let fixed = oracle.fixing(&model, &values);
-            let plan = shown(&changes(&model, &values));
+            let fixed = oracle.fixing(model, &values);
+            let plan = shown(&changes(model, &values));
             assert!(
                 oracle.sat(&fixed),
                 "seed {seed}: {plan} is invalid to the oracle"
             );
-            let broken = errors(&moved(&env, &changes(&model, &values)), &catalog);
+            let broken = errors(&moved(env, &changes(model, &values)), catalog);
             assert!(broken.is_empty(), "seed {seed}: {broken:#?}");
             for p in 0..values.len() {
-                let newer = oracle.newest(&model, p, values[p], &fixed[..p]);
+                let newer = oracle.newest(model, p, values[p], &fixed[..p]);
                 assert!(
                     newer.is_none(),
                     "seed {seed}, {}: {} is possible above the plan's {}",
                     model.vars[p].product,
-                    version_of(&model, p, newer),
-                    version_of(&model, p, Some(values[p]))
+                    version_of(model, p, newer),
+                    version_of(model, p, Some(values[p]))
                 );
             }
             let dfs = Dfs { nodes: 50_000_000 };
-            let (theirs, dfs_proven) = plan::all_values(&model, &dfs, None);
+            let (theirs, dfs_proven) = plan::all_values(model, &dfs, None);
             if dfs_proven {
-                let (theirs, ours) = (changes(&model, &theirs), changes(&model, &values));
+                let (theirs, ours) = (changes(model, &theirs), changes(model, &values));
                 assert_eq!(
                     theirs,
                     ours,
@@ -964,24 +968,21 @@ mod differential {
                     shown(&ours)
                 );
             }
-        }
+        });
     }
 
     #[test]
     fn newest_targets_agree_with_the_oracle() {
-        for seed in SEEDS {
-            let (catalog, env) = load(seed);
-            let model = Model::build(&env, &catalog, Policy::default(), &[]);
-            let mut oracle = Oracle::new(&model);
+        each_seed(|seed, catalog, env, model, oracle| {
             let today = model.current();
-            let keep_all = oracle.fixing(&model, &today);
+            let keep_all = oracle.fixing(model, &today);
             // The last four products whose newest release cannot go alone: the interesting ones.
             let targets: Vec<usize> = (0..model.vars.len())
                 .rev()
                 .filter(|&p| {
                     let newest = *model.base[p].last().unwrap();
                     let mut alone = keep_all.clone();
-                    alone[p] = oracle.lit(&model, p, newest).unwrap();
+                    alone[p] = oracle.lit(model, p, newest).unwrap();
                     newest != today[p] && !oracle.sat(&alone)
                 })
                 .take(4)
@@ -989,9 +990,9 @@ mod differential {
             assert_eq!(targets.len(), 4, "seed {seed}: too few blocked products");
             for p in targets {
                 let product = model.vars[p].product.clone();
-                let best = oracle.newest(&model, p, today[p], &[]).unwrap_or(today[p]);
-                let assumed = [oracle.lit(&model, p, best).unwrap()];
-                let (k, _) = oracle.fewest(&model, &assumed).unwrap();
+                let best = oracle.newest(model, p, today[p], &[]).unwrap_or(today[p]);
+                let assumed = [oracle.lit(model, p, best).unwrap()];
+                let (k, _) = oracle.fewest(model, &assumed).unwrap();
                 let request = Request {
                     targets: vec![Target::Newest(product.clone())],
                     all: false,
@@ -999,7 +1000,7 @@ mod differential {
                     deadline: None,
                     progress: None,
                 };
-                let plan = plan::plan_with(&env, &catalog, &request, solve::default_engine());
+                let plan = plan::plan_with(env, catalog, &request, solve::default_engine());
                 let here = format!("seed {seed}, {product}");
                 assert!(plan.feasible && plan.complete, "{here}: {plan:?}");
                 let version = |p: &ProductId| {
@@ -1026,10 +1027,10 @@ mod differential {
                     "{here}: fewest other products changed; the plan moves {}",
                     shown(&final_changes)
                 );
-                let broken = errors(&moved(&env, &final_changes), &catalog);
+                let broken = errors(&moved(env, &final_changes), catalog);
                 assert!(broken.is_empty(), "{here}: {broken:#?}");
             }
-        }
+        });
     }
 }
 
