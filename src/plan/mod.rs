@@ -19,9 +19,8 @@
 pub mod explain;
 pub mod steps;
 
-/// The planning model and the forward-checking search live in [`crate::solve`]; these names
-/// keep the paths callers already use.
-pub use crate::solve::{dfs as search, model};
+/// The planning model lives in [`crate::solve`]; this keeps the path callers already use.
+pub use crate::solve::model;
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -53,6 +52,21 @@ pub struct Request {
     pub deadline: Option<Instant>,
     /// Told how far a long search has come, about once a second.
     pub progress: Option<ProgressSink>,
+}
+
+impl Request {
+    /// A request for `targets` (or `--all`) with the default policy, no time limit and no
+    /// progress reports.
+    #[must_use]
+    pub fn new(targets: Vec<Target>, all: bool) -> Self {
+        Request {
+            targets,
+            all,
+            policy: Policy::default(),
+            deadline: None,
+            progress: None,
+        }
+    }
 }
 
 /// Where progress goes: any callback (the command line draws a bar or prints lines), called
@@ -816,14 +830,7 @@ mod tests {
 
     fn run_in(lines: &[&str], env: &Environment, targets: Vec<Target>, all: bool) -> Plan {
         let catalog = Catalog::from_manifests(manifests(lines)).unwrap();
-        let request = Request {
-            targets,
-            all,
-            policy: Policy::default(),
-            deadline: None,
-            progress: None,
-        };
-        plan(env, &catalog, &request)
+        plan(env, &catalog, &Request::new(targets, all))
     }
 
     fn newest(product: &str) -> Vec<Target> {

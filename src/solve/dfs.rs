@@ -107,13 +107,6 @@ impl<'m, 'a> Search<'m, 'a> {
         }
     }
 
-    /// Makes [`Search::best`] repair what it can of today's violations first (SPEC: a plan on
-    /// an invalid environment repairs what it can): it may then move products involved in
-    /// them even when nothing forces it to.
-    pub fn repairing(&mut self, involved: &std::collections::BTreeSet<crate::product::ProductId>) {
-        self.repair = self.model.pre_existing(involved);
-    }
-
     /// A product involved in a violation to repair that is still undecided.
     fn repairable(&self) -> Option<usize> {
         self.repair
@@ -145,12 +138,6 @@ impl<'m, 'a> Search<'m, 'a> {
         for f in self.frozen.iter_mut().take(n) {
             *f = true;
         }
-    }
-
-    /// How many nodes the search has visited.
-    #[must_use]
-    pub fn nodes(&self) -> u64 {
-        self.nodes
     }
 
     /// Assigns `value` to `p` and filters its neighbours; `false` (and nothing changed) when

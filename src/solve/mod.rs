@@ -8,8 +8,8 @@
 //!
 //! Engines:
 //! - [`sat::Sat`], the default: the question encoded for a CDCL SAT solver (batsat) with
-//!   conflict learning, products encoded lazily as the answer reaches them, objectives by
-//!   pseudo-boolean bounds (rustsat's generalized totalizer). See its opening essay.
+//!   conflict learning, products encoded lazily as the answer reaches them, objectives as
+//!   counts bounded by rustsat's totalizers. See its opening essay.
 //! - [`dfs::Dfs`]: the earlier forward-checking depth-first search with branch and bound.
 //!   Kept as an independent second engine: tests run both through this trait against the
 //!   same oracle and against each other.

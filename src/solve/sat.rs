@@ -284,8 +284,8 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             if let Some((level, bounds, fewest)) = bounds {
                 for (l, &bound) in bounds.iter().enumerate().take(level + 1) {
                     match self.bound(l, bound, fewest) {
-                        Some(lits) => assumptions.extend(lits),
-                        None => return Answer::Infeasible,
+                        Ok(lits) => assumptions.extend(lits),
+                        Err(answer) => return answer,
                     }
                 }
             }
@@ -312,8 +312,9 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     }
 
     /// Assumptions enforcing "level `level` of the objective is at most `bound`" over the
-    /// encoded products; `None` when no state can meet it.
-    fn bound(&mut self, level: usize, bound: usize, fewest: &Fewest) -> Option<Vec<Lit>> {
+    /// encoded products; `Err(Infeasible)` when no state can meet it, `Err(Interrupted)` when
+    /// the bound could not be encoded (out of memory: nothing is proven then).
+    fn bound(&mut self, level: usize, bound: usize, fewest: &Fewest) -> Result<Vec<Lit>, Answer> {
         let stale = self.sums[level]
             .as_ref()
             .is_none_or(|s| s.products != self.order.len());
@@ -327,19 +328,21 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 top: None,
             });
         }
-        let sum = self.sums[level].as_mut()?;
-        let bound = bound.checked_sub(sum.fixed)?;
+        let Some(sum) = self.sums[level].as_mut() else {
+            unreachable!("made just above")
+        };
+        let bound = bound.checked_sub(sum.fixed).ok_or(Answer::Infeasible)?;
         if sum.total <= bound {
-            return Some(Vec::new());
+            return Ok(Vec::new());
         }
         // Encoded for every bound up to this one: later, tighter bounds reuse it.
         if sum.top.is_none_or(|t| bound > t) {
             if !sum.encoding.extend(bound, &mut self.solver, &mut self.vars) {
-                return None;
+                return Err(Answer::Interrupted);
             }
             sum.top = Some(bound);
         }
-        sum.encoding.enforce(bound)
+        sum.encoding.enforce(bound).ok_or(Answer::Infeasible)
     }
 
     /// The weighted literals of one objective level over the encoded products, and the part
