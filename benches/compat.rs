@@ -9,7 +9,7 @@ use compat::catalog::Catalog;
 use compat::catalog::CatalogSource;
 use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, Shape, generate};
-use compat::plan::{self as planner, Policy, Request, Target};
+use compat::plan::{self as planner, Request, Target};
 use compat::product::ProductId;
 use compat::store::Store;
 use compat::version::Version;
@@ -185,26 +185,19 @@ fn planning(c: &mut Criterion) {
     let (name, products, releases) = SIZES[2];
     let g = workload(products, releases);
     let (catalog, env) = load(&g);
-    let request = |targets, all| Request {
-        targets,
-        all,
-        policy: Policy::default(),
-        deadline: None,
-        progress: None,
-    };
     // A product that many others depend on (low numbers are the popular core ones).
     let core = ProductId::parse("com.gen.team01:svc-00001").unwrap();
     group.bench_function(format!("target-core/{name}"), |b| {
-        let r = request(vec![Target::Newest(core.clone())], false);
+        let r = Request::new(vec![Target::Newest(core.clone())], false);
         b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
     });
     let leaf = ProductId::parse("com.gen.team39:svc-04999").unwrap();
     group.bench_function(format!("target-leaf/{name}"), |b| {
-        let r = request(vec![Target::Newest(leaf.clone())], false);
+        let r = Request::new(vec![Target::Newest(leaf.clone())], false);
         b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
     });
     group.bench_function(format!("all/{name}"), |b| {
-        let r = request(Vec::new(), true);
+        let r = Request::new(Vec::new(), true);
         b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
     });
     group.finish();
@@ -253,24 +246,17 @@ fn hard(c: &mut Criterion) {
             shape: Shape::Hard,
         });
         let (catalog, env) = load(&g);
-        let request = |targets, all| Request {
-            targets,
-            all,
-            policy: Policy::default(),
-            deadline: None,
-            progress: None,
-        };
         group.bench_function(format!("upgrades/{name}"), |b| {
             b.iter(|| black_box(compat::upgrade::upgrades(&env, &catalog, false)));
         });
         group.bench_function(format!("plan-all/{name}"), |b| {
-            let r = request(Vec::new(), true);
+            let r = Request::new(Vec::new(), true);
             b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
         });
         // A product early in the catalog: many later products depend on it.
         let early = ProductId::parse("com.gen.team05:svc-00005").unwrap();
         group.bench_function(format!("target/{name}"), |b| {
-            let r = request(vec![Target::Newest(early.clone())], false);
+            let r = Request::new(vec![Target::Newest(early.clone())], false);
             b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
         });
     }

@@ -332,44 +332,41 @@ fn random_dep(rng: &mut Rng, target: usize, tight: bool) -> Dep {
 fn render(products: &[Product], rng: &mut Rng) -> Generated {
     let mut manifests = Vec::with_capacity(products.len());
     for (i, product) in products.iter().enumerate() {
-        let mut text = String::new();
-        for (k, release) in product.releases.iter().enumerate() {
-            if k > 0 {
-                text.push_str("---\n");
-            }
-            write_header(&mut text, &product.group, &product.name, &release.text);
-            let incompatible = if products.len() > 2 && rng.chance(2) {
-                let other = (i + 1 + rng.below(products.len() - 1)) % products.len();
-                let other = &products[other];
-                // "Not beside the first release of X": only when X runs something newer.
-                (other.installed > 0).then_some(other)
-            } else {
-                None
-            };
-            if product.deps.is_empty() && incompatible.is_none() {
-                continue;
-            }
-            text.push_str("extensions:\n");
-            if !product.deps.is_empty() {
-                text.push_str("  product-dependencies:\n");
-                for dep in &product.deps {
-                    write_dep(&mut text, product, k, dep, &products[dep.target]);
+        let file = manifest_file(
+            &product.group,
+            &product.name,
+            &product.releases,
+            |k, text| {
+                let incompatible = if products.len() > 2 && rng.chance(2) {
+                    let other = (i + 1 + rng.below(products.len() - 1)) % products.len();
+                    let other = &products[other];
+                    // "Not beside the first release of X": only when X runs something newer.
+                    (other.installed > 0).then_some(other)
+                } else {
+                    None
+                };
+                if product.deps.is_empty() && incompatible.is_none() {
+                    return;
                 }
-            }
-            if let Some(other) = incompatible {
-                let _ = write!(
-                    text,
-                    "  product-incompatibilities:\n    - product-group: {}\n      \
+                text.push_str("extensions:\n");
+                if !product.deps.is_empty() {
+                    text.push_str("  product-dependencies:\n");
+                    for dep in &product.deps {
+                        write_dep(text, product, k, dep, &products[dep.target]);
+                    }
+                }
+                if let Some(other) = incompatible {
+                    let _ = write!(
+                        text,
+                        "  product-incompatibilities:\n    - product-group: {}\n      \
                      product-name: {}\n      maximum-version: {}\n      \
                      reason: \"retired protocol\"\n",
-                    other.group, other.name, other.releases[0].text,
-                );
-            }
-        }
-        manifests.push((
-            format!("catalog/{}/{}.yml", product.group, product.name),
-            text,
-        ));
+                        other.group, other.name, other.releases[0].text,
+                    );
+                }
+            },
+        );
+        manifests.push(file);
     }
     manifests.sort();
     let mut environment = String::from("environment: generated\nentities:\n");
@@ -393,6 +390,25 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
         entities,
         consistent: None,
     }
+}
+
+/// One product's catalog file, `(path, text)`: its releases as YAML documents, each the
+/// common header followed by what `extensions` writes for release `k`.
+fn manifest_file(
+    group: &str,
+    name: &str,
+    releases: &[Release],
+    mut extensions: impl FnMut(usize, &mut String),
+) -> (String, String) {
+    let mut text = String::new();
+    for (k, release) in releases.iter().enumerate() {
+        if k > 0 {
+            text.push_str("---\n");
+        }
+        write_header(&mut text, group, name, &release.text);
+        extensions(k, &mut text);
+    }
+    (format!("catalog/{group}/{name}.yml"), text)
 }
 
 /// The lines every generated manifest opens with.
@@ -457,8 +473,8 @@ fn write_dep(text: &mut String, product: &Product, k: usize, dep: &Dep, target: 
 /// The hard family ([`Shape::Hard`]).
 mod hard {
     use super::{
-        Generated, Release, Rng, Style, covers, matcher, write_dependency, write_entity,
-        write_header,
+        Generated, Release, Rng, Style, covers, manifest_file, matcher, write_dependency,
+        write_entity,
     };
 
     /// How near (in release indices) to the installed or the consistent release a release's
@@ -548,55 +564,52 @@ mod hard {
     fn render(products: &[Product], rng: &mut Rng) -> Generated {
         let mut manifests = Vec::with_capacity(products.len());
         for (i, product) in products.iter().enumerate() {
-            let mut text = String::new();
-            for (k, release) in product.releases.iter().enumerate() {
-                if k > 0 {
-                    text.push_str("---\n");
-                }
-                write_header(&mut text, &product.group, &product.name, &release.text);
-                // Each release picks its own dependencies, as real catalogs drift over time.
-                let deps: Vec<(usize, bool)> = targets(rng, i, products.len())
-                    .into_iter()
-                    .map(|t| (t, rng.chance(25)))
-                    .collect();
-                if deps.is_empty() {
-                    continue;
-                }
-                text.push_str("extensions:\n  product-dependencies:\n");
-                let near_installed = k.abs_diff(product.installed) <= NEAR;
-                let near = near_installed || k.abs_diff(product.consistent) <= NEAR;
-                for &(target, optional) in &deps {
-                    let target = &products[target];
-                    let mut needed = Vec::with_capacity(2);
-                    if near {
-                        needed.push(target.consistent);
+            let file = manifest_file(
+                &product.group,
+                &product.name,
+                &product.releases,
+                |k, text| {
+                    // Each release picks its own dependencies, as real catalogs drift over time.
+                    let deps: Vec<(usize, bool)> = targets(rng, i, products.len())
+                        .into_iter()
+                        .map(|t| (t, rng.chance(25)))
+                        .collect();
+                    if deps.is_empty() {
+                        return;
                     }
-                    if k == product.installed {
-                        needed.push(target.installed);
+                    text.push_str("extensions:\n  product-dependencies:\n");
+                    let near_installed = k.abs_diff(product.installed) <= NEAR;
+                    let near = near_installed || k.abs_diff(product.consistent) <= NEAR;
+                    for &(target, optional) in &deps {
+                        let target = &products[target];
+                        let mut needed = Vec::with_capacity(2);
+                        if near {
+                            needed.push(target.consistent);
+                        }
+                        if k == product.installed {
+                            needed.push(target.installed);
+                        }
+                        let (mut min, bound) = window(rng, target, &needed);
+                        if near
+                            && k != product.installed
+                            && target.installed < target.consistent
+                            && rng.chance(CASCADE)
+                        {
+                            // Only the installed release accepts what is installed: moving drags
+                            // the dependency along, so upgrades cascade.
+                            min = min.max(target.installed + 1);
+                        }
+                        write_dependency(
+                            text,
+                            (&target.group, &target.name),
+                            &target.releases[min].text,
+                            &bound,
+                            optional,
+                        );
                     }
-                    let (mut min, bound) = window(rng, target, &needed);
-                    if near
-                        && k != product.installed
-                        && target.installed < target.consistent
-                        && rng.chance(CASCADE)
-                    {
-                        // Only the installed release accepts what is installed: moving drags
-                        // the dependency along, so upgrades cascade.
-                        min = min.max(target.installed + 1);
-                    }
-                    write_dependency(
-                        &mut text,
-                        (&target.group, &target.name),
-                        &target.releases[min].text,
-                        &bound,
-                        optional,
-                    );
-                }
-            }
-            manifests.push((
-                format!("catalog/{}/{}.yml", product.group, product.name),
-                text,
-            ));
+                },
+            );
+            manifests.push(file);
         }
         manifests.sort();
         let state = |name: &str, at: fn(&Product) -> usize| {

@@ -296,7 +296,7 @@ mod planner {
     use compat::catalog::Catalog;
     use compat::environment::{self, Environment};
     use compat::finding::Severity;
-    use compat::plan::{self, Policy, Request, Target};
+    use compat::plan::{self, Request, Target};
     use compat::product::ProductId;
     use compat::version::Version;
     use compat::{manifest, validate};
@@ -472,16 +472,6 @@ mod planner {
             .collect()
     }
 
-    fn request(targets: Vec<Target>, all: bool) -> Request {
-        Request {
-            targets,
-            all,
-            policy: Policy::default(),
-            deadline: None,
-            progress: None,
-        }
-    }
-
     /// Replays the steps and checks that no state between groups is invalid.
     fn replay_is_valid(catalog: &Catalog, start: &[u32], plan: &plan::Plan) -> bool {
         let mut state = start.to_vec();
@@ -521,7 +511,7 @@ mod planner {
                 .min()
                 .unwrap();
             let product = ProductId::parse(&name(target)).unwrap();
-            let plan = plan::plan(&env, &catalog, &request(vec![Target::Newest(product)], false));
+            let plan = plan::plan(&env, &catalog, &Request::new(vec![Target::Newest(product)], false));
             prop_assert!(plan.feasible);
             let got = final_versions(&plan, w.releases.len());
             prop_assert!(valid(&catalog, &got), "final state {:?} is invalid", got);
@@ -543,7 +533,7 @@ mod planner {
             let exists = valid_states(&w, &catalog).iter().any(|s| s[target] == version);
             let product = ProductId::parse(&name(target)).unwrap();
             let v = Version::parse(&format!("{version}.0.0")).unwrap();
-            let plan = plan::plan(&env, &catalog, &request(vec![Target::Exact(product, v)], false));
+            let plan = plan::plan(&env, &catalog, &Request::new(vec![Target::Exact(product, v)], false));
             prop_assert_eq!(plan.feasible, exists);
             if plan.feasible {
                 let got = final_versions(&plan, w.releases.len());
@@ -559,7 +549,7 @@ mod planner {
         fn all_gives_a_maximal_valid_state(w in world()) {
             let (catalog, env) = load(&w);
             prop_assume!(valid(&catalog, &w.installed));
-            let plan = plan::plan(&env, &catalog, &request(vec![], true));
+            let plan = plan::plan(&env, &catalog, &Request::new(vec![], true));
             prop_assert!(plan.feasible);
             let got = final_versions(&plan, w.releases.len());
             prop_assert!(valid(&catalog, &got));
@@ -572,7 +562,7 @@ mod planner {
             let mut reversed = manifest::parse(&manifests(&w), &Arc::from("c.yml")).unwrap();
             reversed.reverse();
             let catalog2 = Catalog::from_manifests(reversed).unwrap();
-            let again = plan::plan(&env, &catalog2, &request(vec![], true));
+            let again = plan::plan(&env, &catalog2, &Request::new(vec![], true));
             prop_assert_eq!(again, plan);
         }
     }
@@ -993,13 +983,7 @@ mod differential {
                 let best = oracle.newest(model, p, today[p], &[]).unwrap_or(today[p]);
                 let assumed = [oracle.lit(model, p, best).unwrap()];
                 let (k, _) = oracle.fewest(model, &assumed).unwrap();
-                let request = Request {
-                    targets: vec![Target::Newest(product.clone())],
-                    all: false,
-                    policy: Policy::default(),
-                    deadline: None,
-                    progress: None,
-                };
+                let request = Request::new(vec![Target::Newest(product.clone())], false);
                 let plan = plan::plan_with(env, catalog, &request, solve::default_engine());
                 let here = format!("seed {seed}, {product}");
                 assert!(plan.feasible && plan.complete, "{here}: {plan:?}");
