@@ -537,6 +537,7 @@ fn run_upgrades(args: &UpgradesArgs) -> Result<Outcome, CliError> {
         args.pre,
         crate::solve::default_engine(),
         deadline,
+        reload_for(&args.env, &args.catalog, &[]).as_ref(),
     );
     let stdout = match args.format {
         OrderFormat::Human => human::upgrades(&list),
@@ -602,6 +603,7 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
         args.allow_downgrade,
     )?;
     let progress = PlanProgress::new();
+    let reload = reload_for(&args.env, &args.catalog, &targets);
     let request = crate::plan::Request {
         targets,
         all: args.all,
@@ -612,6 +614,7 @@ fn run_plan(args: &PlanArgs) -> Result<Outcome, CliError> {
         },
         deadline,
         progress: Some(progress.sink()),
+        reload,
     };
     let plan = crate::plan::plan(&env, &catalog, &request);
     progress.finish();
@@ -711,6 +714,38 @@ impl PlanProgress {
 #[allow(clippy::print_stderr)] // progress is a diagnostic: stderr, next to the data on stdout
 fn print_progress_line(p: &crate::plan::Progress) {
     eprintln!("planning: {} ({} of {})", p.stage, p.done, p.total);
+}
+
+/// For a database catalog, which is read only as far as the command's own policy needs, a
+/// way for explanations to read what a relaxed policy reaches when they check a fix (each
+/// policy read once). A directory is read whole already: `None`.
+fn reload_for(
+    env_path: &std::path::Path,
+    catalog_path: &std::path::Path,
+    targets: &[crate::plan::Target],
+) -> Option<crate::solve::explain::Reload> {
+    use std::sync::{Arc, Mutex};
+    type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
+    if catalog_path.is_dir() {
+        return None;
+    }
+    let (env_path, catalog_path) = (env_path.to_owned(), catalog_path.to_owned());
+    let targets = targets.to_vec();
+    let cache: Mutex<Loaded> = Mutex::default();
+    Some(crate::solve::explain::Reload::new(move |policy| {
+        let key = (policy.allow_install, policy.allow_downgrade);
+        let mut cache = cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache
+            .entry(key)
+            .or_insert_with(|| {
+                load_inputs_for_plan(&env_path, &catalog_path, &targets, key.0, key.1)
+                    .ok()
+                    .map(|(_, catalog)| Arc::new(catalog))
+            })
+            .clone()
+    }))
 }
 
 /// A plan (or the upgrades list) reads the releases of the products it can involve: the

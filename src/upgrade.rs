@@ -19,9 +19,11 @@ use rayon::prelude::*;
 use crate::catalog::Catalog;
 use crate::environment::Environment;
 use crate::finding::Finding;
-use crate::plan::model::{Conflict, Model, Policy, Value};
+use crate::plan::model::{Model, Policy, Value, Violation};
 use crate::product::ProductId;
+use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
 use crate::solve::{Engine, Fewest, Query};
+use crate::version::Version;
 
 /// The upgrade picture of one installed product.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -40,16 +42,27 @@ pub struct Upgrade {
     /// False when a time limit cut the search for `requires` / `latest_installable`: they are
     /// then the best found, not proven.
     pub proven: bool,
+    /// When no upgrade of other installed products makes `latest` installable (proven): why,
+    /// from the engine's conflict, with the `plan` flags that would make it possible.
+    pub explanation: Option<Explanation>,
 }
 
 /// The picture of every installed product, sorted by product.
 #[must_use]
 pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade> {
-    upgrades_with(env, catalog, pre, crate::solve::default_engine(), None)
+    upgrades_with(
+        env,
+        catalog,
+        pre,
+        crate::solve::default_engine(),
+        None,
+        None,
+    )
 }
 
-/// [`upgrades`] with a chosen engine, and a moment after which searches stop (rows cut short
-/// say so: `proven` is false).
+/// [`upgrades`] with a chosen engine, a moment after which searches stop (rows cut short
+/// say so: `proven` is false), and where explanations find the releases a relaxed policy
+/// reaches when `catalog` was read for this one only.
 #[must_use]
 pub fn upgrades_with(
     env: &Environment,
@@ -57,6 +70,7 @@ pub fn upgrades_with(
     pre: bool,
     engine: &dyn Engine,
     deadline: Option<std::time::Instant>,
+    reload: Option<&Reload>,
 ) -> Vec<Upgrade> {
     let policy = Policy {
         pre,
@@ -65,15 +79,60 @@ pub fn upgrades_with(
     };
     let model = Model::build(env, catalog, policy, &[]);
     let current = model.current();
-    (0..model.vars.len())
+    let mut rows: Vec<Upgrade> = (0..model.vars.len())
         .into_par_iter()
         .filter(|&p| model.vars[p].installed())
         .map(|p| examine(&model, &current, p, engine, deadline))
-        .collect()
+        .collect();
+    // Why each `latest` that no co-upgrade makes installable stays out of reach: asked of a
+    // model that knows every release (a database catalog was read only as far as this
+    // policy needs), built once for all rows.
+    let unreachable: Vec<usize> = (0..rows.len())
+        .filter(|&i| rows[i].proven && !rows[i].latest_installable && rows[i].latest.is_some())
+        .collect();
+    if unreachable.is_empty() {
+        return rows;
+    }
+    let context = Context {
+        env,
+        catalog,
+        engine,
+        deadline,
+        reload,
+    };
+    let whole = explain::whole_catalog(&context);
+    let releases: &dyn crate::solve::model::Releases = match &whole {
+        Some(c) => &**c,
+        None => catalog,
+    };
+    let wide = Model::build(env, releases, policy, &[]);
+    let explained: Vec<(usize, Option<Explanation>)> = unreachable
+        .into_par_iter()
+        .map(|i| {
+            let row = &rows[i];
+            let latest = row.latest.as_deref().and_then(|v| Version::parse(v).ok());
+            let asked = vec![(
+                row.product.clone(),
+                latest.into_iter().map(Pick::Version).collect(),
+            )];
+            let context = Context {
+                env,
+                catalog,
+                engine,
+                deadline,
+                reload,
+            };
+            (i, explain::why(&context, &wide, &asked))
+        })
+        .collect();
+    for (i, explanation) in explained {
+        rows[i].explanation = explanation;
+    }
+    rows
 }
 
 /// The constraints `p` at `value` breaks with everything else as it is.
-fn alone(model: &Model<'_>, p: usize, value: Value) -> Vec<Conflict> {
+fn alone(model: &Model<'_>, p: usize, value: Value) -> Vec<Violation> {
     let mut out = model.unary(p, value);
     for &q in &model.neighbors[p] {
         out.extend(model.conflicts(p, value, q, model.vars[q].domain[0]));
@@ -118,6 +177,7 @@ fn examine(
         requires: Vec::new(),
         latest_installable: true,
         proven: true,
+        explanation: None,
     };
     let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
         return upgrade;
@@ -148,31 +208,30 @@ fn examine(
     };
     let outcome = engine.solve(model, &query);
     upgrade.proven = outcome.proven();
-    match outcome.values() {
-        Some(values) => {
-            upgrade.requires = values
-                .iter()
-                .enumerate()
-                .filter(|&(q, &v)| q != p && v != current[q])
-                .filter_map(|(q, &v)| {
-                    let var = &model.vars[q];
-                    var.version(v)
-                        .map(|ver| (var.product.clone(), ver.to_string()))
-                })
-                .collect();
-        }
-        // proven infeasible, or unknown when cut (then `proven` says so)
-        None => upgrade.latest_installable = false,
+    if let Some(values) = outcome.values() {
+        upgrade.requires = values
+            .iter()
+            .enumerate()
+            .filter(|&(q, &v)| q != p && v != current[q])
+            .filter_map(|(q, &v)| {
+                let var = &model.vars[q];
+                var.version(v)
+                    .map(|ver| (var.product.clone(), ver.to_string()))
+            })
+            .collect();
+    } else {
+        // proven infeasible (explained later), or unknown when cut (then `proven` says so)
+        upgrade.latest_installable = false;
     }
     upgrade
 }
 
 /// A broken constraint as a finding: who declares it, which range, what would be found.
 #[must_use]
-pub fn finding(c: &Conflict) -> Finding {
+pub fn finding(c: &Violation) -> Finding {
     let mut f = Finding::new(
         c.code,
-        crate::plan::explain::describe(c),
+        c.describe(),
         format!("{} {}", c.dependency, c.range),
     );
     f.entity.clone_from(&c.declarer_entity);

@@ -14,10 +14,11 @@
 //!   `--allow-downgrade`, a product that is not installed only with `--allow-install`.
 //! - Violations the environment already has between products the plan leaves alone are
 //!   tolerated and reported; a step never adds one ([`steps`]).
-//! - When a target cannot be reached, [`explain`] says why.
+//! - When a target cannot be reached, the engine's proven conflict says why
+//!   ([`crate::solve::explain`]); [`targets`] decides the targets.
 
-pub mod explain;
 pub mod steps;
+mod targets;
 
 /// The planning model lives in [`crate::solve`]; this keeps the path callers already use.
 pub use crate::solve::model;
@@ -30,6 +31,7 @@ use crate::environment::Environment;
 use crate::product::ProductId;
 use crate::version::Version;
 
+use crate::solve::explain::{Explanation, Reload};
 use crate::solve::{Engine, Fewest, Outcome, Query};
 pub use model::{Model, Policy, Value};
 
@@ -52,6 +54,8 @@ pub struct Request {
     pub deadline: Option<Instant>,
     /// Told how far a long search has come, about once a second.
     pub progress: Option<ProgressSink>,
+    /// Where checks of a fix (a relaxed policy) find releases the catalog given lacks.
+    pub reload: Option<Reload>,
 }
 
 impl Request {
@@ -65,6 +69,7 @@ impl Request {
             policy: Policy::default(),
             deadline: None,
             progress: None,
+            reload: None,
         }
     }
 }
@@ -165,8 +170,13 @@ pub struct Plan {
     pub complete: bool,
     pub final_state: Vec<FinalEntity>,
     pub steps: Vec<Step>,
-    /// Why the plan is what it is: blocked targets, and why a target cannot be reached.
+    /// Why the plan is what it is, as sentences: blocked targets, and why a target cannot be
+    /// reached.
     pub explanation: Vec<String>,
+    /// Why the targets cannot be reached, when the engine proved it (infeasible plans).
+    pub conflict: Option<Explanation>,
+    /// Newest targets the plan leaves below their newest release, and why.
+    pub blocked: Vec<BlockedTarget>,
     /// Violations the environment has today that the final state no longer has.
     pub repairs: Vec<String>,
     /// Violations the environment has today that the final state still has (a plan never
@@ -174,8 +184,17 @@ pub struct Plan {
     pub unrepaired: Vec<String>,
 }
 
-/// "Is there a valid state with these values fixed?" (and was the answer proven).
-type Feasible<'f> = dyn Fn(&[(usize, Value)], &mut bool) -> bool + 'f;
+/// A newest target the plan leaves below its newest release.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BlockedTarget {
+    pub product: ProductId,
+    /// Its newest candidate release.
+    pub newest: String,
+    /// Where the plan takes it (`None`: it stays absent).
+    pub reached: Option<String>,
+    /// Why the newest release cannot go in (`None` when a time limit came first).
+    pub why: Option<Explanation>,
+}
 
 /// The questions a plan asks, all through one engine and one deadline.
 #[derive(Clone, Copy)]
@@ -183,9 +202,39 @@ struct Asker<'e, 'm, 'a> {
     engine: &'e dyn Engine,
     model: &'m Model<'a>,
     deadline: Option<Instant>,
+    /// What questions are asked of again under a relaxed policy, to check fixes (`None`:
+    /// no explanations are wanted).
+    inputs: Option<(&'a Environment, &'a dyn model::Releases, Option<&'m Reload>)>,
+    current: &'m [Value],
 }
 
 impl Asker<'_, '_, '_> {
+    /// Today's values, where questions start.
+    fn baseline(&self) -> &[Value] {
+        self.current
+    }
+
+    /// Why no valid state has these values: the engine's conflict, with fixes checked.
+    fn why(&self, fixed: &[(usize, Value)]) -> Option<Explanation> {
+        use crate::solve::explain::{Asked, Context, Pick, why_in_whole};
+        let (env, catalog, reload) = self.inputs?;
+        let asked: Asked = fixed
+            .iter()
+            .map(|&(p, v)| {
+                let pick = Pick::of(self.model, p, v);
+                (self.model.vars[p].product.clone(), vec![pick])
+            })
+            .collect();
+        let context = Context {
+            env,
+            catalog,
+            engine: self.engine,
+            deadline: self.deadline,
+            reload,
+        };
+        why_in_whole(&context, self.model.policy, &asked)
+    }
+
     fn ask(
         &self,
         baseline: &[Value],
@@ -241,12 +290,14 @@ pub fn plan_with(
         })
         .collect();
     let model = Model::build(env, catalog, request.policy, &extra);
+    let current = model.current();
     let asker = Asker {
         engine,
         model: &model,
         deadline: request.deadline,
+        inputs: Some((env, catalog, request.reload.as_ref())),
+        current: &current,
     };
-    let current = model.current();
     // What is broken today, and which products it involves (nothing, usually: then no repair
     // is sought and nothing is spent on it).
     let today = crate::validate::validate(env, catalog);
@@ -256,25 +307,18 @@ pub fn plan_with(
         .flat_map(|f| [f.product.clone(), f.dependency.clone()])
         .flatten()
         .collect();
-    let mut explanation = Vec::new();
-    let mut complete = true;
+    let mut notes = targets::Notes::new();
 
     let mut reporter = Reporter::new(request.progress.clone());
     let values = if request.all {
         Some(maximize_all(
             asker,
             current.clone(),
-            &mut complete,
+            &mut notes.complete,
             &mut reporter,
         ))
     } else {
-        match decide_targets(
-            asker,
-            &request.targets,
-            &current,
-            &mut explanation,
-            &mut complete,
-        ) {
+        match targets::decide(asker, &request.targets, &mut notes) {
             Some(fixed) => {
                 let repair = if involved.is_empty() {
                     Vec::new()
@@ -282,12 +326,18 @@ pub fn plan_with(
                     model.pre_existing(&involved)
                 };
                 let outcome = asker.ask(&current, &fixed, 0, Some(Fewest { repair }));
-                complete &= outcome.proven();
+                notes.complete &= outcome.proven();
                 outcome.values().map(<[Value]>::to_vec)
             }
             None => None,
         }
     };
+    let targets::Notes {
+        lines: explanation,
+        conflict,
+        blocked,
+        complete,
+    } = notes;
     let Some(values) = values else {
         return Plan {
             feasible: false,
@@ -295,6 +345,8 @@ pub fn plan_with(
             final_state: final_state(env, &model, &current),
             steps: Vec::new(),
             explanation,
+            conflict,
+            blocked,
             repairs: Vec::new(),
             unrepaired: Vec::new(),
         };
@@ -308,6 +360,8 @@ pub fn plan_with(
         final_state,
         steps,
         explanation,
+        conflict,
+        blocked,
         repairs,
         unrepaired,
     }
@@ -358,187 +412,6 @@ fn compare_violations(
     (repairs, unrepaired)
 }
 
-/// The fixed values the targets take; `None` (with the reasons) when one cannot be reached.
-fn decide_targets(
-    asker: Asker<'_, '_, '_>,
-    targets: &[Target],
-    current: &[Value],
-    explanation: &mut Vec<String>,
-    complete: &mut bool,
-) -> Option<Vec<(usize, Value)>> {
-    let model = asker.model;
-    let mut fixed: Vec<(usize, Value)> = Vec::new();
-    let feasible = |fixed: &[(usize, Value)], complete: &mut bool| {
-        let outcome = asker.ask(current, fixed, 0, None);
-        *complete &= outcome.proven();
-        outcome.values().is_some()
-    };
-    // Exact targets first: they are not negotiable.
-    for (i, a) in targets.iter().enumerate() {
-        for b in &targets[i + 1..] {
-            if let (Target::Exact(p, v), Target::Exact(q, w)) = (a, b)
-                && p == q
-                && v != w
-            {
-                explanation.push(format!("conflicting targets: {p}@{v} and {q}@{w}"));
-                return None;
-            }
-        }
-    }
-    for target in targets {
-        let Target::Exact(product, version) = target else {
-            continue;
-        };
-        let Some(&p) = model.index.get(product) else {
-            explanation.push(format!("{product} has no releases in the catalog"));
-            return None;
-        };
-        let var = &model.vars[p];
-        let Some(i) = var.releases.iter().position(|m| m.version == *version) else {
-            explanation.push(format!("{product} {version} is not in the catalog"));
-            return None;
-        };
-        let value =
-            if var.domain[0] == Value::Keep && var.current.iter().all(|c| c.version == version) {
-                Value::Keep
-            } else if var.domain.contains(&Value::Release(i)) {
-                Value::Release(i)
-            } else {
-                explanation.push(not_a_candidate(model, p, version));
-                return None;
-            };
-        fixed.push((p, value));
-    }
-    if !fixed.is_empty() && !feasible(&fixed, complete) {
-        for &(p, value) in &fixed {
-            let others: Vec<(usize, Value)> =
-                fixed.iter().copied().filter(|(q, _)| *q != p).collect();
-            explanation.extend(explain::why_not(model, p, value, &others));
-        }
-        if explanation.is_empty() {
-            explanation.push("the targets cannot all be reached together".to_owned());
-        }
-        return None;
-    }
-    newest_targets(model, targets, fixed, &feasible, explanation, complete)
-}
-
-/// Each newest target, in the order given, as new as a valid state allows with `fixed`.
-fn newest_targets(
-    model: &Model<'_>,
-    targets: &[Target],
-    mut fixed: Vec<(usize, Value)>,
-    feasible: &Feasible<'_>,
-    explanation: &mut Vec<String>,
-    complete: &mut bool,
-) -> Option<Vec<(usize, Value)>> {
-    for target in targets {
-        let Target::Newest(product) = target else {
-            continue;
-        };
-        let known = model
-            .index
-            .get(product)
-            .copied()
-            .filter(|&p| !model.vars[p].releases.is_empty());
-        let Some(p) = known else {
-            explanation.push(format!("{product} has no releases in the catalog"));
-            return None;
-        };
-        let var = &model.vars[p];
-        if !var.installed() && !model.policy.allow_install {
-            // SPEC: without --allow-install a newest target settles where it can: absent
-            let newest = &var.releases[var.releases.len() - 1].version;
-            explanation.push(not_a_candidate(model, p, newest));
-            fixed.push((p, Value::Absent));
-            continue;
-        }
-        let mut candidates: Vec<Value> = var
-            .domain
-            .iter()
-            .copied()
-            .filter(|v| matches!(v, Value::Release(_)))
-            .collect();
-        candidates.sort_by(|a, b| {
-            let (x, y) = (var.version(*a), var.version(*b));
-            y.zip(x)
-                .and_then(|(y, x)| y.partial_cmp(x))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-        let mut chosen = None;
-        for &c in &candidates {
-            if var
-                .installed_version()
-                .zip(var.version(c))
-                .is_some_and(|(i, v)| v < i)
-            {
-                break; // never below what runs today while something newer is possible
-            }
-            let mut attempt = fixed.clone();
-            attempt.push((p, c));
-            if feasible(&attempt, complete) {
-                chosen = Some(c);
-                break;
-            }
-        }
-        let newest = candidates.first().copied();
-        match (chosen, newest) {
-            (Some(c), Some(n)) if c == n => fixed.push((p, c)),
-            (chosen, Some(n)) => {
-                let at = chosen.or(Some(var.domain[0])).and_then(|v| var.version(v));
-                explanation.push(format!(
-                    "{product} goes only to {}: {} {} is blocked",
-                    at.map_or_else(|| "nothing".to_owned(), ToString::to_string),
-                    product,
-                    var.version(n).map_or_else(String::new, ToString::to_string)
-                ));
-                explanation.extend(
-                    explain::why_not(model, p, n, &fixed)
-                        .into_iter()
-                        .map(|l| format!("  {l}")),
-                );
-                fixed.push((p, chosen.unwrap_or(var.domain[0])));
-            }
-            (_, None) => {
-                explanation.push(format!("{product} has no newer candidate release"));
-                fixed.push((p, var.domain[0]));
-            }
-        }
-    }
-    Some(fixed)
-}
-
-fn not_a_candidate(model: &Model<'_>, p: usize, version: &Version) -> String {
-    let var = &model.vars[p];
-    if !var.installed() && !model.policy.allow_install {
-        return format!(
-            "{} is not installed; installing is not allowed without --allow-install",
-            var.product
-        );
-    }
-    if !(version.is_release() || model.policy.pre) {
-        return format!(
-            "{} {version} is a release candidate or snapshot; pass --pre",
-            var.product
-        );
-    }
-    if var
-        .installed_version()
-        .is_some_and(|i| version < i && !model.policy.allow_downgrade)
-    {
-        return format!(
-            "{} {version} is older than the installed {}; pass --allow-downgrade",
-            var.product,
-            var.installed_version()
-                .map_or_else(String::new, ToString::to_string)
-        );
-    }
-    format!(
-        "{} {version} has invalid declarations (see `compat lint`)",
-        var.product
-    )
-}
-
 /// The final values `--all` chooses (see the module docs), without steps, and whether the
 /// answer is proven. For benchmarks and the engine comparison (`examples/engines.rs`).
 #[must_use]
@@ -547,15 +420,18 @@ pub fn all_values(
     engine: &dyn Engine,
     deadline: Option<Instant>,
 ) -> (Vec<Value>, bool) {
+    let current = model.current();
     let asker = Asker {
         engine,
         model,
         deadline,
+        inputs: None,
+        current: &current,
     };
     let mut complete = true;
     let values = maximize_all(
         asker,
-        model.current(),
+        current.clone(),
         &mut complete,
         &mut Reporter::new(None),
     );
@@ -914,6 +790,7 @@ mod tests {
             policy: Policy::default(),
             deadline: None,
             progress: Some(sink.clone()),
+            reload: None,
         };
         // at the default pace a quick plan says nothing
         let quiet = plan(&env, &catalog, &request);
@@ -986,7 +863,12 @@ mod tests {
             assert!(!p.feasible);
             assert_eq!(
                 p.explanation,
-                ["g:a 1.5.0 is older than the installed 2.0.0; pass --allow-downgrade"]
+                [
+                    "asked for: g:a 1.5.0",
+                    "g:a 1.5.0 is older than the installed 2.0.0, left out without \
+                     --allow-downgrade",
+                    "fix: with --allow-downgrade a valid state exists (checked)",
+                ]
             );
         }
     }
@@ -1081,9 +963,10 @@ mod tests {
         assert_eq!(
             p.explanation,
             [
-                "g:a 3.0.0 needs g:b to move, and its newest release that fits, 3.0.0, cannot go in:",
-                "  g:b 3.0.0 requires g:c >=3.0.0, <=3.x.x, but g:c would run 1.0.0",
-                "  none of the 1 candidate releases of g:c fits either",
+                "asked for: g:a 3.0.0",
+                "g:a 3.0.0 needs g:b >=3.0.0, <=3.x.x",
+                "g:b 3.0.0 needs g:c >=3.0.0, <=3.x.x",
+                "no g:c release is in >=3.0.0, <=3.x.x (the catalog has 1.0.0, 2.0.0)",
             ]
         );
     }
@@ -1107,6 +990,7 @@ mod tests {
             },
             deadline: None,
             progress: None,
+            reload: None,
         };
         let p = plan(&environment, &catalog, &request);
         assert_eq!(steps(&p), ["bm -->1.0.0", "a 1.0.0->2.0.0"]);

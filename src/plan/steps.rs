@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::model::{Conflict, Instance, Model, check};
+use super::model::{Instance, Model, Violation, check};
 
 /// One change to one entity.
 #[derive(Clone, Debug)]
@@ -47,7 +47,7 @@ impl<'a> State<'a> {
     fn violations(&self, model: &Model<'a>, p: usize) -> BTreeSet<Tagged> {
         let var = &model.vars[p];
         let mut out = BTreeSet::new();
-        let tag = |conflicts: Vec<Conflict>, ours: &str, theirs: &str| {
+        let tag = |conflicts: Vec<Violation>, ours: &str, theirs: &str| {
             conflicts
                 .into_iter()
                 .map(|c| (c, ours.to_owned(), theirs.to_owned()))
@@ -93,7 +93,7 @@ impl<'a> State<'a> {
 }
 
 /// A violation with the entity that declares it and the entity it is about.
-type Tagged = (Conflict, String, String);
+type Tagged = (Violation, String, String);
 
 /// True when the moved entity, at its new release, breaks nothing with anything as things
 /// stand. Then the step adds no violation (a new one would have to involve it), so this
@@ -118,7 +118,7 @@ fn clean(model: &Model<'_>, state: &State<'_>, step: &Move<'_>) -> bool {
 }
 
 /// The new violations applying `steps` together would add (empty: they may go).
-fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Conflict> {
+fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Violation> {
     let vars: BTreeSet<usize> = steps.iter().map(|s| s.var).collect();
     let before: BTreeSet<Tagged> = vars
         .iter()
@@ -140,7 +140,7 @@ fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> V
         .collect()
 }
 
-fn describe(c: &Conflict) -> String {
+fn describe(c: &Violation) -> String {
     format!(
         "{} {} requires {} {}",
         c.declarer, c.declarer_version, c.dependency, c.range

@@ -418,6 +418,24 @@ pub fn upgrades(list: &[Upgrade]) -> String {
         }
         let _ = writeln!(out, "{t}");
     }
+    for line in unreachable_latest(list) {
+        let _ = writeln!(out, "{line}");
+    }
     let _ = writeln!(out, "{}", upgrades_summary(list));
+    out
+}
+
+/// For each row whose `latest` no co-upgrade makes installable: why, from the proven
+/// conflict, as a heading and indented sentences.
+#[must_use]
+pub fn unreachable_latest(list: &[Upgrade]) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in list {
+        let (Some(why), Some(latest)) = (&u.explanation, &u.latest) else {
+            continue;
+        };
+        out.push(format!("why {} {latest} cannot be installed:", u.product));
+        out.extend(why.lines().into_iter().map(|l| format!("  {l}")));
+    }
     out
 }

@@ -8,6 +8,7 @@ use crate::matcher::Matcher;
 use crate::order::InstallOrder;
 use crate::plan::Plan;
 use crate::product::ProductId;
+use crate::solve::explain::Explanation;
 use crate::upgrade::Upgrade;
 use crate::version::Version;
 
@@ -153,10 +154,77 @@ pub fn plan(p: &Plan) -> String {
             "group": s.group,
             "why": s.why,
         })).collect::<Vec<_>>(),
-        "explanation": p.explanation,
+        "explanation": plan_explanation(p),
         "repairs": p.repairs,
         "unrepaired": p.unrepaired,
     }))
+}
+
+/// A plan's `explanation`: `text` (the sentences human output prints), and when the targets
+/// cannot be reached the proven `chain` and checked `fixes`; `blocked` for each newest target
+/// held below its newest release.
+fn plan_explanation(p: &Plan) -> serde_json::Value {
+    let mut out = p
+        .conflict
+        .as_ref()
+        .map_or_else(|| json!({"chain": [], "fixes": []}), explanation);
+    out["text"] = json!(p.explanation);
+    out["blocked"] = json!(
+        p.blocked
+            .iter()
+            .map(|b| {
+                json!({
+                    "product": b.product,
+                    "newest": b.newest,
+                    "reached": b.reached,
+                    "why": b.why.as_ref().map(explanation),
+                })
+            })
+            .collect::<Vec<_>>()
+    );
+    out
+}
+
+/// `{"chain": [{"kind", "text", "product", "versions", ...}], "fixes": [{"flags", "text"}],
+/// "minimal"}`, and `even_with` (`{"flags", ...the same}`) when the flags that lift parts of
+/// the chain are not enough.
+fn explanation(e: &Explanation) -> serde_json::Value {
+    let mut out = json!({
+        "chain": e.chain.iter().map(|l| {
+            let mut link = json!({
+                "kind": l.kind.as_str(),
+                "text": l.text,
+                "product": l.product,
+                "versions": l.versions,
+                "every": l.every,
+            });
+            if let Some(d) = &l.dependency {
+                link["dependency"] = json!(d);
+                link["range"] = json!(l.range);
+                link["optional"] = json!(l.optional);
+            }
+            if let Some(flag) = l.flag {
+                link["flag"] = json!(flag);
+            }
+            if let Some(at) = &l.location {
+                let known = at.location.is_known();
+                link["location"] = json!({
+                    "file": &*at.file,
+                    "line": known.then_some(at.location.line),
+                    "column": known.then_some(at.location.column),
+                });
+            }
+            link
+        }).collect::<Vec<_>>(),
+        "fixes": e.fixes.iter().map(|f| json!({"flags": f.flags, "text": f.text})).collect::<Vec<_>>(),
+        "minimal": e.minimal,
+    });
+    if let Some((flags, next)) = &e.beyond {
+        let mut next = explanation(next);
+        next["flags"] = json!(flags);
+        out["even_with"] = next;
+    }
+    out
 }
 
 /// `upgrades`: `{"upgrades": [{"product", "installed", "safe", "latest", "blocked_by",
@@ -175,6 +243,7 @@ pub fn upgrades(list: &[Upgrade]) -> String {
             "requires": u.requires.iter().map(|(p, v)| json!({"product": p, "version": v})).collect::<Vec<_>>(),
             "latest_installable": u.latest_installable,
             "proven": u.proven,
+            "explanation": u.explanation.as_ref().map(explanation),
         })).collect::<Vec<_>>(),
     }))
 }

@@ -85,6 +85,11 @@ pub fn upgrades(environment: &str, list: &[Upgrade]) -> String {
         }
         out.push('\n');
     }
+    let why = super::human::unreachable_latest(list);
+    if !why.is_empty() {
+        // the sentences as a fenced block: indentation is their structure
+        let _ = writeln!(out, "```text\n{}\n```\n", why.join("\n"));
+    }
     let _ = writeln!(out, "{}", upgrades_summary(list));
     out
 }

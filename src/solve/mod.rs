@@ -16,12 +16,15 @@
 //!
 //! **Invariant:** nothing here touches the file system, a database, clap or indicatif.
 
+pub mod conflict;
 pub mod dfs;
+pub mod explain;
 pub mod model;
 pub mod sat;
 
 use std::time::Instant;
 
+pub use conflict::Conflict;
 pub use model::{Model, Value};
 
 /// What an optimizing query minimizes, in order: violations of today's environment left
@@ -88,6 +91,13 @@ pub trait Engine: Sync {
     fn name(&self) -> &'static str;
     /// Answers `query` over `model`.
     fn solve(&self, model: &Model<'_>, query: &Query<'_>) -> Outcome;
+    /// Why `query` has no answer: a conflict the engine proved, each part needed. `None` when
+    /// it has an answer, when the deadline came first, or when this engine cannot say (the
+    /// objective plays no part: infeasible is infeasible).
+    fn explain(&self, model: &Model<'_>, query: &Query<'_>) -> Option<Conflict> {
+        let _ = (model, query);
+        None
+    }
 }
 
 /// The engine `plan` and `upgrades` use unless told otherwise.

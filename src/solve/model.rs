@@ -163,7 +163,7 @@ impl<'a> Var<'a> {
 
 /// A broken constraint between two products' values (or of one value alone).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Conflict {
+pub struct Violation {
     pub code: Code,
     /// The product whose release declares the constraint, and that release's version.
     pub declarer: ProductId,
@@ -187,6 +187,32 @@ pub struct Conflict {
     pub location: Option<crate::diagnostic::FileLocation>,
 }
 
+impl Violation {
+    /// One line for the broken constraint, with both sides.
+    #[must_use]
+    pub fn describe(&self) -> String {
+        match (self.code, &self.found) {
+            (Code::MissingDependency, _) => format!(
+                "{} {} requires {} {}, which is not installed",
+                self.declarer, self.declarer_version, self.dependency, self.range
+            ),
+            (Code::IncompatibleRelease, Some(found)) => format!(
+                "{} {} is incompatible with {} {}, and {} would run {found}",
+                self.declarer, self.declarer_version, self.dependency, self.range, self.dependency
+            ),
+            (_, found) => format!(
+                "{} {} requires {} {}, but {} would run {}",
+                self.declarer,
+                self.declarer_version,
+                self.dependency,
+                self.range,
+                self.dependency,
+                found.as_deref().unwrap_or("nothing")
+            ),
+        }
+    }
+}
+
 /// The whole model of one planning question.
 #[derive(Clone, Debug)]
 pub struct Model<'a> {
@@ -199,15 +225,70 @@ pub struct Model<'a> {
     pub policy: Policy,
 }
 
-/// True when `candidate` may be planned to from `installed` under `policy`.
-fn is_candidate(candidate: &Version, installed: Option<&Version>, policy: Policy) -> bool {
-    if !candidate.is_orderable() || !(candidate.is_release() || policy.pre) {
-        return false;
+/// Why a catalog release is not among a product's values (SPEC section 7, Candidates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Exclusion {
+    /// The product is not installed and `--allow-install` is off.
+    NotInstalled,
+    /// A release candidate or snapshot, and `--pre` is off.
+    Prerelease,
+    /// Older than the installed version, and `--allow-downgrade` is off.
+    Older,
+    /// The release breaks section 3 or 4 (it is never planned to).
+    Invalid,
+    /// Not a change: every entity already runs it (the product's `Keep` value is the same).
+    Installed,
+    /// A non-orderable version has no place in the order (never planned to).
+    Unorderable,
+}
+
+impl Exclusion {
+    /// The flag that lifts it, if one does.
+    #[must_use]
+    pub fn flag(self) -> Option<&'static str> {
+        match self {
+            Exclusion::NotInstalled => Some("--allow-install"),
+            Exclusion::Prerelease => Some("--pre"),
+            Exclusion::Older => Some("--allow-downgrade"),
+            Exclusion::Invalid | Exclusion::Installed | Exclusion::Unorderable => None,
+        }
     }
-    match installed {
-        // A non-orderable installed version has no place in the order: any release may follow.
-        Some(v) if v.is_orderable() => candidate > v || (policy.allow_downgrade && candidate < v),
-        _ => true,
+}
+
+impl Var<'_> {
+    /// Why release `i` is not a value of this product under `policy`, or `None` when it is.
+    #[must_use]
+    pub fn exclusion(&self, i: usize, policy: Policy) -> Option<Exclusion> {
+        let candidate = &self.releases[i].version;
+        let installed = self.installed_version();
+        if !self.installed() && !policy.allow_install {
+            return Some(Exclusion::NotInstalled);
+        }
+        if installed.is_some_and(|v| *candidate == *v) {
+            // Moving every entity to the installed version is a change only when the
+            // entities run different versions today.
+            let aligned = self
+                .current
+                .windows(2)
+                .all(|w| w[0].version.as_str() == w[1].version.as_str());
+            if aligned {
+                return Some(Exclusion::Installed);
+            }
+        } else if !candidate.is_orderable() {
+            return Some(Exclusion::Unorderable);
+        } else if !(candidate.is_release() || policy.pre) {
+            return Some(Exclusion::Prerelease);
+        } else if installed.is_some_and(|v| {
+            // A non-orderable installed version has no place in the order: any release may
+            // follow it.
+            v.is_orderable() && *candidate < *v && !policy.allow_downgrade
+        }) {
+            return Some(Exclusion::Older);
+        }
+        if !self.releases[i].is_valid() {
+            return Some(Exclusion::Invalid);
+        }
+        None
     }
 }
 
@@ -259,27 +340,13 @@ impl<'a> Model<'a> {
                     current,
                     domain: Vec::new(),
                 };
-                let installed = var.installed_version();
-                let aligned = var
-                    .current
-                    .windows(2)
-                    .all(|w| w[0].version.as_str() == w[1].version.as_str());
                 var.domain.push(if var.installed() {
                     Value::Keep
                 } else {
                     Value::Absent
                 });
-                let may_run = var.installed() || policy.allow_install;
-                for (i, m) in releases.iter().enumerate().filter(|_| may_run) {
-                    let same = installed.is_some_and(|v| m.version == *v);
-                    // Moving every entity to the installed version is a change only when the
-                    // entities run different versions today.
-                    let candidate = if same {
-                        !aligned
-                    } else {
-                        is_candidate(&m.version, installed, policy)
-                    };
-                    if candidate && m.is_valid() {
+                for i in 0..releases.len() {
+                    if var.exclusion(i, policy).is_none() {
                         var.domain.push(Value::Release(i));
                     }
                 }
@@ -323,7 +390,7 @@ impl<'a> Model<'a> {
     /// The constraints `value` of variable `p` breaks on its own: required dependencies on
     /// products that are not variables (not installed, and not allowed to be).
     #[must_use]
-    pub fn unary(&self, p: usize, value: Value) -> Vec<Conflict> {
+    pub fn unary(&self, p: usize, value: Value) -> Vec<Violation> {
         if value == Value::Keep {
             return Vec::new(); // whatever it breaks today is tolerated
         }
@@ -333,14 +400,14 @@ impl<'a> Model<'a> {
     /// The required dependencies of `instances` of variable `p` on products that are not
     /// variables at all (not installed, and not allowed to be): each is missing.
     #[must_use]
-    pub fn outside(&self, p: usize, instances: &[Instance<'_>]) -> Vec<Conflict> {
+    pub fn outside(&self, p: usize, instances: &[Instance<'_>]) -> Vec<Violation> {
         let var = &self.vars[p];
         let mut out = Vec::new();
         for inst in instances {
             let Some(m) = inst.manifest else { continue };
             for d in m.dependencies.iter().filter(|d| !d.optional) {
                 if !self.index.contains_key(&d.product) {
-                    out.push(Conflict {
+                    out.push(Violation {
                         code: Code::MissingDependency,
                         declarer: var.product.clone(),
                         declarer_version: inst.version.to_string(),
@@ -391,7 +458,7 @@ impl<'a> Model<'a> {
 
     /// The constraints broken between `p` at `a` and `q` at `b`, declared by either side.
     #[must_use]
-    pub fn conflicts(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Conflict> {
+    pub fn conflicts(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Violation> {
         if a == Value::Keep && b == Value::Keep {
             return Vec::new();
         }
@@ -455,27 +522,36 @@ impl<'a> Model<'a> {
 
     /// True when `q` under `b` breaks none of `declared`.
     fn accepts(&self, declared: &Declared<'_>, q: usize, b: Value) -> bool {
+        declared.needs.iter().all(|d| self.meets(d, q, b))
+            && declared.refuses.iter().all(|c| self.avoids(c, q, b))
+    }
+
+    /// True when `q` under `b` satisfies dependency `d`: every instance inside its range, or,
+    /// for an optional one, no instance at all.
+    #[must_use]
+    pub fn meets(&self, d: &crate::manifest::Dependency, q: usize, b: Value) -> bool {
         let vq = &self.vars[q];
-        let each = |ok: &dyn Fn(&Version) -> bool| match b {
-            Value::Keep => vq.current.iter().all(|c| ok(c.version)),
-            Value::Release(j) => ok(&vq.releases[j].version),
+        let inside = |v: &Version| d.range.place(v) == Placement::Inside;
+        match b {
+            Value::Keep if !vq.current.is_empty() => vq.current.iter().all(|i| inside(i.version)),
+            Value::Release(j) => inside(&vq.releases[j].version),
+            Value::Keep | Value::Absent => d.optional,
+        }
+    }
+
+    /// True when `q` under `b` runs nothing in incompatibility `c`'s range.
+    #[must_use]
+    pub fn avoids(&self, c: &crate::manifest::Incompatibility, q: usize, b: Value) -> bool {
+        let vq = &self.vars[q];
+        match b {
+            Value::Keep => vq.current.iter().all(|i| !c.range.contains(i.version)),
+            Value::Release(j) => !c.range.contains(&vq.releases[j].version),
             Value::Absent => true,
-        };
-        let absent = b == Value::Absent || (b == Value::Keep && vq.current.is_empty());
-        declared.needs.iter().all(|d| {
-            if absent {
-                d.optional
-            } else {
-                each(&|v| d.range.place(v) == Placement::Inside)
-            }
-        }) && declared
-            .refuses
-            .iter()
-            .all(|c| each(&|v| !c.range.contains(v)))
+        }
     }
 
     /// The constraints `p`'s releases under `a` declare on `q` under `b` and break.
-    fn one_way(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Conflict> {
+    fn one_way(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Violation> {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
     }
@@ -528,7 +604,7 @@ pub fn check(
     ours: &[Instance<'_>],
     other: &ProductId,
     theirs: &[Instance<'_>],
-) -> Vec<Conflict> {
+) -> Vec<Violation> {
     {
         let mut out = Vec::new();
         for inst in ours {
@@ -537,7 +613,7 @@ pub fn check(
                             found: Option<&Instance<'_>>,
                             range: &crate::range::Range,
                             optional,
-                            at: crate::diagnostic::Location| Conflict {
+                            at: crate::diagnostic::Location| Violation {
                 code,
                 declarer: product.clone(),
                 declarer_version: inst.version.to_string(),

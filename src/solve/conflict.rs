@@ -1,0 +1,87 @@
+//! A proven conflict: the parts of a question (what it asks, what the releases declare, what
+//! the policy leaves out) that together leave no valid state, each of them needed.
+//!
+//! An engine finds one with [`super::Engine::explain`]; [`super::explain`] turns it into
+//! sentences and checks which flags would lift it. The structure names releases and
+//! declarations by position (a product's index in the model, a release's index in its
+//! catalog list, a declaration's index in its manifest), so reports can quote them exactly.
+
+use super::model::{Exclusion, Model, Value};
+use crate::manifest::Manifest;
+use crate::product::ProductId;
+
+/// Which declaration of a manifest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Declaration {
+    /// `product-dependencies[i]`.
+    Dependency(usize),
+    /// `product-incompatibilities[i]`.
+    Incompatibility(usize),
+}
+
+/// One part of a conflict.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Cause {
+    /// The question asks for `product` (a model index) at one of `values` (a target).
+    Asked { product: usize, values: Vec<Value> },
+    /// `product` is held at `value` (decided before this question).
+    Held { product: usize, value: Value },
+    /// Release `release` of `product` declares `declaration` (on another product).
+    Declares {
+        product: usize,
+        release: usize,
+        declaration: Declaration,
+    },
+    /// The policy leaves some releases of `product` out, for this reason.
+    Excluded { product: usize, rule: Exclusion },
+    /// `product` is not a variable: not installed, and installing is not allowed.
+    Missing { product: ProductId },
+}
+
+impl Cause {
+    /// The flag that lifts this part, if a flag does.
+    #[must_use]
+    pub fn flag(&self) -> Option<&'static str> {
+        match self {
+            Cause::Excluded { rule, .. } => rule.flag(),
+            Cause::Missing { .. } => Some("--allow-install"),
+            _ => None,
+        }
+    }
+}
+
+/// The parts of a question that together leave no valid state, in a deterministic order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Conflict {
+    pub causes: Vec<Cause>,
+    /// True when every part is needed: dropping any one leaves a valid state. False when a
+    /// time limit stopped the minimization (every part is still real, some may be spare).
+    pub minimal: bool,
+}
+
+impl Conflict {
+    /// The flags that could lift the conflict (each lifts one of its parts), sorted.
+    #[must_use]
+    pub fn flags(&self) -> Vec<&'static str> {
+        let mut flags: Vec<&'static str> = self.causes.iter().filter_map(Cause::flag).collect();
+        flags.sort_unstable();
+        flags.dedup();
+        flags
+    }
+}
+
+/// The manifest `release` of `product` and the declaration's target product.
+#[must_use]
+pub fn declared<'m>(
+    model: &'m Model<'_>,
+    product: usize,
+    release: usize,
+    declaration: Declaration,
+) -> (&'m Manifest, &'m ProductId) {
+    let m: &Manifest = &model.vars[product].releases[release];
+    let on = match declaration {
+        Declaration::Dependency(i) => &m.dependencies[i].product,
+        Declaration::Incompatibility(i) => &m.incompatibilities[i].product,
+    };
+    (m, on)
+}

@@ -1,0 +1,721 @@
+//! Why a question has no answer, in the user's terms: a proven [`Conflict`] as a short chain
+//! of sentences, and the flags that would lift it, each checked by solving again.
+//!
+//! The chain starts from what was asked (the targets, the products held) and follows the
+//! declarations from release to release, as a derivation reads. Declarations that several
+//! releases of one product make alike are merged into one sentence over version spans
+//! ("every foo release (1.0.0..5.0.0) needs bar ..."). Only parts of the conflict appear, and
+//! each of them is needed (when the conflict is minimal), so nothing in the chain is a guess.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::conflict::{Cause, Conflict, Declaration, declared};
+use super::model::{Exclusion, Model, Policy, Releases, Value};
+use super::{Engine, Query};
+use crate::catalog::Catalog;
+use crate::diagnostic::FileLocation;
+use crate::environment::Environment;
+use crate::product::ProductId;
+use crate::range::Placement;
+
+/// What a link of the chain says.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Kind {
+    /// The question asks for these releases (a target).
+    Asked,
+    /// The product stays where it was decided.
+    Held,
+    /// Releases need a dependency in a range.
+    Needs,
+    /// Releases are incompatible with a range.
+    Refuses,
+    /// The policy leaves releases out.
+    Excluded,
+    /// A product is not installed and may not be.
+    Missing,
+    /// No release of a product satisfies a declaration (or it has none at all).
+    NoRelease,
+    /// The values a product can take, when several of them each rule something out.
+    Choices,
+}
+
+impl Kind {
+    /// The name in JSON.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Asked => "asked",
+            Kind::Held => "held",
+            Kind::Needs => "needs",
+            Kind::Refuses => "refuses",
+            Kind::Excluded => "excluded",
+            Kind::Missing => "missing",
+            Kind::NoRelease => "no-release",
+            Kind::Choices => "choices",
+        }
+    }
+}
+
+/// One sentence of the chain, with its parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub kind: Kind,
+    pub product: ProductId,
+    /// The releases it is about, consecutive ones merged (`1.0.0..2.0.0`).
+    pub versions: Vec<String>,
+    /// True when `versions` covers every release of the product in the catalog.
+    pub every: bool,
+    /// The product a declaration is about.
+    pub dependency: Option<ProductId>,
+    pub range: Option<String>,
+    pub optional: bool,
+    /// The policy rule, for `excluded`: the flag that lifts it, if any.
+    pub flag: Option<&'static str>,
+    /// Where the (first) declaration is written.
+    pub location: Option<FileLocation>,
+    pub text: String,
+}
+
+/// A relaxation that makes the question answerable, checked by solving it again.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fix {
+    pub flags: Vec<&'static str>,
+    pub text: String,
+}
+
+/// The chain and the fixes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explanation {
+    pub chain: Vec<Link>,
+    pub fixes: Vec<Fix>,
+    /// False when a time limit stopped the minimization (some link may be spare).
+    pub minimal: bool,
+    /// When the flags that lift parts of the chain do not make the question answerable: the
+    /// next conflict, with those flags on.
+    pub beyond: Option<(Vec<&'static str>, Box<Explanation>)>,
+}
+
+impl Explanation {
+    /// The sentences, chain then fixes, as human output prints them.
+    #[must_use]
+    pub fn lines(&self) -> Vec<String> {
+        let mut out: Vec<String> = self.chain.iter().map(|l| l.text.clone()).collect();
+        out.extend(self.fixes.iter().map(|f| f.text.clone()));
+        if !self.minimal {
+            out.push("(the time limit stopped the search for the smallest reason)".to_owned());
+        }
+        if let Some((flags, next)) = &self.beyond {
+            out.push(format!("even with {}:", flags.join(" and ")));
+            out.extend(next.lines().into_iter().map(|l| format!("  {l}")));
+        }
+        out
+    }
+}
+
+/// One value a question asks a product to take, independent of any model (models built from
+/// different catalogs number products and releases differently).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pick {
+    /// Every entity as it is.
+    Keep,
+    /// Every entity on this release.
+    Version(crate::version::Version),
+    /// Not installed.
+    Absent,
+}
+
+impl Pick {
+    /// `value` of product `p` in `model`.
+    #[must_use]
+    pub fn of(model: &Model<'_>, p: usize, value: Value) -> Pick {
+        match value {
+            Value::Keep => Pick::Keep,
+            Value::Release(i) => Pick::Version(model.vars[p].releases[i].version.clone()),
+            Value::Absent => Pick::Absent,
+        }
+    }
+
+    /// The value in `model` of product `p`, if the model has it.
+    fn value(&self, model: &Model<'_>, p: usize) -> Option<Value> {
+        match self {
+            Pick::Keep => Some(Value::Keep),
+            Pick::Absent => Some(Value::Absent),
+            Pick::Version(v) => model.vars[p]
+                .releases
+                .iter()
+                .position(|m| m.version == *v)
+                .map(Value::Release),
+        }
+    }
+}
+
+/// What a question asked, by product, so it can be asked again of a model built from another
+/// catalog or under another policy.
+pub type Asked = Vec<(ProductId, Vec<Pick>)>;
+
+/// Loads the releases a relaxed policy can reach when the catalog at hand was read for a
+/// narrower one (a database read only what the command's own policy needs). Returning `None`
+/// means the catalog at hand holds them all.
+#[derive(Clone)]
+pub struct Reload(Arc<dyn Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync>);
+
+impl Reload {
+    pub fn new(load: impl Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync + 'static) -> Self {
+        Reload(Arc::new(load))
+    }
+
+    fn load(&self, policy: Policy) -> Option<Arc<Catalog>> {
+        (self.0)(policy)
+    }
+}
+
+impl std::fmt::Debug for Reload {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Reload")
+    }
+}
+
+/// Everything needed to ask a question again under a relaxed policy.
+pub struct Context<'c> {
+    pub env: &'c Environment,
+    pub catalog: &'c dyn Releases,
+    pub engine: &'c dyn Engine,
+    pub deadline: Option<Instant>,
+    /// Where a relaxed question finds releases the catalog at hand lacks.
+    pub reload: Option<&'c Reload>,
+}
+
+/// Why no state gives the products of `asked` one of their values, with fixes checked; `None`
+/// when there is such a state or the engine could not say in time. `model` should be built
+/// from [`whole_catalog`] when the context has one: a conflict can only name the releases
+/// the model knows (a release older than the installed one is a part of the reason, left out
+/// by the policy, not absent).
+#[must_use]
+pub fn why(context: &Context<'_>, model: &Model<'_>, asked: &Asked) -> Option<Explanation> {
+    explain_in(context, model, asked, 2)
+}
+
+/// Every release a question or any relaxation of its policy could involve, when the catalog
+/// at hand was read for one policy only (`None`: the catalog at hand has them all).
+#[must_use]
+pub fn whole_catalog(context: &Context<'_>) -> Option<Arc<Catalog>> {
+    let widest = Policy {
+        pre: true,
+        allow_downgrade: true,
+        allow_install: true,
+    };
+    context.reload.and_then(|r| r.load(widest))
+}
+
+/// [`why`] for `asked` under `policy`, on a model of [`whole_catalog`] (or of the catalog at
+/// hand when that has every release).
+#[must_use]
+pub fn why_in_whole(context: &Context<'_>, policy: Policy, asked: &Asked) -> Option<Explanation> {
+    let whole = whole_catalog(context);
+    let catalog: &dyn Releases = match &whole {
+        Some(c) => &**c,
+        None => context.catalog,
+    };
+    let extra: Vec<ProductId> = asked.iter().map(|(p, _)| p.clone()).collect();
+    let model = Model::build(context.env, catalog, policy, &extra);
+    why(context, &model, asked)
+}
+
+/// [`why`], following at most `depth` more conflicts behind flags that do not suffice.
+fn explain_in(
+    context: &Context<'_>,
+    model: &Model<'_>,
+    asked: &Asked,
+    depth: usize,
+) -> Option<Explanation> {
+    let baseline = model.current();
+    let query = Query {
+        baseline: &baseline,
+        restrict: restrict(model, asked),
+        frozen: 0,
+        objective: None,
+        deadline: context.deadline,
+    };
+    let conflict = context.engine.explain(model, &query)?;
+    let mut explanation = chain(model, &conflict);
+    explanation.fixes = fixes(&conflict, |flags| {
+        relaxed(context, model.policy, flags, asked, |model, query| {
+            matches!(context.engine.solve(model, query), super::Outcome::Found(_))
+        })
+    });
+    let flags = conflict.flags();
+    if explanation.fixes.is_empty() && !flags.is_empty() && depth > 0 {
+        let next = relaxed(context, model.policy, &flags, asked, |model, _| {
+            explain_in(context, model, asked, depth - 1)
+        });
+        explanation.beyond = next.map(|next| (flags, Box::new(next)));
+    }
+    Some(explanation)
+}
+
+/// `asked` in `model`'s terms (a product the model lacks is left out; a release it lacks
+/// cannot be chosen).
+fn restrict(model: &Model<'_>, asked: &Asked) -> Vec<(usize, Vec<Value>)> {
+    asked
+        .iter()
+        .filter_map(|(product, picks)| {
+            let p = *model.index.get(product)?;
+            Some((p, picks.iter().filter_map(|k| k.value(model, p)).collect()))
+        })
+        .collect()
+}
+
+/// Calls `then` with the model and the question under `policy` with `flags` turned on.
+fn relaxed<R>(
+    context: &Context<'_>,
+    policy: Policy,
+    flags: &[&'static str],
+    asked: &Asked,
+    then: impl FnOnce(&Model<'_>, &Query<'_>) -> R,
+) -> R {
+    let mut policy = policy;
+    for flag in flags {
+        match *flag {
+            "--pre" => policy.pre = true,
+            "--allow-downgrade" => policy.allow_downgrade = true,
+            "--allow-install" => policy.allow_install = true,
+            _ => {}
+        }
+    }
+    let extra: Vec<ProductId> = asked.iter().map(|(p, _)| p.clone()).collect();
+    let wider = context.reload.and_then(|r| r.load(policy));
+    let catalog: &dyn Releases = match &wider {
+        Some(c) => &**c,
+        None => context.catalog,
+    };
+    let model = Model::build(context.env, catalog, policy, &extra);
+    let baseline = model.current();
+    let query = Query {
+        baseline: &baseline,
+        restrict: restrict(&model, asked),
+        frozen: 0,
+        objective: None,
+        deadline: context.deadline,
+    };
+    then(&model, &query)
+}
+
+/// The flags that lift `conflict`, each checked with `answers`: every single flag that works;
+/// when none does alone, all of them together if that works.
+pub fn fixes(conflict: &Conflict, mut answers: impl FnMut(&[&'static str]) -> bool) -> Vec<Fix> {
+    let candidates = conflict.flags();
+    let text = |flags: &[&'static str]| {
+        format!(
+            "fix: with {} a valid state exists (checked)",
+            flags.join(" and ")
+        )
+    };
+    let mut out: Vec<Fix> = candidates
+        .iter()
+        .filter(|&&flag| answers(&[flag]))
+        .map(|&flag| Fix {
+            flags: vec![flag],
+            text: text(&[flag]),
+        })
+        .collect();
+    if out.is_empty() && candidates.len() > 1 && answers(&candidates) {
+        out.push(Fix {
+            text: text(&candidates),
+            flags: candidates,
+        });
+    }
+    out
+}
+
+/// The chain of sentences for `conflict` (no fixes yet).
+#[must_use]
+pub fn chain(model: &Model<'_>, conflict: &Conflict) -> Explanation {
+    Explanation {
+        chain: walk(model, parts(model, conflict)),
+        fixes: Vec::new(),
+        minimal: conflict.minimal,
+        beyond: None,
+    }
+}
+
+/// Declarations alike across releases of one product: declarer, kind, product it is about,
+/// range, optional.
+type Key = (usize, Kind, ProductId, String, bool);
+
+/// A conflict's parts, sorted for the walk.
+#[derive(Default)]
+struct Parts {
+    /// Declarations, merged across releases.
+    groups: BTreeMap<Key, Group>,
+    /// Products asked for or held: where the walk starts.
+    starts: BTreeSet<usize>,
+    /// Links about one product alone (asked, held, excluded).
+    own: BTreeMap<usize, Vec<Link>>,
+    /// Products that may not be installed.
+    missing: BTreeMap<ProductId, Link>,
+}
+
+fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
+    let mut parts = Parts::default();
+    for cause in &conflict.causes {
+        match cause {
+            Cause::Asked { product, values } => {
+                parts.starts.insert(*product);
+                parts
+                    .own
+                    .entry(*product)
+                    .or_default()
+                    .push(asked_link(model, *product, values));
+            }
+            Cause::Held { product, value } => {
+                parts.starts.insert(*product);
+                parts
+                    .own
+                    .entry(*product)
+                    .or_default()
+                    .push(held_link(model, *product, *value));
+            }
+            Cause::Excluded { product, rule } => {
+                parts
+                    .own
+                    .entry(*product)
+                    .or_default()
+                    .push(excluded_link(model, *product, *rule));
+            }
+            Cause::Missing { product } => {
+                parts.missing.insert(product.clone(), missing_link(product));
+            }
+            Cause::Declares {
+                product,
+                release,
+                declaration,
+            } => {
+                let (m, on) = declared(model, *product, *release, *declaration);
+                let (kind, range, optional, location, unmet) = match *declaration {
+                    Declaration::Dependency(i) => {
+                        let d = &m.dependencies[i];
+                        // no release of the dependency at all lies in the range
+                        let unmet = model.index.get(on).is_some_and(|&q| {
+                            !model.vars[q]
+                                .releases
+                                .iter()
+                                .any(|r| d.range.place(&r.version) == Placement::Inside)
+                        });
+                        let range = d.range.to_string();
+                        (Kind::Needs, range, d.optional, d.location, unmet)
+                    }
+                    Declaration::Incompatibility(i) => {
+                        let c = &m.incompatibilities[i];
+                        (Kind::Refuses, c.range.to_string(), false, c.location, false)
+                    }
+                };
+                let entry = parts
+                    .groups
+                    .entry((*product, kind, on.clone(), range, optional))
+                    .or_default();
+                entry.releases.insert(*release);
+                entry.unmet = unmet;
+                entry.location.get_or_insert_with(|| FileLocation {
+                    file: Arc::clone(&m.file),
+                    location,
+                });
+            }
+        }
+    }
+    parts
+}
+
+/// The links in derivation order: breadth first from what was asked along the declarations,
+/// each product's own links, then its declarations, each followed by what it leads to (a
+/// product that may not be installed, no release in range); parts no walk reaches (a
+/// conflict among held products) follow in product order.
+fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
+    let mut queue: VecDeque<usize> = parts.starts.iter().copied().collect();
+    let mut seen: BTreeSet<usize> = parts.starts.clone();
+    let mut chain: Vec<Link> = Vec::new();
+    let mut said: BTreeSet<(ProductId, String)> = BTreeSet::new();
+    let mut rest: BTreeSet<usize> = parts.groups.keys().map(|k| k.0).collect();
+    rest.extend(parts.own.keys().copied());
+    let mut rest = rest.into_iter();
+    while let Some(p) = queue
+        .pop_front()
+        .or_else(|| rest.find(|p| !seen.contains(p)))
+    {
+        seen.insert(p);
+        chain.extend(parts.own.remove(&p).unwrap_or_default());
+        let mine: Vec<(Key, Group)> = parts
+            .groups
+            .iter()
+            .filter(|(k, _)| k.0 == p)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if mine.len() > 1 && !parts.starts.contains(&p) {
+            // several releases each rule something out: say which ones there are to choose
+            chain.push(choices_link(model, p));
+        }
+        for (key, group) in mine {
+            chain.push(declaration_link(model, &key, &group));
+            let (_, _, on, range, _) = key;
+            if let Some(link) = parts.missing.remove(&on) {
+                chain.push(link);
+            }
+            if let Some(&q) = model.index.get(&on) {
+                // a product with no release at all is said once; else once per range
+                let said_as = if model.vars[q].releases.is_empty() {
+                    String::new()
+                } else {
+                    range.clone()
+                };
+                if group.unmet && said.insert((on.clone(), said_as)) {
+                    chain.push(no_release_link(model, q, &range));
+                }
+                if seen.insert(q) {
+                    queue.push_back(q);
+                }
+            }
+        }
+    }
+    chain.extend(parts.missing.into_values());
+    chain
+}
+
+/// Releases of one product that declare the same thing.
+#[derive(Clone, Default)]
+struct Group {
+    releases: BTreeSet<usize>,
+    location: Option<FileLocation>,
+    /// No release of the product it is about satisfies it.
+    unmet: bool,
+}
+
+/// Release indices of `p` as version spans, consecutive ones merged; and whether they are all
+/// of its releases.
+fn spans(model: &Model<'_>, p: usize, releases: &BTreeSet<usize>) -> (Vec<String>, bool) {
+    let var = &model.vars[p];
+    let indices: Vec<usize> = releases.iter().copied().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < indices.len() {
+        let mut end = start;
+        while end + 1 < indices.len() && indices[end + 1] == indices[end] + 1 {
+            end += 1;
+        }
+        let first = &var.releases[indices[start]].version;
+        let last = &var.releases[indices[end]].version;
+        out.push(if start == end {
+            first.to_string()
+        } else {
+            format!("{first}..{last}")
+        });
+        start = end + 1;
+    }
+    let every = releases.len() == var.releases.len() && releases.len() > 1;
+    (out, every)
+}
+
+fn link(kind: Kind, product: ProductId, text: String) -> Link {
+    Link {
+        kind,
+        product,
+        versions: Vec::new(),
+        every: false,
+        dependency: None,
+        range: None,
+        optional: false,
+        flag: None,
+        location: None,
+        text,
+    }
+}
+
+fn value_text(model: &Model<'_>, p: usize, v: Value) -> String {
+    match v {
+        Value::Absent => "nothing (not installed)".to_owned(),
+        _ => model.vars[p]
+            .version(v)
+            .map_or_else(|| "its installed version".to_owned(), ToString::to_string),
+    }
+}
+
+/// "`p` can run only ...": the values the policy leaves it.
+fn choices_link(model: &Model<'_>, p: usize) -> Link {
+    let var = &model.vars[p];
+    let releases: BTreeSet<usize> = var
+        .domain
+        .iter()
+        .filter_map(|v| match v {
+            Value::Release(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let (mut versions, _) = spans(model, p, &releases);
+    let text = if var.domain[0] == Value::Keep {
+        versions.insert(
+            0,
+            format!("{} (installed)", value_text(model, p, Value::Keep)),
+        );
+        format!("{} can run only {}", var.product, versions.join(", "))
+    } else {
+        format!(
+            "{} can run only {}, or nothing",
+            var.product,
+            versions.join(", ")
+        )
+    };
+    let mut out = link(Kind::Choices, var.product.clone(), text);
+    out.versions = versions;
+    out
+}
+
+fn asked_link(model: &Model<'_>, p: usize, values: &[Value]) -> Link {
+    let var = &model.vars[p];
+    let releases: BTreeSet<usize> = values
+        .iter()
+        .filter_map(|v| match v {
+            Value::Release(i) => Some(*i),
+            _ => None,
+        })
+        .collect();
+    let (mut versions, _) = spans(model, p, &releases);
+    versions.extend(
+        values
+            .iter()
+            .filter(|v| !matches!(v, Value::Release(_)))
+            .map(|&v| value_text(model, p, v)),
+    );
+    let text = format!("asked for: {} {}", var.product, versions.join(" or "));
+    let mut out = link(Kind::Asked, var.product.clone(), text);
+    out.versions = versions;
+    out
+}
+
+fn held_link(model: &Model<'_>, p: usize, value: Value) -> Link {
+    let var = &model.vars[p];
+    let at = value_text(model, p, value);
+    let mut out = link(
+        Kind::Held,
+        var.product.clone(),
+        format!("{} stays at {at} (decided before)", var.product),
+    );
+    out.versions = vec![at];
+    out
+}
+
+fn excluded_link(model: &Model<'_>, p: usize, rule: Exclusion) -> Link {
+    let var = &model.vars[p];
+    let product = &var.product;
+    let installed = var
+        .installed_version()
+        .map_or_else(String::new, ToString::to_string);
+    let left_out: BTreeSet<usize> = (0..var.releases.len())
+        .filter(|&i| var.exclusion(i, model.policy) == Some(rule))
+        .collect();
+    let (versions, _) = spans(model, p, &left_out);
+    let text = match rule {
+        Exclusion::NotInstalled => {
+            format!("{product} is not installed, and installing it needs --allow-install")
+        }
+        Exclusion::Prerelease => format!(
+            "{product} {} {}, left out without --pre",
+            versions.join(", "),
+            if left_out.len() == 1 {
+                "is a release candidate or snapshot"
+            } else {
+                "are release candidates or snapshots"
+            }
+        ),
+        Exclusion::Older => format!(
+            "{product} {} {} older than the installed {installed}, left out without \
+             --allow-downgrade",
+            versions.join(", "),
+            if left_out.len() == 1 { "is" } else { "are" }
+        ),
+        Exclusion::Invalid | Exclusion::Installed | Exclusion::Unorderable => format!(
+            "{product} {} break the manifest rules (see `compat lint`) and are never chosen",
+            versions.join(", ")
+        ),
+    };
+    let mut out = link(Kind::Excluded, product.clone(), text);
+    out.versions = versions;
+    out.flag = rule.flag();
+    out
+}
+
+fn missing_link(product: &ProductId) -> Link {
+    let mut out = link(
+        Kind::Missing,
+        product.clone(),
+        format!("{product} is not installed, and installing it needs --allow-install"),
+    );
+    out.flag = Some("--allow-install");
+    out
+}
+
+/// "No release of `q` lies in `range`", saying which releases there are.
+fn no_release_link(model: &Model<'_>, q: usize, range: &str) -> Link {
+    let var = &model.vars[q];
+    let product = &var.product;
+    let text = if var.releases.is_empty() {
+        format!("{product} has no release in the catalog")
+    } else {
+        const SHOWN: usize = 5;
+        let mut known: Vec<String> = var
+            .releases
+            .iter()
+            .rev()
+            .take(SHOWN)
+            .rev()
+            .map(|m| m.version.to_string())
+            .collect();
+        if var.releases.len() > SHOWN {
+            known.insert(0, "...".to_owned());
+        }
+        format!(
+            "no {product} release is in {range} (the catalog has {})",
+            known.join(", ")
+        )
+    };
+    let mut out = link(Kind::NoRelease, product.clone(), text);
+    out.range = Some(range.to_owned());
+    out
+}
+
+fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
+    let (p, kind, on, range, optional) = key.clone();
+    let releases = &group.releases;
+    let location = group.location.clone();
+    let product = &model.vars[p].product;
+    let (versions, every) = spans(model, p, releases);
+    let subject = if every {
+        format!("every {product} release ({})", versions.join(", "))
+    } else {
+        format!("{product} {}", versions.join(", "))
+    };
+    let plural = releases.len() > 1 && !every;
+    let verb = match (kind, plural) {
+        (Kind::Refuses, false) => "is incompatible with",
+        (Kind::Refuses, true) => "are incompatible with",
+        (_, false) => "needs",
+        (_, true) => "need",
+    };
+    let condition = if optional {
+        " when it is installed"
+    } else {
+        ""
+    };
+    let text = format!("{subject} {verb} {on} {range}{condition}");
+    Link {
+        kind,
+        product: product.clone(),
+        versions,
+        every,
+        dependency: Some(on.clone()),
+        range: Some(range),
+        optional,
+        flag: None,
+        location,
+        text,
+    }
+}

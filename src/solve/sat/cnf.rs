@@ -1,0 +1,82 @@
+//! The CDCL solver (batsat) with its variable manager: fresh literals with a preferred
+//! polarity, clauses, at-most-one constraints, and reading an answer. Shared by the engine's
+//! questions and its conflict search.
+
+use std::time::Instant;
+
+use batsat::{SolverInterface, lbool};
+use rustsat::instances::{BasicVarManager, ManageVars};
+use rustsat::solvers::Solve;
+use rustsat::types::{Clause, Lit, TernaryVal};
+
+pub(super) struct Cnf {
+    pub solver: rustsat_batsat::BasicSolver,
+    pub vars: BasicVarManager,
+}
+
+impl Cnf {
+    /// An empty formula whose solver stops at `deadline`.
+    pub fn new(deadline: Option<Instant>) -> Self {
+        let mut solver = rustsat_batsat::BasicSolver::default();
+        if let Some(deadline) = deadline {
+            solver
+                .batsat_mut()
+                .cb_mut()
+                .set_stop(move || Instant::now() >= deadline);
+        }
+        Cnf {
+            solver,
+            vars: BasicVarManager::default(),
+        }
+    }
+
+    /// A new variable whose decisions prefer `prefer`.
+    pub fn fresh(&mut self, prefer: bool) -> Lit {
+        let var = self.vars.new_var();
+        let inner = self.solver.batsat_mut();
+        while inner.num_vars() < var.idx32() {
+            inner.new_var_default();
+        }
+        inner.new_var(if prefer { lbool::TRUE } else { lbool::FALSE }, true);
+        var.pos_lit()
+    }
+
+    pub fn add(&mut self, lits: Vec<Lit>) {
+        // The batsat collector never runs out of memory short of an allocation failure.
+        let _ = self.solver.add_clause(Clause::from_iter(lits));
+    }
+
+    /// At most one of `lits`: pairwise for small sets, a sequential counter (one auxiliary
+    /// per literal) otherwise.
+    pub fn at_most_one(&mut self, lits: &[Lit]) {
+        if lits.len() <= 6 {
+            for (i, &a) in lits.iter().enumerate() {
+                for &b in &lits[i + 1..] {
+                    self.add(vec![!a, !b]);
+                }
+            }
+            return;
+        }
+        let mut prev: Option<Lit> = None;
+        for (i, &x) in lits.iter().enumerate() {
+            if let Some(s) = prev {
+                self.add(vec![!x, !s]);
+            }
+            if i + 1 < lits.len() {
+                let s = self.fresh(false);
+                self.add(vec![!x, s]);
+                if let Some(before) = prev {
+                    self.add(vec![!before, s]);
+                }
+                prev = Some(s);
+            }
+        }
+    }
+
+    /// True when the last answer sets `lit`.
+    pub fn holds(&self, lit: Lit) -> bool {
+        self.solver
+            .lit_val(lit)
+            .is_ok_and(|t| t == TernaryVal::True)
+    }
+}

@@ -1,0 +1,348 @@
+//! Why a question has no answer: a minimal unsatisfiable core over *selectors*.
+//!
+//! The question is encoded again, this time with one selector literal per part a user can
+//! name (a [`Cause`]): each declaration of each release, each target, each held product, each
+//! policy rule that leaves releases out, each product that may not be installed. A part holds
+//! only while its selector is assumed true. Every catalog release gets a value, the ones the
+//! policy leaves out included (their rule's selector forbids them), so the core can say that a
+//! policy rule is part of the cause and the flags that would lift it can be tried.
+//!
+//! The encoding is lazy exactly as the engine's (see the parent module): only products the
+//! answers reach are encoded, and the encoded part is a relaxation (a subset of the parts).
+//! Unsatisfiable under every selector: the solver's failed assumptions are a core of the whole
+//! question. Minimizing it (drop a part, ask again; keep the part when the rest is
+//! satisfiable) needs no further expansion: with only some selectors assumed, the parts that
+//! hold all lie among encoded products, so a state of the encoded part extends to the whole
+//! question by leaving the others free. Each part that survives is needed.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use rustsat::solvers::{SolveIncremental, SolverResult};
+use rustsat::types::Lit;
+
+use super::Cnf;
+use crate::manifest::Manifest;
+use crate::solve::Query;
+use crate::solve::conflict::{Cause, Conflict, Declaration};
+use crate::solve::model::{Exclusion, Model, Value};
+
+/// The conflict behind `query`, or `None` when it has an answer or the deadline came first.
+pub(crate) fn conflict(model: &Model<'_>, query: &Query<'_>) -> Option<Conflict> {
+    Explainer::new(model, query).run()
+}
+
+struct Encoded {
+    domain: Vec<Value>,
+    lits: Vec<Lit>,
+}
+
+struct Explainer<'m, 'a, 'q> {
+    model: &'m Model<'a>,
+    query: &'q Query<'q>,
+    cnf: Cnf,
+    encoded: Vec<Option<Encoded>>,
+    order: Vec<usize>,
+    selectors: BTreeMap<Cause, Lit>,
+}
+
+enum Answer {
+    Sat,
+    Unsat(Vec<Lit>),
+    Interrupted,
+}
+
+impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
+    fn new(model: &'m Model<'a>, query: &'q Query<'q>) -> Self {
+        Explainer {
+            model,
+            query,
+            cnf: Cnf::new(query.deadline),
+            encoded: (0..model.vars.len()).map(|_| None).collect(),
+            order: Vec::new(),
+            selectors: BTreeMap::new(),
+        }
+    }
+
+    fn run(mut self) -> Option<Conflict> {
+        if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
+            return None;
+        }
+        for &(p, _) in &self.query.restrict {
+            self.encode(p);
+        }
+        let core = loop {
+            let all: Vec<Lit> = self.selectors.values().copied().collect();
+            match self.solve(&all) {
+                Answer::Sat => {
+                    let values = self.read();
+                    let reached = super::reached(
+                        self.model,
+                        self.query.baseline,
+                        &self.order,
+                        &values,
+                        |q| self.encoded[q].is_some(),
+                    );
+                    if reached.is_empty() {
+                        return None; // an answer: nothing to explain
+                    }
+                    for q in reached {
+                        self.encode(q);
+                    }
+                }
+                Answer::Unsat(core) => break core,
+                Answer::Interrupted => return None,
+            }
+        };
+        let (core, minimal) = self.minimize(core);
+        let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
+        let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
+        causes.sort();
+        Some(Conflict { causes, minimal })
+    }
+
+    /// Deletion-based: each part in turn is dropped; when the rest is still unsatisfiable,
+    /// the part goes (and the rest shrinks to the new core), else it stays.
+    fn minimize(&mut self, mut core: Vec<Lit>) -> (Vec<Lit>, bool) {
+        core.sort_unstable();
+        let mut i = 0;
+        while i < core.len() {
+            let trial: Vec<Lit> = core
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, &l)| l)
+                .collect();
+            match self.solve(&trial) {
+                Answer::Unsat(smaller) => {
+                    core = trial.into_iter().filter(|l| smaller.contains(l)).collect();
+                }
+                Answer::Sat => i += 1,
+                Answer::Interrupted => return (core, false),
+            }
+        }
+        (core, true)
+    }
+
+    /// Solves under `assumed` selectors; a core is given as the selectors it fails on.
+    fn solve(&mut self, assumed: &[Lit]) -> Answer {
+        match self.cnf.solver.solve_assumps(assumed) {
+            Ok(SolverResult::Sat) => Answer::Sat,
+            Ok(SolverResult::Unsat) => {
+                let failed = self.cnf.solver.core().unwrap_or_default();
+                // rustsat gives the core as a clause over negated assumptions
+                let core = assumed
+                    .iter()
+                    .copied()
+                    .filter(|l| failed.contains(&!*l) || failed.contains(l))
+                    .collect();
+                Answer::Unsat(core)
+            }
+            Ok(SolverResult::Interrupted) | Err(_) => Answer::Interrupted,
+        }
+    }
+
+    fn read(&self) -> Vec<Value> {
+        let mut values = self.query.baseline.to_vec();
+        for &p in &self.order {
+            if let Some(e) = &self.encoded[p] {
+                for (&v, &l) in e.domain.iter().zip(&e.lits) {
+                    if self.cnf.holds(l) {
+                        values[p] = v;
+                    }
+                }
+            }
+        }
+        values
+    }
+
+    fn selector(&mut self, cause: Cause) -> Lit {
+        if let Some(&l) = self.selectors.get(&cause) {
+            return l;
+        }
+        let l = self.cnf.fresh(true);
+        self.selectors.insert(cause, l);
+        l
+    }
+
+    /// The manifests `p` runs under `value`, with their release index.
+    fn manifests(&self, p: usize, value: Value) -> Vec<(usize, &'a Manifest)> {
+        let var = &self.model.vars[p];
+        match value {
+            Value::Release(i) => vec![(i, &*var.releases[i])],
+            Value::Absent => Vec::new(),
+            Value::Keep => var
+                .current
+                .iter()
+                .filter_map(|c| c.manifest)
+                .filter_map(|m| {
+                    let i = var
+                        .releases
+                        .iter()
+                        .position(|r| std::ptr::eq(r.as_ref(), m))?;
+                    Some((i, m))
+                })
+                .collect(),
+        }
+    }
+
+    /// Encodes `p`: every value it could take under any policy (each one the policy leaves out
+    /// forbidden by its rule's selector), its own requirements on products that cannot be
+    /// there, the query's parts about it, and its declarations with every encoded neighbour.
+    fn encode(&mut self, p: usize) {
+        if self.encoded[p].is_some() {
+            return;
+        }
+        let var = &self.model.vars[p];
+        let policy = self.model.policy;
+        let mut values = vec![(var.domain[0], None)];
+        for i in 0..var.releases.len() {
+            match var.exclusion(i, policy) {
+                Some(Exclusion::Installed | Exclusion::Unorderable) => {}
+                rule => values.push((Value::Release(i), rule)),
+            }
+        }
+        let baseline = self.query.baseline[p];
+        let lits: Vec<Lit> = values
+            .iter()
+            .map(|&(v, _)| self.cnf.fresh(v == baseline))
+            .collect();
+        self.cnf.add(lits.clone());
+        self.cnf.at_most_one(&lits);
+        for (&(_, rule), &l) in values.iter().zip(&lits) {
+            if let Some(rule) = rule {
+                let s = self.selector(Cause::Excluded { product: p, rule });
+                self.cnf.add(vec![!s, !l]);
+            }
+        }
+        let domain: Vec<Value> = values.iter().map(|&(v, _)| v).collect();
+        for (&v, &l) in domain.iter().zip(&lits) {
+            if v == Value::Keep {
+                continue; // what a kept release breaks today is tolerated
+            }
+            for (i, m) in self.manifests(p, v) {
+                for (k, d) in m.dependencies.iter().enumerate() {
+                    if d.optional || self.model.index.contains_key(&d.product) {
+                        continue;
+                    }
+                    let declares = self.selector(Cause::Declares {
+                        product: p,
+                        release: i,
+                        declaration: Declaration::Dependency(k),
+                    });
+                    let missing = self.selector(Cause::Missing {
+                        product: d.product.clone(),
+                    });
+                    self.cnf.add(vec![!l, !declares, !missing]);
+                }
+            }
+        }
+        for (q, allowed) in &self.query.restrict {
+            if *q == p {
+                let s = self.selector(Cause::Asked {
+                    product: p,
+                    values: allowed.clone(),
+                });
+                let mut clause = vec![!s];
+                clause.extend(
+                    domain
+                        .iter()
+                        .zip(&lits)
+                        .filter(|(v, _)| allowed.contains(v))
+                        .map(|(_, &l)| l),
+                );
+                self.cnf.add(clause);
+            }
+        }
+        if p < self.query.frozen {
+            let value = self.query.baseline[p];
+            let s = self.selector(Cause::Held { product: p, value });
+            let mut clause = vec![!s];
+            clause.extend(
+                domain
+                    .iter()
+                    .zip(&lits)
+                    .filter(|&(&v, _)| v == value)
+                    .map(|(_, &l)| l),
+            );
+            self.cnf.add(clause);
+        }
+        debug_assert!(
+            crate::solve::domain(self.model, self.query, p)
+                .iter()
+                .all(|v| domain.contains(v)),
+            "every value the engine may choose is encoded"
+        );
+        self.encoded[p] = Some(Encoded { domain, lits });
+        self.order.push(p);
+        for q in self.model.neighbors[p].clone() {
+            if self.encoded[q].is_some() {
+                self.link(p, q);
+                self.link(q, p);
+            }
+        }
+    }
+
+    /// The declarations of `p`'s releases on `q`: for each value `a` of `p`, each manifest it
+    /// runs and each declaration there on `q`, the clause "not `a`, or the declaration does
+    /// not hold, or `q` takes a value that satisfies it" (a pair of kept products always
+    /// satisfies, as the engine's model says).
+    fn link(&mut self, p: usize, q: usize) {
+        let (Some(ep), Some(eq)) = (&self.encoded[p], &self.encoded[q]) else {
+            return;
+        };
+        let (pd, pl, qd, ql) = (
+            ep.domain.clone(),
+            ep.lits.clone(),
+            eq.domain.clone(),
+            eq.lits.clone(),
+        );
+        let other = &self.model.vars[q].product;
+        for (&a, &la) in pd.iter().zip(&pl) {
+            for (i, m) in self.manifests(p, a) {
+                let deps = m
+                    .dependencies
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.product == *other)
+                    .map(|(k, d)| {
+                        let ok: Vec<bool> = qd
+                            .iter()
+                            .map(|&b| {
+                                (a == Value::Keep && b == Value::Keep) || self.model.meets(d, q, b)
+                            })
+                            .collect();
+                        (Declaration::Dependency(k), ok)
+                    });
+                let incs = m
+                    .incompatibilities
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.product == *other)
+                    .map(|(k, c)| {
+                        let ok: Vec<bool> = qd
+                            .iter()
+                            .map(|&b| {
+                                (a == Value::Keep && b == Value::Keep) || self.model.avoids(c, q, b)
+                            })
+                            .collect();
+                        (Declaration::Incompatibility(k), ok)
+                    });
+                let parts: Vec<(Declaration, Vec<bool>)> = deps.chain(incs).collect();
+                for (declaration, ok) in parts {
+                    if ok.iter().all(|&o| o) {
+                        continue;
+                    }
+                    let s = self.selector(Cause::Declares {
+                        product: p,
+                        release: i,
+                        declaration,
+                    });
+                    let mut clause = vec![!la, !s];
+                    clause.extend(ql.iter().zip(&ok).filter(|(_, o)| **o).map(|(&l, _)| l));
+                    self.cnf.add(clause);
+                }
+            }
+        }
+    }
+}

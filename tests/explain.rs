@@ -1,0 +1,301 @@
+//! Explanations of infeasible questions come from the conflict the engine proved: they name
+//! the real cause and nothing else (the PubGrub documentation's examples, written as catalogs
+//! in `testdata/cases/pubgrub/`), and every declaration they name is needed (generated
+//! infeasible questions).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use compat::catalog::Catalog;
+use compat::environment::{self, Environment};
+use compat::generate::{Params, Shape, generate};
+use compat::manifest::{self, Manifest};
+use compat::plan::{self, Policy, Request, Target};
+use compat::product::ProductId;
+use compat::solve::conflict::{Cause, Declaration};
+use compat::solve::model::{Model, Value};
+use compat::solve::{Engine, Query, sat::Sat};
+use compat::version::Version;
+
+fn read_case(dir: &Path) -> (Environment, Catalog) {
+    let env_path = dir.join("env.yml");
+    let text = std::fs::read_to_string(&env_path).unwrap();
+    let env = environment::parse(
+        &text,
+        &Arc::from(env_path.to_string_lossy().as_ref()),
+        "env",
+    )
+    .unwrap();
+    let mut manifests = Vec::new();
+    let catalog_dir = dir.join("catalog");
+    if catalog_dir.is_dir() {
+        let mut files: Vec<_> = std::fs::read_dir(&catalog_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        files.sort();
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let name: Arc<str> = Arc::from(file.to_string_lossy().as_ref());
+            manifests.extend(manifest::parse(&text, &name).unwrap());
+        }
+    }
+    (env, Catalog::from_manifests(manifests).unwrap())
+}
+
+/// The few keys of `expect.toml` these tests read.
+struct Expect {
+    feasible: bool,
+    cause: Vec<String>,
+    not_cause: Vec<String>,
+}
+
+fn read_expect(dir: &Path) -> Expect {
+    let text = std::fs::read_to_string(dir.join("expect.toml")).unwrap();
+    let list = |key: &str| -> Vec<String> {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.trim_start().strip_prefix('='))
+            .map(|v| {
+                v.trim()
+                    .trim_start_matches('[')
+                    .trim_end_matches(']')
+                    .split(',')
+                    .map(|s| s.trim().trim_matches('"').to_owned())
+                    .filter(|s| !s.is_empty())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    Expect {
+        feasible: text.lines().any(|l| l.replace(' ', "") == "feasible=true"),
+        cause: list("cause"),
+        not_cause: list("not_cause"),
+    }
+}
+
+#[test]
+fn pubgrub_examples_explain_their_real_cause() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/cases/pubgrub");
+    let mut cases: Vec<_> = std::fs::read_dir(&root)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.is_dir())
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 7, "the PubGrub examples are missing");
+    let mut infeasible = 0;
+    for dir in cases {
+        let name = dir.file_name().unwrap().to_string_lossy().into_owned();
+        let (env, catalog) = read_case(&dir);
+        let expect = read_expect(&dir);
+        let mut request = Request::new(
+            vec![Target::Exact(
+                ProductId::parse("pg:root").unwrap(),
+                Version::parse("1.0.0").unwrap(),
+            )],
+            false,
+        );
+        request.policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let plan = plan::plan(&env, &catalog, &request);
+        assert_eq!(plan.feasible, expect.feasible, "{name}: feasibility");
+        if expect.feasible {
+            assert!(plan.conflict.is_none(), "{name}");
+            continue;
+        }
+        infeasible += 1;
+        let why = plan
+            .conflict
+            .unwrap_or_else(|| panic!("{name}: no conflict"));
+        assert!(why.minimal, "{name}");
+        let named: BTreeSet<String> = why
+            .chain
+            .iter()
+            .flat_map(|l| [Some(&l.product), l.dependency.as_ref()])
+            .flatten()
+            .map(ToString::to_string)
+            .collect();
+        for product in &expect.cause {
+            assert!(
+                named.contains(product),
+                "{name}: {product} not named: {why:#?}"
+            );
+        }
+        for product in &expect.not_cause {
+            assert!(
+                !named.contains(product),
+                "{name}: {product} named: {why:#?}"
+            );
+        }
+        let cause: BTreeSet<String> = expect.cause.iter().cloned().collect();
+        assert!(
+            named.is_subset(&cause),
+            "{name}: names {named:?}, cause {cause:?}"
+        );
+        // short: a sentence or two per product of the cause
+        assert!(
+            why.chain.len() <= 2 * cause.len() + 3,
+            "{name}: {} sentences for {} products",
+            why.chain.len(),
+            cause.len()
+        );
+    }
+    assert!(infeasible >= 5);
+}
+
+/// `manifests` with one declaration of one release taken out.
+fn without(catalog: &Catalog, product: &ProductId, version: &Version, d: Declaration) -> Catalog {
+    let all = catalog
+        .products()
+        .flat_map(|p| catalog.releases(p))
+        .map(|m| {
+            let mut m: Manifest = (**m).clone();
+            if m.product == *product && m.version == *version {
+                match d {
+                    Declaration::Dependency(i) => {
+                        m.dependencies.remove(i);
+                    }
+                    Declaration::Incompatibility(i) => {
+                        m.incompatibilities.remove(i);
+                    }
+                }
+            }
+            m
+        });
+    Catalog::from_manifests(all.collect::<Vec<_>>()).unwrap()
+}
+
+/// The conflict for "p at release i", as names, or `None` when that is feasible.
+fn conflict_names(
+    env: &Environment,
+    catalog: &Catalog,
+    p: &ProductId,
+    i: usize,
+) -> Option<Vec<String>> {
+    let model = Model::build(env, catalog, Policy::default(), &[]);
+    let baseline = model.current();
+    let query = Query {
+        baseline: &baseline,
+        restrict: vec![(model.index[p], vec![Value::Release(i)])],
+        frozen: 0,
+        objective: None,
+        deadline: None,
+    };
+    if Sat.solve(&model, &query).values().is_some() {
+        return None;
+    }
+    let conflict = Sat
+        .explain(&model, &query)
+        .expect("an infeasible question has a conflict");
+    Some(
+        conflict
+            .causes
+            .iter()
+            .map(|c| describe(&model, c))
+            .collect(),
+    )
+}
+
+fn describe(model: &Model<'_>, cause: &Cause) -> String {
+    match cause {
+        Cause::Declares {
+            product,
+            release,
+            declaration,
+        } => {
+            // by content, not position: taking a declaration out shifts the ones after it
+            let (m, on) =
+                compat::solve::conflict::declared(model, *product, *release, *declaration);
+            let range = match *declaration {
+                Declaration::Dependency(k) => format!("needs {}", m.dependencies[k].range),
+                Declaration::Incompatibility(k) => {
+                    format!("refuses {}", m.incompatibilities[k].range)
+                }
+            };
+            format!("{} {} {range} of {on}", m.product, m.version)
+        }
+        Cause::Asked { product, values } => {
+            format!("asked {} {values:?}", model.vars[*product].product)
+        }
+        other => format!("{other:?}"),
+    }
+}
+
+/// Property over generated infeasible questions (the tight family, where exact targets are
+/// often out of reach): taking out any one declaration the conflict
+/// names makes the question feasible or changes the conflict (every named part is needed).
+#[test]
+fn every_declaration_in_a_conflict_is_needed() {
+    let mut checked = 0;
+    for seed in 1..=8 {
+        let g = generate(Params {
+            products: 40,
+            releases: 8,
+            seed,
+            shape: Shape::Tight,
+        });
+        let manifests = g
+            .manifests
+            .iter()
+            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let questions = model.vars.iter().enumerate().flat_map(|(p, _)| {
+            model.base[p].iter().filter_map(move |&v| match v {
+                Value::Release(i) => Some((p, i)),
+                _ => None,
+            })
+        });
+        for (p, i) in questions {
+            if checked >= 200 {
+                break;
+            }
+            let var = &model.vars[p];
+            let Some(before) = conflict_names(&env, &catalog, &var.product, i) else {
+                continue;
+            };
+            let baseline = model.current();
+            let query = Query {
+                baseline: &baseline,
+                restrict: vec![(p, vec![Value::Release(i)])],
+                frozen: 0,
+                objective: None,
+                deadline: None,
+            };
+            let conflict = Sat.explain(&model, &query).unwrap();
+            assert!(conflict.minimal);
+            for cause in &conflict.causes {
+                let Cause::Declares {
+                    product,
+                    release,
+                    declaration,
+                } = cause
+                else {
+                    continue;
+                };
+                let declarer = &model.vars[*product];
+                let changed = without(
+                    &catalog,
+                    &declarer.product,
+                    &declarer.releases[*release].version,
+                    *declaration,
+                );
+                let after = conflict_names(&env, &changed, &var.product, i);
+                assert_ne!(
+                    after.as_ref(),
+                    Some(&before),
+                    "seed {seed}, {} {}: dropping {} leaves the same conflict",
+                    var.product,
+                    var.releases[i].version,
+                    describe(&model, cause)
+                );
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 40, "only {checked} declarations checked");
+}
