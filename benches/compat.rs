@@ -6,7 +6,7 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use compat::catalog::Catalog;
-use compat::catalog::CatalogSource;
+use compat::catalog::{CatalogSource, Scope};
 use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, Shape, generate};
 use compat::plan::{self as planner, Request, Target};
@@ -219,11 +219,14 @@ fn upgrading(c: &mut Criterion) {
         .join(format!("compat-bench-db-{name}"))
         .join("catalog.db");
     if db.exists() {
-        let wanted: Vec<&ProductId> = catalog.products().collect();
+        let wanted = Scope::Products {
+            floors: catalog.products().map(|p| (p.clone(), None)).collect(),
+            closure: false,
+        };
         group.bench_function(format!("from-db/{name}"), |b| {
             b.iter(|| {
                 let store = Store::open(&db).unwrap();
-                let loaded = store.load_products(&wanted).unwrap();
+                let loaded = store.load(&wanted).unwrap();
                 black_box(compat::upgrade::upgrades(&env, &loaded, false))
             });
         });

@@ -424,30 +424,37 @@ impl Store {
     }
 
     /// Reads the releases whose ids `ids_query` selects, given the JSON array `keys` as its
-    /// one parameter (one statement instead of one per key), into a catalog.
-    fn collect_json(&self, keys: &str, ids_query: &str) -> Result<Catalog, InputErrors> {
+    /// one parameter if there is one (one statement instead of one per key), into a catalog.
+    fn collect(&self, keys: Option<&str>, ids_query: &str) -> Result<Catalog, InputErrors> {
         let err = |e: rusqlite::Error| sql_error(&self.path, &e);
         self.conn
             .execute_batch(
                 "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY); DELETE FROM pick;",
             )
             .map_err(err)?;
-        self.conn
-            .execute(&format!("INSERT OR IGNORE INTO pick {ids_query}"), [keys])
-            .map_err(err)?;
+        let insert = format!("INSERT OR IGNORE INTO pick {ids_query}");
+        match keys {
+            Some(keys) => self.conn.execute(&insert, [keys]),
+            None => self.conn.execute(&insert, []),
+        }
+        .map_err(err)?;
         let manifests = read_manifests(&self.conn, &self.path, None)?;
         Catalog::from_manifests(manifests).map_err(InputErrors)
     }
 }
 
 impl CatalogSource for Store {
+    fn load_all(&self) -> Result<Catalog, InputErrors> {
+        self.collect(None, "SELECT id FROM release")
+    }
+
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
         let keys: Vec<[String; 3]> = wanted
             .iter()
             .map(|(p, v)| [p.group().to_owned(), p.name().to_owned(), v.storage_key()])
             .collect();
-        self.collect_json(
-            &serde_json::to_string(&keys).unwrap_or_default(),
+        self.collect(
+            Some(&serde_json::to_string(&keys).unwrap_or_default()),
             "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
              ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
                 AND r.version_key = w.value ->> 2",
@@ -470,8 +477,8 @@ impl CatalogSource for Store {
                 ]
             })
             .collect();
-        self.collect_json(
-            &serde_json::to_string(&keys).unwrap_or_default(),
+        self.collect(
+            Some(&serde_json::to_string(&keys).unwrap_or_default()),
             "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
              ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
                 AND (w.value ->> 2 IS NULL OR r.version_key >= w.value ->> 2)",

@@ -3,9 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use compat::catalog::Catalog;
-use compat::diagnostic::{InputError, InputErrors};
-use compat::finding::Code;
+use compat::catalog::Batch;
 use compat::loader;
 use compat::product::ProductId;
 use compat::report::{self, human, json::to_json};
@@ -77,33 +75,14 @@ fn catalog_import(
     format: Format,
 ) -> Result<Outcome, CliError> {
     // All or nothing: every problem of the batch is reported before the database is touched.
-    let (sources, mut errors) = loader::read_sources_and_errors(paths);
-    errors.extend(sources.iter().flat_map(|s| &s.manifests).flat_map(|m| {
-        m.issues
-            .iter()
-            .filter(|i| i.code == Code::InvalidManifest)
-            .map(|i| {
-                InputError::malformed(
-                    &m.file,
-                    i.location,
-                    format!("invalid declaration in {}: {}", m.release_name(), i.message),
-                )
-            })
-    }));
-    if let Err(duplicates) =
-        Catalog::from_manifests(sources.iter().flat_map(|s| s.manifests.iter().cloned()))
-    {
-        errors.extend(duplicates);
-    }
-    if !errors.is_empty() {
-        return Err(InputErrors(errors).into());
-    }
+    let (files, unreadable) = loader::read_sources_and_errors(paths);
+    let batch = Batch::check(files, unreadable)?;
     let mut store = Store::create(db)?;
-    let summary = store.import(&sources, replace)?;
+    let summary = store.import(batch.files(), replace)?;
     let stdout = match format {
         Format::Json => to_json(&serde_json::json!({
             "db": db.display().to_string(),
-            "files": sources.len(),
+            "files": batch.files().len(),
             "added": summary.added,
             "unchanged": summary.unchanged,
             "replaced": summary.replaced,
@@ -114,7 +93,7 @@ fn catalog_import(
             report::plural(summary.added, "release"),
             summary.unchanged,
             summary.replaced,
-            report::plural(sources.len(), "file"),
+            report::plural(batch.files().len(), "file"),
         ),
     };
     Ok(Outcome::new(stdout, true))

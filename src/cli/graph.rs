@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use compat::catalog::Scope;
 use compat::report;
 use compat::validate;
 
@@ -26,7 +27,7 @@ pub struct GraphArgs {
 }
 
 pub fn run(args: &GraphArgs) -> Result<Outcome, CliError> {
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, true)?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, Scope::entities)?;
     let validation = validate::validate(&env, &catalog);
     let graph = compat::graph::build(&env, &catalog, Some(&validation));
     let stdout = match args.format {

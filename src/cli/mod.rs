@@ -18,16 +18,15 @@ mod upgrades;
 mod validate;
 mod version;
 
-use std::collections::BTreeMap;
 use std::io::Read;
+use std::path::Path;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use compat::catalog::Catalog;
+use compat::catalog::{Catalog, Scope};
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
-use compat::product::ProductId;
 use compat::store::StoreError;
 use compat::version::Version;
 
@@ -190,8 +189,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
 /// Reads the environment and opens the catalog; both are tried before failing, so every
 /// input error is shown in one run.
 fn open_inputs(
-    env_path: &std::path::Path,
-    catalog_path: &std::path::Path,
+    env_path: &Path,
+    catalog_path: &Path,
 ) -> Result<(Environment, Box<dyn compat::catalog::CatalogSource>), CliError> {
     match (
         loader::read_environment(env_path),
@@ -208,22 +207,16 @@ fn open_inputs(
     }
 }
 
-/// Reads the environment and the releases a command needs from the catalog: the installed
-/// ones, or with `all_entities` those of managed entities too. Both inputs are read before
+/// Reads the environment and the releases in the scope the library states for it
+/// (`Scope::installed`, `Scope::entities`, `Scope::upgrades`). Both inputs are read before
 /// failing, so every input error is shown in one run.
 pub fn load_inputs(
-    env_path: &std::path::Path,
-    catalog_path: &std::path::Path,
-    all_entities: bool,
+    env_path: &Path,
+    catalog_path: &Path,
+    scope: impl FnOnce(&Environment) -> Scope,
 ) -> Result<(Environment, Catalog), CliError> {
     let (env, source) = open_inputs(env_path, catalog_path)?;
-    let wanted: Vec<_> = env
-        .entities
-        .iter()
-        .filter(|e| all_entities || e.is_installed())
-        .map(|e| (&e.product, &e.version))
-        .collect();
-    let catalog = source.load_releases(&wanted)?;
+    let catalog = source.load(&scope(&env))?;
     Ok((env, catalog))
 }
 
@@ -249,58 +242,6 @@ pub fn deadline_arg(timeout: Option<f64>) -> Result<Option<std::time::Instant>, 
             format!("expected a number of seconds, found `{s}`"),
         )),
         None => Ok(None),
-    }
-}
-
-/// A plan (or the upgrades list) reads the releases of the products it can involve: the
-/// installed ones and the targets, and with `allow_install` every product their releases
-/// depend on, transitively.
-pub fn load_inputs_for_plan(
-    env_path: &std::path::Path,
-    catalog_path: &std::path::Path,
-    targets: &[compat::plan::Target],
-    allow_install: bool,
-    allow_downgrade: bool,
-) -> Result<(Environment, Catalog), CliError> {
-    let (env, source) = open_inputs(env_path, catalog_path)?;
-    // Each installed product from its lowest running version up (nothing older can be a
-    // candidate without downgrades); targets, downgrades and installs read every release.
-    let mut lowest: BTreeMap<ProductId, Option<Version>> = BTreeMap::new();
-    for e in env.entities.iter().filter(|e| e.is_installed()) {
-        let floor = (!allow_downgrade && e.version.is_orderable()).then(|| e.version.clone());
-        lowest
-            .entry(e.product.clone())
-            .and_modify(|low| {
-                *low = match (low.take(), &floor) {
-                    (Some(a), Some(b)) => Some(if *b < a { b.clone() } else { a }),
-                    _ => None,
-                };
-            })
-            .or_insert(floor);
-    }
-    for t in targets {
-        let (compat::plan::Target::Newest(p) | compat::plan::Target::Exact(p, _)) = t;
-        lowest.insert(p.clone(), None);
-    }
-    loop {
-        let list: Vec<(&ProductId, Option<&Version>)> =
-            lowest.iter().map(|(p, v)| (p, v.as_ref())).collect();
-        let catalog = source.load_from(&list)?;
-        if !allow_install {
-            return Ok((env, catalog));
-        }
-        let before = lowest.len();
-        let deps: Vec<ProductId> = catalog
-            .products()
-            .flat_map(|p| catalog.releases(p))
-            .flat_map(|m| m.dependencies.iter().map(|d| d.product.clone()))
-            .collect();
-        for d in deps {
-            lowest.entry(d).or_insert(None);
-        }
-        if lowest.len() == before {
-            return Ok((env, catalog));
-        }
     }
 }
 

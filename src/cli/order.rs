@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use compat::catalog::Scope;
 use compat::report::{self, human};
 
 use super::{CliError, OrderFormat, Outcome, env_warnings, load_inputs};
@@ -22,7 +23,7 @@ pub struct OrderArgs {
 }
 
 pub fn run(args: &OrderArgs) -> Result<Outcome, CliError> {
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, true)?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, Scope::entities)?;
     let graph = compat::graph::build(&env, &catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
     let stdout = match args.format {

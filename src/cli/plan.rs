@@ -4,15 +4,17 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use compat::catalog::Scope;
 use compat::diagnostic::InputError;
 use compat::loader;
+use compat::plan::Target;
 use compat::product::ProductId;
 use compat::report::{self, human};
 
 use super::progress::PlanProgress;
 use super::{
-    CUT_SHORT, CliError, Format, Outcome, argument, deadline_arg, env_warnings,
-    load_inputs_for_plan, version_arg,
+    CUT_SHORT, CliError, Format, Outcome, argument, deadline_arg, env_warnings, load_inputs,
+    version_arg,
 };
 
 #[derive(Debug, Args)]
@@ -51,14 +53,14 @@ pub struct PlanArgs {
 }
 
 /// `group:name` or `group:name@version` from `--target`.
-fn target_arg(text: &str) -> Result<compat::plan::Target, InputError> {
+fn target_arg(text: &str) -> Result<Target, InputError> {
     let what = "--target";
     match text.rsplit_once('@') {
-        Some((product, version)) => Ok(compat::plan::Target::Exact(
+        Some((product, version)) => Ok(Target::Exact(
             ProductId::parse(product).map_err(|m| argument(what, m))?,
             version_arg(what, version)?,
         )),
-        None => Ok(compat::plan::Target::Newest(
+        None => Ok(Target::Newest(
             ProductId::parse(text).map_err(|m| argument(what, m))?,
         )),
     }
@@ -71,13 +73,12 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
         .map(|t| target_arg(t))
         .collect::<Result<Vec<_>, _>>()?;
     let deadline = deadline_arg(args.timeout)?;
-    let (env, catalog) = load_inputs_for_plan(
-        &args.env,
-        &args.catalog,
-        &targets,
-        args.allow_install,
-        args.allow_downgrade,
-    )?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, |env| {
+        let products = targets.iter().map(|t| match t {
+            Target::Newest(p) | Target::Exact(p, _) => p,
+        });
+        Scope::upgrades(env, products, args.allow_downgrade, args.allow_install)
+    })?;
     let progress = PlanProgress::new();
     let request = compat::plan::Request {
         targets,

@@ -3,11 +3,10 @@
 use std::path::PathBuf;
 
 use clap::Args;
+use compat::catalog::Scope;
 use compat::report::{self, human};
 
-use super::{
-    CUT_SHORT, CliError, OrderFormat, Outcome, deadline_arg, env_warnings, load_inputs_for_plan,
-};
+use super::{CUT_SHORT, CliError, OrderFormat, Outcome, deadline_arg, env_warnings, load_inputs};
 
 #[derive(Debug, Args)]
 pub struct UpgradesArgs {
@@ -32,7 +31,9 @@ pub struct UpgradesArgs {
 
 pub fn run(args: &UpgradesArgs) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
-    let (env, catalog) = load_inputs_for_plan(&args.env, &args.catalog, &[], false, false)?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, |env| {
+        Scope::upgrades(env, [], false, false)
+    })?;
     let list = compat::upgrade::upgrades_with(
         &env,
         &catalog,

@@ -3,6 +3,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, ValueEnum};
+use compat::catalog::Scope;
 use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
@@ -39,7 +40,7 @@ pub struct ValidateArgs {
 }
 
 pub fn run(args: &ValidateArgs) -> Result<Outcome, CliError> {
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, false)?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, Scope::installed)?;
     let result = validate::validate(&env, &catalog);
     let fail_on = match args.fail_on {
         FailOn::Error => Severity::Error,

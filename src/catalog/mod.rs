@@ -9,18 +9,40 @@
 //! equality of SPEC section 1) appears once. A second, identical manifest of a release is
 //! dropped; a different one is an error naming both files.
 
+mod import;
+mod scope;
+
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+pub use import::Batch;
+pub use scope::Scope;
 
 use crate::diagnostic::{FileLocation, InputError, InputErrors};
 use crate::manifest::Manifest;
 use crate::product::ProductId;
 use crate::version::Version;
 
-/// Where releases come from: a manifest directory or a SQLite catalog. Each command asks for
-/// what it needs, so a database can answer without reading everything; a source may return
-/// more than was asked for (a directory has to read all of its files anyway).
+/// Where releases come from: a manifest directory or a SQLite catalog. A command states the
+/// [`Scope`] it needs, so a database can answer without reading everything; a source may
+/// return more than was asked for (a directory has to read all of its files anyway).
 pub trait CatalogSource {
+    /// A catalog holding at least the releases in `scope`. The provided method answers with
+    /// the three reads below, a closure round by round; a backend that can answer a scope in
+    /// one query overrides it.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn load(&self, scope: &Scope) -> Result<Catalog, InputErrors> {
+        scope::load(self, scope)
+    }
+
+    /// A catalog holding every release the source knows.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn load_all(&self) -> Result<Catalog, InputErrors>;
+
     /// A catalog holding each of these releases that the source knows.
     ///
     /// # Errors
@@ -37,19 +59,18 @@ pub trait CatalogSource {
         &self,
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors>;
-
-    /// A catalog holding every release of these products.
-    ///
-    /// # Errors
-    /// When the source cannot be read.
-    fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors> {
-        let all: Vec<_> = products.iter().map(|p| (*p, None)).collect();
-        self.load_from(&all)
-    }
 }
 
-/// An already loaded catalog is a source of itself.
+/// An already loaded catalog is a source of itself, whatever the scope.
 impl CatalogSource for Catalog {
+    fn load(&self, _: &Scope) -> Result<Catalog, InputErrors> {
+        Ok(self.clone())
+    }
+
+    fn load_all(&self) -> Result<Catalog, InputErrors> {
+        Ok(self.clone())
+    }
+
     fn load_releases(&self, _: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
         Ok(self.clone())
     }
