@@ -6,12 +6,12 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use compat::catalog::Catalog;
+use compat::catalog::sqlite::Store;
 use compat::catalog::{CatalogSource, Scope};
 use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, Shape, generate};
 use compat::plan::{self as planner, Request, Target};
 use compat::product::ProductId;
-use compat::store::Store;
 use compat::version::Version;
 use compat::{graph, loader, manifest, order, validate};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -90,7 +90,7 @@ fn manifests(c: &mut Criterion) {
         let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
         loader::write_files(files).unwrap();
         group.bench_function(format!("catalog-dir/{name}"), |b| {
-            b.iter(|| black_box(loader::load_catalog_dir(&dir.join("catalog")).unwrap()));
+            b.iter(|| black_box(compat::catalog::dir::load(&dir.join("catalog")).unwrap()));
         });
     }
     group.finish();

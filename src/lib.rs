@@ -22,7 +22,6 @@ pub mod product;
 pub mod range;
 pub mod report;
 pub mod solve;
-pub mod store;
 pub mod upgrade;
 pub mod validate;
 pub mod version;

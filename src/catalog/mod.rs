@@ -9,13 +9,17 @@
 //! equality of SPEC section 1) appears once. A second, identical manifest of a release is
 //! dropped; a different one is an error naming both files.
 
+pub mod dir;
 mod import;
+mod location;
 mod scope;
+pub mod sqlite;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use import::Batch;
+pub use location::Location;
 pub use scope::Scope;
 
 use crate::diagnostic::{FileLocation, InputError, InputErrors};

@@ -4,10 +4,10 @@ use std::path::PathBuf;
 
 use clap::Subcommand;
 use compat::catalog::Batch;
+use compat::catalog::sqlite::Store;
 use compat::loader;
 use compat::product::ProductId;
 use compat::report::{self, human, json::to_json};
-use compat::store::Store;
 
 use super::{CliError, Format, Outcome, argument, version_arg};
 

@@ -23,11 +23,11 @@ use std::path::Path;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use compat::catalog::{Catalog, Scope};
+use compat::catalog::sqlite::StoreError;
+use compat::catalog::{Catalog, Location, Scope};
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
-use compat::store::StoreError;
 use compat::version::Version;
 
 /// Keep environments of many products healthy: validate version constraints, list safe
@@ -194,7 +194,9 @@ fn open_inputs(
 ) -> Result<(Environment, Box<dyn compat::catalog::CatalogSource>), CliError> {
     match (
         loader::read_environment(env_path),
-        loader::open_catalog(catalog_path),
+        Location::parse(catalog_path)
+            .map_err(InputErrors::from)
+            .and_then(|location| location.open()),
     ) {
         (Ok(env), Ok(source)) => Ok((env, source)),
         (env, source) => {

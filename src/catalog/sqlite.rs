@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
-use crate::catalog::{Catalog, CatalogSource};
+use super::{Catalog, CatalogSource};
 use crate::diagnostic::{FileLocation, InputError, InputErrors, Location};
 use crate::finding::Code;
 use crate::loader::SourceFile;
@@ -31,6 +31,9 @@ use crate::matcher::Matcher;
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::version::Version;
+
+/// The first bytes of every SQLite database file.
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
 /// The ordered migrations; `PRAGMA user_version` is how many have run.
 const MIGRATIONS: &[&str] = &["
@@ -216,6 +219,29 @@ impl Store {
         }
         store.check_not_newer(version)?;
         Ok(store)
+    }
+
+    /// Opens the file `--catalog` names, which is not a directory: a catalog made by
+    /// `compat catalog import`, told by the SQLite header before SQLite is asked.
+    ///
+    /// # Errors
+    /// A missing file, a file that is not an SQLite database, and as [`Store::open`].
+    pub fn open_catalog(path: &Path) -> Result<Store, InputError> {
+        let mut head = [0u8; 16];
+        let is_sqlite = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok_and(|()| head == SQLITE_MAGIC);
+        if is_sqlite {
+            return Store::open(path);
+        }
+        let name = path.display().to_string();
+        std::fs::metadata(path).map_err(|e| InputError::io(&name, &e))?;
+        Err(InputError::Io {
+            path: name,
+            reason: "expected a catalog directory of manifests or a catalog file made by \
+                     `compat catalog import`"
+                .to_owned(),
+        })
     }
 
     /// Opens a catalog for an import, creating it (and its schema) when needed.
