@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use compat::catalog::Catalog;
 use compat::catalog::sqlite::Store;
-use compat::catalog::{CatalogSource, Scope};
+use compat::catalog::{Batch, CatalogSource, Scope};
 use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, Shape, generate};
 use compat::plan::{self as planner, Request, Target};
@@ -126,13 +126,14 @@ fn database(c: &mut Criterion) {
     let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
     loader::write_files(files).unwrap();
     let sources = loader::read_sources(&[dir.join("catalog")]).unwrap();
+    let batch = Batch::check(sources, Vec::new()).unwrap();
     group.throughput(Throughput::Elements((products * releases) as u64));
     group.bench_function(format!("import/{name}"), |b| {
         b.iter(|| {
             let db = dir.join("bench.db");
             let _ = std::fs::remove_file(&db);
             let mut store = Store::create(&db).unwrap();
-            black_box(store.import(&sources, false).unwrap())
+            black_box(store.import(&batch, false).unwrap())
         });
     });
     // Validate from the database: read the installed releases, then validate (the
@@ -145,7 +146,8 @@ fn database(c: &mut Criterion) {
         let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
         loader::write_files(files).unwrap();
         let sources = loader::read_sources(&[dir.join("catalog")]).unwrap();
-        Store::create(&db).unwrap().import(&sources, false).unwrap();
+        let batch = Batch::check(sources, Vec::new()).unwrap();
+        Store::create(&db).unwrap().import(&batch, false).unwrap();
     }
     let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
     let wanted: Vec<_> = env

@@ -12,13 +12,14 @@
 pub mod dir;
 mod import;
 mod location;
+mod rows;
 mod scope;
 pub mod sqlite;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-pub use import::Batch;
+pub use import::{Batch, Conflict, ImportError, ImportSummary};
 pub use location::Location;
 pub use scope::Scope;
 
@@ -83,6 +84,9 @@ impl CatalogSource for Catalog {
         Ok(self.clone())
     }
 }
+
+/// Products with their versions as stored, in version order (`catalog list`).
+pub type Listing = Vec<(ProductId, Vec<String>)>;
 
 /// Known releases by product.
 #[derive(Clone, Debug, Default)]

@@ -5,7 +5,8 @@
 //! text, so reports still point at file and line; `release` holds one row per release, unique
 //! by product and `version_key` ([`Version::storage_key`]: byte order = version order, equality
 //! = version equality); `dependency`, `incompatibility` and `issue` hold the declarations with
-//! their locations. Manifests are rebuilt from rows, never by parsing YAML again.
+//! their locations, as [`rows`](super::rows) lays them out. Manifests are rebuilt from rows by
+//! its decoder, never by parsing YAML again; imports follow [`import::apply`].
 //!
 //! Invariants:
 //! - an import is one transaction, and everything is parsed and checked before it starts, so
@@ -15,21 +16,19 @@
 //! - the database runs in WAL mode, so readers are never blocked by an import;
 //! - migrations are ordered and numbered; a file with a newer schema is refused, not guessed at.
 
-use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
-use super::{Catalog, CatalogSource};
-use crate::diagnostic::{FileLocation, InputError, InputErrors, Location};
-use crate::finding::Code;
+use super::import::{self, ImportTarget};
+use super::rows::{self, Decoder, DependencyRow, IncompatibilityRow, IssueRow, ReleaseRow};
+use super::{Batch, Catalog, CatalogSource, ImportError, ImportSummary, Listing};
+use crate::diagnostic::{InputError, InputErrors};
 use crate::loader::SourceFile;
-use crate::manifest::{Dependency, Incompatibility, Issue, Manifest};
-use crate::matcher::Matcher;
+use crate::manifest::Manifest;
 use crate::product::ProductId;
-use crate::range::Range;
 use crate::version::Version;
 
 /// The first bytes of every SQLite database file.
@@ -93,50 +92,6 @@ const MIGRATIONS: &[&str] = &["
     ) WITHOUT ROWID;
 "];
 
-/// Why the store could not do what was asked.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The file is not a catalog, is damaged, locked, or the disk failed (exit 3).
-    #[error(transparent)]
-    Input(#[from] InputErrors),
-    /// Releases already stored with other declarations, and `--replace` was not given (exit 1).
-    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]
-    Conflicts(Vec<Conflict>),
-}
-
-impl From<InputError> for StoreError {
-    fn from(e: InputError) -> Self {
-        StoreError::Input(e.into())
-    }
-}
-
-/// A release the import would change.
-#[derive(Debug, Clone)]
-pub struct Conflict {
-    pub release: String,
-    pub stored: FileLocation,
-    pub new: FileLocation,
-}
-
-impl std::fmt::Display for Conflict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{}: release `{}` is already stored from {} with other declarations; pass --replace \
-             to overwrite it",
-            self.new, self.release, self.stored
-        )
-    }
-}
-
-/// What an import did.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct ImportSummary {
-    pub added: usize,
-    pub unchanged: usize,
-    pub replaced: usize,
-}
-
 /// An open catalog database.
 pub struct Store {
     conn: Connection,
@@ -173,22 +128,8 @@ fn sql_error(path: &str, error: &rusqlite::Error) -> InputError {
     }
 }
 
-fn corrupt(path: &str, what: &str) -> InputError {
-    InputError::Io {
-        path: path.to_owned(),
-        reason: format!("damaged catalog: {what}"),
-    }
-}
-
 fn to_i64(n: usize) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
-}
-
-fn location(line: i64, col: i64) -> Location {
-    Location::new(
-        u32::try_from(line).unwrap_or(0),
-        u32::try_from(col).unwrap_or(0),
-    )
 }
 
 impl Store {
@@ -325,65 +266,18 @@ impl Store {
         Ok(())
     }
 
-    /// Imports manifests in one transaction; see the module invariants.
+    /// Imports a checked batch in one transaction, by the rules of [`import::apply`].
     ///
     /// # Errors
     /// Conflicting releases (nothing written), or a database failure (nothing written).
-    pub fn import(
-        &mut self,
-        files: &[SourceFile],
-        replace: bool,
-    ) -> Result<ImportSummary, StoreError> {
+    pub fn import(&mut self, batch: &Batch, replace: bool) -> Result<ImportSummary, ImportError> {
         let path = Arc::clone(&self.path);
-        let err = |e: rusqlite::Error| StoreError::from(sql_error(&path, &e));
+        let err = |e: rusqlite::Error| ImportError::from(sql_error(&path, &e));
         let tx = self.conn.transaction().map_err(err)?;
-        let mut summary = ImportSummary::default();
-        let mut conflicts = Vec::new();
-        for file in files {
-            let mut source_id = None;
-            for manifest in &file.manifests {
-                let existing =
-                    find_release(&tx, &manifest.product, &manifest.version).map_err(err)?;
-                if let Some(id) = existing {
-                    let stored = read_manifest(&tx, &path, id)?;
-                    if stored.same_declarations(manifest) {
-                        summary.unchanged += 1;
-                        continue;
-                    }
-                    if !replace {
-                        conflicts.push(Conflict {
-                            release: manifest.release_name(),
-                            stored: FileLocation {
-                                file: Arc::clone(&stored.file),
-                                location: stored.location,
-                            },
-                            new: FileLocation {
-                                file: Arc::clone(&manifest.file),
-                                location: manifest.location,
-                            },
-                        });
-                        continue;
-                    }
-                    tx.execute("DELETE FROM release WHERE id = ?1", [id])
-                        .map_err(err)?;
-                    summary.replaced += 1;
-                } else {
-                    summary.added += 1;
-                }
-                let source = if let Some(id) = source_id {
-                    id
-                } else {
-                    let id = insert_source(&tx, &file.path, &file.text).map_err(err)?;
-                    source_id = Some(id);
-                    id
-                };
-                insert_manifest(&tx, source, manifest).map_err(err)?;
-            }
-        }
-        if !conflicts.is_empty() {
-            // Dropping the transaction rolls it back: nothing of this import is kept.
-            return Err(StoreError::Conflicts(conflicts));
-        }
+        let mut writer = Writer { tx, path: &path };
+        // On an error the transaction is dropped, which rolls it back: nothing is kept.
+        let summary = import::apply(&mut writer, batch, replace)?;
+        let tx = writer.tx;
         tx.execute(
             "DELETE FROM source WHERE id NOT IN (SELECT source_id FROM release)",
             [],
@@ -397,10 +291,7 @@ impl Store {
     ///
     /// # Errors
     /// A database failure.
-    pub fn list(
-        &self,
-        product: Option<&ProductId>,
-    ) -> Result<Vec<(ProductId, Vec<String>)>, InputError> {
+    pub fn list(&self, product: Option<&ProductId>) -> Result<Listing, InputError> {
         let err = |e: rusqlite::Error| sql_error(&self.path, &e);
         let mut stmt = self
             .conn
@@ -422,16 +313,7 @@ impl Store {
                 },
             )
             .map_err(err)?;
-        let mut out: Vec<(ProductId, Vec<String>)> = Vec::new();
-        for row in rows {
-            let (group, name, version) = row.map_err(err)?;
-            let id = ProductId::new(&group, &name).map_err(|m| corrupt(&self.path, &m))?;
-            match out.last_mut() {
-                Some((last, versions)) if *last == id => versions.push(version),
-                _ => out.push((id, vec![version])),
-            }
-        }
-        Ok(out)
+        rows::listing(&self.path, rows.map(|row| row.map_err(err)))
     }
 
     /// The stored release of `product` at `version`.
@@ -541,138 +423,102 @@ fn insert_source(tx: &Transaction, path: &str, text: &str) -> rusqlite::Result<i
 }
 
 fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Result<()> {
+    let rows = rows::encode(m);
+    let r = &rows.release;
     tx.prepare_cached(
         "INSERT INTO release (product_group, product_name, version, version_key, product_type,
                               source_id, line, col)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
     )?
     .execute(params![
-        m.product.group(),
-        m.product.name(),
-        m.version.as_str(),
+        r.group,
+        r.name,
+        r.version,
         m.version.storage_key(),
-        m.product_type,
+        r.product_type,
         source,
-        m.location.line,
-        m.location.column
+        r.line,
+        r.col
     ])?;
     let id = tx.last_insert_rowid();
     let mut dep = tx.prepare_cached(
         "INSERT INTO dependency VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
-    for (ord, d) in m.dependencies.iter().enumerate() {
+    for (ord, d) in rows.dependencies.iter().enumerate() {
         dep.execute(params![
             id,
             to_i64(ord),
-            d.product.group(),
-            d.product.name(),
-            d.range.minimum.as_ref().map(Version::as_str),
-            d.range.maximum.as_ref().map(Matcher::as_str),
-            d.recommended.as_ref().map(Version::as_str),
+            d.group,
+            d.name,
+            d.minimum,
+            d.maximum,
+            d.recommended,
             d.optional,
-            d.location.line,
-            d.location.column
+            d.line,
+            d.col
         ])?;
     }
     let mut inc = tx.prepare_cached(
         "INSERT INTO incompatibility VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?;
-    for (ord, i) in m.incompatibilities.iter().enumerate() {
+    for (ord, i) in rows.incompatibilities.iter().enumerate() {
         inc.execute(params![
             id,
             to_i64(ord),
-            i.product.group(),
-            i.product.name(),
-            i.range.minimum.as_ref().map(Version::as_str),
-            i.range.maximum.as_ref().map(Matcher::as_str),
+            i.group,
+            i.name,
+            i.minimum,
+            i.maximum,
             i.reason,
-            i.location.line,
-            i.location.column
+            i.line,
+            i.col
         ])?;
     }
     let mut issue = tx.prepare_cached("INSERT INTO issue VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
-    for (ord, i) in m.issues.iter().enumerate() {
+    for (ord, i) in rows.issues.iter().enumerate() {
         issue.execute(params![
             id,
             to_i64(ord),
-            i.code.as_str(),
+            i.code,
             i.message,
-            i.dependency.as_ref().map(ToString::to_string),
-            i.location.line,
-            i.location.column
+            i.dependency,
+            i.line,
+            i.col
         ])?;
     }
     Ok(())
 }
 
-/// Product ids read from rows, shared: 200,000 releases name only a few thousand products,
-/// and one `ProductId` per row was most of the allocations of a large read.
-#[derive(Default)]
-struct Products {
-    known: BTreeMap<String, ProductId>,
-    key: String,
-}
-
-impl Products {
-    fn get(&mut self, group: &str, name: &str) -> Result<ProductId, String> {
-        self.key.clear();
-        self.key.push_str(group);
-        self.key.push('\0');
-        self.key.push_str(name);
-        if let Some(id) = self.known.get(&self.key) {
-            return Ok(id.clone());
-        }
-        let id = ProductId::new(group, name)?;
-        self.known.insert(self.key.clone(), id.clone());
-        Ok(id)
-    }
-}
-
-/// Decodes the cells of stored rows back into domain values; a cell that does not decode
-/// means the catalog file is damaged. One place for what every `read_*` below needs.
-#[derive(Clone, Copy)]
-struct Cells<'p> {
+/// An import's transaction, for [`import::apply`].
+struct Writer<'c, 'p> {
+    tx: Transaction<'c>,
     path: &'p str,
 }
 
-impl Cells<'_> {
-    fn sql(self, error: &rusqlite::Error) -> InputError {
-        sql_error(self.path, error)
+impl ImportTarget for Writer<'_, '_> {
+    fn find(
+        &mut self,
+        product: &ProductId,
+        version: &Version,
+    ) -> Result<Option<(i64, Manifest)>, InputError> {
+        let id = find_release(&self.tx, product, version).map_err(|e| sql_error(self.path, &e))?;
+        id.map(|id| Ok((id, read_manifest(&self.tx, self.path, id)?)))
+            .transpose()
     }
 
-    fn damaged(self, what: &str) -> InputError {
-        corrupt(self.path, what)
+    fn remove(&mut self, release: i64) -> Result<(), InputError> {
+        self.tx
+            .execute("DELETE FROM release WHERE id = ?1", [release])
+            .map(drop)
+            .map_err(|e| sql_error(self.path, &e))
     }
 
-    fn get<T: rusqlite::types::FromSql>(
-        self,
-        row: &rusqlite::Row<'_>,
-        i: usize,
-    ) -> Result<T, InputError> {
-        row.get(i).map_err(|e| self.sql(&e))
+    fn add_source(&mut self, file: &SourceFile) -> Result<i64, InputError> {
+        insert_source(&self.tx, &file.path, &file.text).map_err(|e| sql_error(self.path, &e))
     }
 
-    fn version(self, text: &str) -> Result<Version, InputError> {
-        Version::parse(text).map_err(|e| self.damaged(&e.to_string()))
-    }
-
-    fn matcher(self, text: &str) -> Result<Matcher, InputError> {
-        Matcher::parse(text).map_err(|e| self.damaged(&e.to_string()))
-    }
-
-    fn product(
-        self,
-        products: &mut Products,
-        row: &rusqlite::Row<'_>,
-        group: usize,
-    ) -> Result<ProductId, InputError> {
-        let (g, n): (String, String) = (self.get(row, group)?, self.get(row, group + 1)?);
-        products.get(&g, &n).map_err(|m| self.damaged(&m))
-    }
-
-    /// The location stored in columns `line` and `line + 1`.
-    fn location(self, row: &rusqlite::Row<'_>, line: usize) -> Result<Location, InputError> {
-        Ok(location(self.get(row, line)?, self.get(row, line + 1)?))
+    fn add_release(&mut self, source: i64, manifest: &Manifest) -> Result<(), InputError> {
+        insert_manifest(&self.tx, source, manifest).map_err(|e| sql_error(self.path, &e))
     }
 }
 
@@ -680,22 +526,20 @@ impl Cells<'_> {
 fn read_manifest(conn: &Connection, path: &str, id: i64) -> Result<Manifest, InputError> {
     read_manifests(conn, path, Some(id))?
         .pop()
-        .ok_or_else(|| corrupt(path, &format!("release {id} vanished")))
+        .ok_or_else(|| rows::damaged(path, &format!("release {id} vanished")))
 }
 
 /// Rebuilds the stored manifests whose release ids are in the temporary table `pick` (or just
 /// release `only`), with one query per table rather than per release: the bundled SQLite is
 /// built with STAT4, which recompiles a statement whenever a parameter compared with an
-/// indexed column is rebound, so per-release queries cost a compile each.
+/// indexed column is rebound, so per-release queries cost a compile each. The cells are
+/// decoded by [`rows::Decoder`].
 fn read_manifests(
     conn: &Connection,
     path: &str,
     only: Option<i64>,
 ) -> Result<Vec<Manifest>, InputError> {
-    let cells = Cells { path };
-    let err = |e: rusqlite::Error| cells.sql(&e);
-    let mut products = Products::default();
-
+    let err = |e: rusqlite::Error| sql_error(path, &e);
     if let Some(id) = only {
         conn.execute_batch(&format!(
             "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY);
@@ -703,164 +547,97 @@ fn read_manifests(
         ))
         .map_err(err)?;
     }
-
-    let mut manifests: BTreeMap<i64, Manifest> = BTreeMap::new();
-    let mut sources: BTreeMap<String, Arc<str>> = BTreeMap::new();
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT r.id, r.product_group, r.product_name, r.version, r.product_type, s.path,
-                    r.line, r.col
-             FROM pick p CROSS JOIN release r ON r.id = p.id CROSS JOIN source s ON s.id = r.source_id",
-        )
-        .map_err(err)?;
-    let mut rows = stmt.query([]).map_err(err)?;
-    while let Some(row) = rows.next().map_err(err)? {
-        let file: String = cells.get(row, 5)?;
-        let file = Arc::clone(
-            sources
-                .entry(file.clone())
-                .or_insert_with(|| Arc::from(file)),
-        );
-        manifests.insert(
-            cells.get(row, 0)?,
-            Manifest {
-                product: cells.product(&mut products, row, 1)?,
-                version: cells.version(&cells.get::<String>(row, 3)?)?,
-                product_type: cells.get(row, 4)?,
-                dependencies: Vec::new(),
-                incompatibilities: Vec::new(),
-                issues: Vec::new(),
-                file,
-                location: cells.location(row, 6)?,
-            },
-        );
-    }
-    read_dependencies(conn, path, &mut manifests, &mut products)?;
-    read_incompatibilities(conn, path, &mut manifests, &mut products)?;
-    read_issues(conn, path, &mut manifests)?;
-    Ok(manifests.into_values().collect())
+    let mut decoder = Decoder::new(path);
+    each_row(
+        conn,
+        path,
+        "SELECT r.id, s.path, r.product_group, r.product_name, r.version, r.product_type,
+                r.line, r.col
+         FROM pick p CROSS JOIN release r ON r.id = p.id CROSS JOIN source s ON s.id = r.source_id",
+        |row| {
+            let release = ReleaseRow {
+                group: row.get(2)?,
+                name: row.get(3)?,
+                version: row.get(4)?,
+                product_type: row.get(5)?,
+                line: row.get(6)?,
+                col: row.get(7)?,
+            };
+            Ok(decoder.release(row.get(0)?, row.get(1)?, release))
+        },
+    )?;
+    each_row(
+        conn,
+        path,
+        "SELECT d.release_id, d.product_group, d.product_name, d.minimum, d.maximum,
+                d.recommended, d.optional, d.line, d.col
+         FROM pick p CROSS JOIN dependency d ON d.release_id = p.id ORDER BY d.release_id, d.ord",
+        |row| {
+            let dependency = DependencyRow {
+                group: row.get(1)?,
+                name: row.get(2)?,
+                minimum: row.get(3)?,
+                maximum: row.get(4)?,
+                recommended: row.get(5)?,
+                optional: row.get(6)?,
+                line: row.get(7)?,
+                col: row.get(8)?,
+            };
+            Ok(decoder.dependency(row.get(0)?, &dependency))
+        },
+    )?;
+    each_row(
+        conn,
+        path,
+        "SELECT i.release_id, i.product_group, i.product_name, i.minimum, i.maximum,
+                i.reason, i.line, i.col
+         FROM pick p CROSS JOIN incompatibility i ON i.release_id = p.id
+         ORDER BY i.release_id, i.ord",
+        |row| {
+            let incompatibility = IncompatibilityRow {
+                group: row.get(1)?,
+                name: row.get(2)?,
+                minimum: row.get(3)?,
+                maximum: row.get(4)?,
+                reason: row.get(5)?,
+                line: row.get(6)?,
+                col: row.get(7)?,
+            };
+            Ok(decoder.incompatibility(row.get(0)?, incompatibility))
+        },
+    )?;
+    each_row(
+        conn,
+        path,
+        "SELECT i.release_id, i.code, i.message, i.dependency, i.line, i.col
+         FROM pick p CROSS JOIN issue i ON i.release_id = p.id ORDER BY i.release_id, i.ord",
+        |row| {
+            let issue = IssueRow {
+                code: row.get(1)?,
+                message: row.get(2)?,
+                dependency: row.get(3)?,
+                line: row.get(4)?,
+                col: row.get(5)?,
+            };
+            Ok(decoder.issue(row.get(0)?, issue))
+        },
+    )?;
+    Ok(decoder.finish())
 }
 
-/// The manifest a declaration row belongs to.
-fn owner<'m>(
-    manifests: &'m mut BTreeMap<i64, Manifest>,
-    path: &str,
-    id: i64,
-) -> Result<&'m mut Manifest, InputError> {
-    manifests
-        .get_mut(&id)
-        .ok_or_else(|| corrupt(path, &format!("declaration of missing release {id}")))
-}
-
-/// Adds the dependency rows of the picked releases.
-fn read_dependencies(
+/// Runs a query and hands each row to `decode`, which reads its cells (a failure there is the
+/// database's) and returns what decoding them gave (a failure there is a damaged catalog).
+fn each_row(
     conn: &Connection,
     path: &str,
-    manifests: &mut BTreeMap<i64, Manifest>,
-    products: &mut Products,
+    sql: &str,
+    mut decode: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Result<(), InputError>>,
 ) -> Result<(), InputError> {
-    let cells = Cells { path };
-    let err = |e: rusqlite::Error| cells.sql(&e);
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT d.release_id, d.product_group, d.product_name, d.minimum, d.maximum,
-                    d.recommended, d.optional, d.line, d.col
-             FROM pick p CROSS JOIN dependency d ON d.release_id = p.id ORDER BY d.release_id, d.ord",
-        )
-        .map_err(err)?;
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let mut stmt = conn.prepare_cached(sql).map_err(err)?;
     let mut rows = stmt.query([]).map_err(err)?;
     while let Some(row) = rows.next().map_err(err)? {
-        let recommended: Option<String> = cells.get(row, 5)?;
-        let dependency = Dependency {
-            product: cells.product(products, row, 1)?,
-            range: Range::new(
-                cells.version(&cells.get::<String>(row, 3)?)?,
-                cells.matcher(&cells.get::<String>(row, 4)?)?,
-            ),
-            recommended: recommended
-                .as_deref()
-                .map(|t| cells.version(t))
-                .transpose()?,
-            optional: cells.get(row, 6)?,
-            location: cells.location(row, 7)?,
-        };
-        owner(manifests, path, cells.get(row, 0)?)?
-            .dependencies
-            .push(dependency);
-    }
-
-    Ok(())
-}
-
-/// Adds the incompatibility rows of the picked releases.
-fn read_incompatibilities(
-    conn: &Connection,
-    path: &str,
-    manifests: &mut BTreeMap<i64, Manifest>,
-    products: &mut Products,
-) -> Result<(), InputError> {
-    let cells = Cells { path };
-    let err = |e: rusqlite::Error| cells.sql(&e);
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT i.release_id, i.product_group, i.product_name, i.minimum, i.maximum,
-                    i.reason, i.line, i.col
-             FROM pick p CROSS JOIN incompatibility i ON i.release_id = p.id
-             ORDER BY i.release_id, i.ord",
-        )
-        .map_err(err)?;
-    let mut rows = stmt.query([]).map_err(err)?;
-    while let Some(row) = rows.next().map_err(err)? {
-        let minimum: Option<String> = cells.get(row, 3)?;
-        let maximum: Option<String> = cells.get(row, 4)?;
-        let incompatibility = Incompatibility {
-            product: cells.product(products, row, 1)?,
-            range: Range {
-                minimum: minimum.as_deref().map(|t| cells.version(t)).transpose()?,
-                maximum: maximum.as_deref().map(|t| cells.matcher(t)).transpose()?,
-            },
-            reason: cells.get(row, 5)?,
-            location: cells.location(row, 6)?,
-        };
-        owner(manifests, path, cells.get(row, 0)?)?
-            .incompatibilities
-            .push(incompatibility);
-    }
-
-    Ok(())
-}
-
-/// Adds the issue rows of the picked releases.
-fn read_issues(
-    conn: &Connection,
-    path: &str,
-    manifests: &mut BTreeMap<i64, Manifest>,
-) -> Result<(), InputError> {
-    let cells = Cells { path };
-    let err = |e: rusqlite::Error| cells.sql(&e);
-    let mut stmt = conn
-        .prepare_cached(
-            "SELECT i.release_id, i.code, i.message, i.dependency, i.line, i.col
-             FROM pick p CROSS JOIN issue i ON i.release_id = p.id ORDER BY i.release_id, i.ord",
-        )
-        .map_err(err)?;
-    let mut rows = stmt.query([]).map_err(err)?;
-    while let Some(row) = rows.next().map_err(err)? {
-        let code: String = cells.get(row, 1)?;
-        let dependency: Option<String> = cells.get(row, 3)?;
-        let issue = Issue {
-            code: Code::parse(&code)
-                .ok_or_else(|| cells.damaged(&format!("unknown finding code `{code}`")))?,
-            message: cells.get(row, 2)?,
-            dependency: dependency
-                .as_deref()
-                .map(|d| ProductId::parse(d).map_err(|m| cells.damaged(&m)))
-                .transpose()?,
-            location: cells.location(row, 4)?,
-        };
-        owner(manifests, path, cells.get(row, 0)?)?
-            .issues
-            .push(issue);
+        decode(row).map_err(err)??;
     }
     Ok(())
 }

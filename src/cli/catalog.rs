@@ -78,7 +78,7 @@ fn catalog_import(
     let (files, unreadable) = loader::read_sources_and_errors(paths);
     let batch = Batch::check(files, unreadable)?;
     let mut store = Store::create(db)?;
-    let summary = store.import(batch.files(), replace)?;
+    let summary = store.import(&batch, replace)?;
     let stdout = match format {
         Format::Json => to_json(&serde_json::json!({
             "db": db.display().to_string(),

@@ -23,8 +23,7 @@ use std::path::Path;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use compat::catalog::sqlite::StoreError;
-use compat::catalog::{Catalog, Location, Scope};
+use compat::catalog::{Catalog, ImportError, Location, Scope};
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
@@ -135,11 +134,11 @@ pub enum CliError {
     NotFound(String),
 }
 
-impl From<StoreError> for CliError {
-    fn from(e: StoreError) -> Self {
+impl From<ImportError> for CliError {
+    fn from(e: ImportError) -> Self {
         match e {
-            StoreError::Input(e) => CliError::Input(e),
-            conflicts @ StoreError::Conflicts(_) => CliError::Refused(conflicts.to_string()),
+            ImportError::Input(e) => CliError::Input(e),
+            conflicts @ ImportError::Conflicts(_) => CliError::Refused(conflicts.to_string()),
         }
     }
 }
