@@ -1,5 +1,6 @@
 //! Where a catalog lives, as `--catalog` or `--db` names it: a [`Location`], parsed once and
-//! opened by the backend it names, so callers never name a backend.
+//! opened by the backend it names, for reading releases ([`CatalogSource`]) or for the
+//! `catalog` commands ([`CatalogStore`]), so callers never name a backend.
 //!
 //! An argument of the form `scheme://…` is a URL: none is supported yet, and an unknown scheme
 //! is an error rather than a file name that does not exist (a PostgreSQL backend adds its
@@ -10,7 +11,9 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use super::{CatalogSource, dir, sqlite};
+use super::dir::{self, Directory};
+use super::sqlite::Store;
+use super::{CatalogSource, CatalogStore};
 use crate::diagnostic::{InputError, InputErrors};
 
 /// A catalog's place.
@@ -53,8 +56,32 @@ impl Location {
     /// is missing, not a catalog, or has a newer schema (catalog file).
     pub fn open(&self) -> Result<Box<dyn CatalogSource>, InputErrors> {
         match self {
-            Location::Directory(path) => Ok(Box::new(dir::load(path)?)),
-            Location::Sqlite(path) => Ok(Box::new(sqlite::Store::open_catalog(path)?)),
+            Location::Directory(path) => Ok(Box::new(Directory::open(path)?)),
+            Location::Sqlite(path) => Ok(Box::new(Store::open_catalog(path)?)),
+        }
+    }
+
+    /// Opens an existing catalog to list and show its releases (`catalog list`, `catalog
+    /// show`); a directory is read whole here.
+    ///
+    /// # Errors
+    /// As [`Location::open`]; a catalog file must exist and be one.
+    pub fn open_store(&self) -> Result<Box<dyn CatalogStore>, InputErrors> {
+        match self {
+            Location::Directory(path) => Ok(Box::new(Directory::open(path)?)),
+            Location::Sqlite(path) => Ok(Box::new(Store::open(path)?)),
+        }
+    }
+
+    /// Opens a catalog to import into (`catalog import`), creating a catalog file when it is
+    /// missing.
+    ///
+    /// # Errors
+    /// A directory (read-only); a file that is not a catalog, or has a newer schema.
+    pub fn create_store(&self) -> Result<Box<dyn CatalogStore>, InputErrors> {
+        match self {
+            Location::Directory(path) => Err(dir::read_only(&path.display().to_string()).into()),
+            Location::Sqlite(path) => Ok(Box::new(Store::create(path)?)),
         }
     }
 }

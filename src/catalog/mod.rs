@@ -9,12 +9,14 @@
 //! equality of SPEC section 1) appears once. A second, identical manifest of a release is
 //! dropped; a different one is an error naming both files.
 
-pub mod dir;
+mod dir;
 mod import;
 mod location;
 mod rows;
 mod scope;
-pub mod sqlite;
+mod sqlite;
+#[cfg(test)]
+mod suite;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -64,6 +66,33 @@ pub trait CatalogSource {
         &self,
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors>;
+}
+
+/// What the `catalog` commands need: list and show releases, and import a batch where the
+/// backend stores (a directory is read-only and refuses).
+pub trait CatalogStore {
+    /// Imports a checked batch, all or nothing, by the rules of `catalog/import.rs`.
+    ///
+    /// # Errors
+    /// Conflicting releases, a read-only catalog, or a failure; nothing is written then.
+    fn import(&mut self, batch: &Batch, replace: bool) -> Result<ImportSummary, ImportError>;
+
+    /// Every product (or only `product`) with its versions, in version order; empty when
+    /// there is none.
+    ///
+    /// # Errors
+    /// When the catalog cannot be read.
+    fn list(&self, product: Option<&ProductId>) -> Result<Listing, InputError>;
+
+    /// The release of `product` at `version` (version equality of SPEC section 1).
+    ///
+    /// # Errors
+    /// When the catalog cannot be read.
+    fn release(
+        &self,
+        product: &ProductId,
+        version: &Version,
+    ) -> Result<Option<Manifest>, InputError>;
 }
 
 /// An already loaded catalog is a source of itself, whatever the scope.

@@ -24,7 +24,7 @@ use rusqlite::{Connection, OpenFlags, OptionalExtension, Transaction, params};
 
 use super::import::{self, ImportTarget};
 use super::rows::{self, Decoder, DependencyRow, IncompatibilityRow, IssueRow, ReleaseRow};
-use super::{Batch, Catalog, CatalogSource, ImportError, ImportSummary, Listing};
+use super::{Batch, Catalog, CatalogSource, CatalogStore, ImportError, ImportSummary, Listing};
 use crate::diagnostic::{InputError, InputErrors};
 use crate::loader::SourceFile;
 use crate::manifest::Manifest;
@@ -266,11 +266,32 @@ impl Store {
         Ok(())
     }
 
+    /// Reads the releases whose ids `ids_query` selects, given the JSON array `keys` as its
+    /// one parameter if there is one (one statement instead of one per key), into a catalog.
+    fn collect(&self, keys: Option<&str>, ids_query: &str) -> Result<Catalog, InputErrors> {
+        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
+        self.conn
+            .execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY); DELETE FROM pick;",
+            )
+            .map_err(err)?;
+        let insert = format!("INSERT OR IGNORE INTO pick {ids_query}");
+        match keys {
+            Some(keys) => self.conn.execute(&insert, [keys]),
+            None => self.conn.execute(&insert, []),
+        }
+        .map_err(err)?;
+        let manifests = read_manifests(&self.conn, &self.path, None)?;
+        Catalog::from_manifests(manifests).map_err(InputErrors)
+    }
+}
+
+impl CatalogStore for Store {
     /// Imports a checked batch in one transaction, by the rules of [`import::apply`].
     ///
     /// # Errors
     /// Conflicting releases (nothing written), or a database failure (nothing written).
-    pub fn import(&mut self, batch: &Batch, replace: bool) -> Result<ImportSummary, ImportError> {
+    fn import(&mut self, batch: &Batch, replace: bool) -> Result<ImportSummary, ImportError> {
         let path = Arc::clone(&self.path);
         let err = |e: rusqlite::Error| ImportError::from(sql_error(&path, &e));
         let tx = self.conn.transaction().map_err(err)?;
@@ -291,7 +312,7 @@ impl Store {
     ///
     /// # Errors
     /// A database failure.
-    pub fn list(&self, product: Option<&ProductId>) -> Result<Listing, InputError> {
+    fn list(&self, product: Option<&ProductId>) -> Result<Listing, InputError> {
         let err = |e: rusqlite::Error| sql_error(&self.path, &e);
         let mut stmt = self
             .conn
@@ -320,7 +341,7 @@ impl Store {
     ///
     /// # Errors
     /// A database failure or a damaged row.
-    pub fn release(
+    fn release(
         &self,
         product: &ProductId,
         version: &Version,
@@ -329,25 +350,6 @@ impl Store {
             find_release(&self.conn, product, version).map_err(|e| sql_error(&self.path, &e))?;
         id.map(|id| read_manifest(&self.conn, &self.path, id))
             .transpose()
-    }
-
-    /// Reads the releases whose ids `ids_query` selects, given the JSON array `keys` as its
-    /// one parameter if there is one (one statement instead of one per key), into a catalog.
-    fn collect(&self, keys: Option<&str>, ids_query: &str) -> Result<Catalog, InputErrors> {
-        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
-        self.conn
-            .execute_batch(
-                "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY); DELETE FROM pick;",
-            )
-            .map_err(err)?;
-        let insert = format!("INSERT OR IGNORE INTO pick {ids_query}");
-        match keys {
-            Some(keys) => self.conn.execute(&insert, [keys]),
-            None => self.conn.execute(&insert, []),
-        }
-        .map_err(err)?;
-        let manifests = read_manifests(&self.conn, &self.path, None)?;
-        Catalog::from_manifests(manifests).map_err(InputErrors)
     }
 }
 

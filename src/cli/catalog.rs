@@ -1,10 +1,10 @@
-//! `compat catalog import/list/show`: maintaining a catalog database.
+//! `compat catalog import/list/show`: maintaining a catalog, through the catalog interface
+//! (`CatalogStore`), whatever backend `--db` names.
 
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use compat::catalog::Batch;
-use compat::catalog::sqlite::Store;
+use compat::catalog::{Batch, Location};
 use compat::loader;
 use compat::product::ProductId;
 use compat::report::{self, human, json::to_json};
@@ -77,7 +77,7 @@ fn catalog_import(
     // All or nothing: every problem of the batch is reported before the database is touched.
     let (files, unreadable) = loader::read_sources_and_errors(paths);
     let batch = Batch::check(files, unreadable)?;
-    let mut store = Store::create(db)?;
+    let mut store = Location::parse(db)?.create_store()?;
     let summary = store.import(&batch, replace)?;
     let stdout = match format {
         Format::Json => to_json(&serde_json::json!({
@@ -107,7 +107,7 @@ fn catalog_list(
     let product = product
         .map(|p| ProductId::parse(p).map_err(|m| argument("argument PRODUCT", m)))
         .transpose()?;
-    let store = Store::open(db)?;
+    let store = Location::parse(db)?.open_store()?;
     let products = store.list(product.as_ref())?;
     if let Some(p) = &product
         && products.is_empty()
@@ -137,7 +137,7 @@ fn catalog_show(release: &str, db: &std::path::Path, format: Format) -> Result<O
             version_arg("argument RELEASE", v)?,
         ))
     })?;
-    let store = Store::open(db)?;
+    let store = Location::parse(db)?.open_store()?;
     let Some(m) = store.release(&product, &version)? else {
         return Err(CliError::NotFound(format!(
             "{}: no release `{product} {version}`",
