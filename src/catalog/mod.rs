@@ -1,13 +1,23 @@
-//! The catalog: every known release, indexed by product and version (SPEC section 6).
+//! The catalog: every known release, indexed by product and version (SPEC section 6), and the
+//! one interface to where releases are kept.
 //!
-//! This is the in-memory index the core reads; where the manifests come from (a directory
-//! today, a SQLite file later) is the loader's business, and a source may fill the catalog with
-//! only the products a command needs.
+//! [`Catalog`] is the in-memory index the core reads (plan, solve, upgrade, validate never see
+//! more). A command opens a [`Location`] (from `--catalog` or `--db`) and asks the backend it
+//! names, through [`CatalogSource`], for the [`Scope`] the library states for that command;
+//! the `catalog` commands use [`CatalogStore`]. Backends: `dir.rs` (a manifest directory,
+//! read-only) and `sqlite.rs` (the catalog file); what they share lives here once: `scope.rs`
+//! (which releases a command reads, and the closure over dependencies), `import.rs` (what a
+//! batch must be, and what an import does per release), `rows.rs` (a manifest as stored rows,
+//! and the one decoder). `suite.rs` is the test suite every backend passes.
+//!
+//! Imports run one way: callers -> `catalog` -> `loader` (files) and the model modules
+//! (`manifest`, `version`, …); nothing under `catalog/` imports the CLI, plan, solve or upgrade.
 //!
 //! Invariants: each product's releases are sorted by [`Version::display_cmp`] (orderable ones
 //! ascending, then non-orderable ones by text); a release (product and version, with version
 //! equality of SPEC section 1) appears once. A second, identical manifest of a release is
-//! dropped; a different one is an error naming both files.
+//! dropped; a different one is an error naming both files. A backend answers a scope with at
+//! least the releases in it; callers never name a backend.
 
 mod dir;
 mod import;
