@@ -23,7 +23,7 @@ use std::path::Path;
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use compat::catalog::{Catalog, ImportError, Location, Scope};
+use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
@@ -190,7 +190,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
 fn open_inputs(
     env_path: &Path,
     catalog_path: &Path,
-) -> Result<(Environment, Box<dyn compat::catalog::CatalogSource>), CliError> {
+) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
     match (
         loader::read_environment(env_path),
         Location::parse(catalog_path)
@@ -246,6 +246,7 @@ pub fn deadline_arg(timeout: Option<f64>) -> Result<Option<std::time::Instant>, 
     }
 }
 
+/// An error about one command-line argument (exit 3), named as the user wrote it.
 pub fn argument(what: &str, message: impl std::fmt::Display) -> InputError {
     InputError::Argument {
         argument: what.to_owned(),
