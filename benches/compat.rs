@@ -6,12 +6,11 @@ use std::hint::black_box;
 use std::sync::Arc;
 
 use compat::catalog::Catalog;
-use compat::catalog::CatalogSource;
+use compat::catalog::{Batch, Location, Scope};
 use compat::environment::{self, Environment};
 use compat::generate::{Generated, Params, Shape, generate};
 use compat::plan::{self as planner, Request, Target};
 use compat::product::ProductId;
-use compat::store::Store;
 use compat::version::Version;
 use compat::{graph, loader, manifest, order, validate};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
@@ -90,7 +89,7 @@ fn manifests(c: &mut Criterion) {
         let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
         loader::write_files(files).unwrap();
         group.bench_function(format!("catalog-dir/{name}"), |b| {
-            b.iter(|| black_box(loader::load_catalog_dir(&dir.join("catalog")).unwrap()));
+            b.iter(|| black_box(Location::Directory(dir.join("catalog")).open().unwrap()));
         });
     }
     group.finish();
@@ -126,13 +125,14 @@ fn database(c: &mut Criterion) {
     let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
     loader::write_files(files).unwrap();
     let sources = loader::read_sources(&[dir.join("catalog")]).unwrap();
+    let batch = Batch::check(sources, Vec::new()).unwrap();
     group.throughput(Throughput::Elements((products * releases) as u64));
     group.bench_function(format!("import/{name}"), |b| {
         b.iter(|| {
             let db = dir.join("bench.db");
             let _ = std::fs::remove_file(&db);
-            let mut store = Store::create(&db).unwrap();
-            black_box(store.import(&sources, false).unwrap())
+            let mut store = Location::Sqlite(db).create_store().unwrap();
+            black_box(store.import(&batch, false).unwrap())
         });
     });
     // Validate from the database: read the installed releases, then validate (the
@@ -145,19 +145,21 @@ fn database(c: &mut Criterion) {
         let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
         loader::write_files(files).unwrap();
         let sources = loader::read_sources(&[dir.join("catalog")]).unwrap();
-        Store::create(&db).unwrap().import(&sources, false).unwrap();
+        let batch = Batch::check(sources, Vec::new()).unwrap();
+        Location::Sqlite(db.clone())
+            .create_store()
+            .unwrap()
+            .import(&batch, false)
+            .unwrap();
     }
     let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
-    let wanted: Vec<_> = env
-        .entities
-        .iter()
-        .map(|e| (&e.product, &e.version))
-        .collect();
+    let wanted = Scope::entities(&env);
+    let location = Location::Sqlite(db);
     group.throughput(Throughput::Elements(env.entities.len() as u64));
     group.bench_function(format!("validate/{name}"), |b| {
         b.iter(|| {
-            let store = Store::open(&db).unwrap();
-            let catalog = store.load_releases(&wanted).unwrap();
+            let store = location.open().unwrap();
+            let catalog = store.load(&wanted).unwrap();
             black_box(validate::validate(&env, &catalog))
         });
     });
@@ -219,11 +221,15 @@ fn upgrading(c: &mut Criterion) {
         .join(format!("compat-bench-db-{name}"))
         .join("catalog.db");
     if db.exists() {
-        let wanted: Vec<&ProductId> = catalog.products().collect();
+        let wanted = Scope::Products {
+            floors: catalog.products().map(|p| (p.clone(), None)).collect(),
+            closure: false,
+        };
+        let location = Location::Sqlite(db);
         group.bench_function(format!("from-db/{name}"), |b| {
             b.iter(|| {
-                let store = Store::open(&db).unwrap();
-                let loaded = store.load_products(&wanted).unwrap();
+                let store = location.open().unwrap();
+                let loaded = store.load(&wanted).unwrap();
                 black_box(compat::upgrade::upgrades(&env, &loaded, false))
             });
         });

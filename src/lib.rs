@@ -2,10 +2,10 @@
 //! releases declare, list safe upgrades, plan them, and order installs.
 //!
 //! The core modules (`version` through `validate`) do no IO and never print; loading files
-//! happens in [`loader`], rendering in [`report`], and the command line in [`cli`].
+//! happens in [`loader`] and the catalog backends, rendering in [`report`]. The command line
+//! is the binary's (`src/cli/`), not part of the library.
 
 pub mod catalog;
-pub mod cli;
 pub mod diagnostic;
 pub mod environment;
 pub mod finding;
@@ -22,7 +22,6 @@ pub mod product;
 pub mod range;
 pub mod report;
 pub mod solve;
-pub mod store;
 pub mod upgrade;
 pub mod validate;
 pub mod version;

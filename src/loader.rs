@@ -1,8 +1,9 @@
-//! The file-system edge: reading files and directories into manifests, catalogs and
-//! environments, with every failure turned into a located [`InputError`], and writing
-//! generated files.
+//! The file-system edge: reading files and directories into manifests and environments, with
+//! every failure turned into a located [`InputError`], and writing generated files. It knows
+//! nothing of catalogs: `catalog/dir.rs` builds one from what it reads, `catalog/import.rs`
+//! checks an import batch of its [`SourceFile`]s.
 //!
-//! A catalog directory is read recursively (`*.yml`, `*.yaml`, `*.json`); entries are visited in
+//! A manifest directory (a catalog directory, or one given to `lint`) is read recursively (`*.yml`, `*.yaml`, `*.json`); entries are visited in
 //! sorted order, hidden entries (names starting with `.`, such as `.git`) are skipped, symbolic
 //! links are followed but each directory is read once, so a link loop cannot recurse forever.
 //! Files are parsed in parallel; the result does not depend on the order they finish in.
@@ -14,17 +15,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
-use crate::catalog::{Catalog, CatalogSource};
 use crate::diagnostic::{InputError, InputErrors, Location};
 use crate::environment::{self, Environment};
 use crate::manifest::{self, Manifest};
-use crate::store::Store;
 
 /// The file endings a catalog directory is searched for.
 pub const MANIFEST_EXTENSIONS: [&str; 3] = ["yml", "yaml", "json"];
-
-/// The first bytes of every SQLite database file.
-const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
 /// A path as reports show it.
 fn display(path: &Path) -> Arc<str> {
@@ -221,46 +217,6 @@ pub fn read_manifest_paths(paths: &[PathBuf]) -> Result<Vec<Manifest>, InputErro
         .into_iter()
         .flat_map(|s| s.manifests)
         .collect())
-}
-
-/// Reads a catalog directory into memory.
-///
-/// # Errors
-/// Every unreadable manifest and every release described twice.
-pub fn load_catalog_dir(path: &Path) -> Result<Catalog, InputErrors> {
-    let manifests = read_manifest_paths(&[path.to_path_buf()])?;
-    Catalog::from_manifests(manifests).map_err(InputErrors)
-}
-
-/// True when the file starts like an SQLite database.
-fn is_sqlite(path: &Path) -> bool {
-    let mut head = [0u8; 16];
-    fs::File::open(path)
-        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
-        .is_ok_and(|()| head == SQLITE_MAGIC)
-}
-
-/// Opens the catalog `--catalog` names: a directory of manifests, or a SQLite catalog file
-/// made by `compat catalog import`.
-///
-/// # Errors
-/// Every unreadable manifest and every release described twice (directory); a file that is
-/// not a catalog, or has a newer schema (database).
-pub fn open_catalog(path: &Path) -> Result<Box<dyn CatalogSource>, InputErrors> {
-    if path.is_dir() {
-        return Ok(Box::new(load_catalog_dir(path)?));
-    }
-    if is_sqlite(path) {
-        return Ok(Box::new(Store::open(path)?));
-    }
-    let name = path.display().to_string();
-    fs::metadata(path).map_err(|e| InputError::io(&name, &e))?;
-    Err(InputError::Io {
-        path: name,
-        reason: "expected a catalog directory of manifests or a catalog file made by `compat catalog import`"
-            .to_owned(),
-    }
-    .into())
 }
 
 /// Writes files, creating their directories.

@@ -3,11 +3,14 @@
 // The one place that writes to the terminal: diagnostics go to stderr here, data to stdout.
 #![allow(clippy::print_stderr)]
 
+mod cli;
+
 use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
-use compat::cli::{self, Cli};
+
+use cli::Cli;
 
 fn main() -> ExitCode {
     let args = Cli::parse(); // usage errors exit 2 here

@@ -1,26 +1,65 @@
-//! The catalog: every known release, indexed by product and version (SPEC section 6).
+//! The catalog: every known release, indexed by product and version (SPEC section 6), and the
+//! one interface to where releases are kept.
 //!
-//! This is the in-memory index the core reads; where the manifests come from (a directory
-//! today, a SQLite file later) is the loader's business, and a source may fill the catalog with
-//! only the products a command needs.
+//! [`Catalog`] is the in-memory index the core reads (plan, solve, upgrade, validate never see
+//! more). A command opens a [`Location`] (from `--catalog` or `--db`) and asks the backend it
+//! names, through [`CatalogSource`], for the [`Scope`] the library states for that command;
+//! the `catalog` commands use [`CatalogStore`]. Backends: `dir.rs` (a manifest directory,
+//! read-only) and `sqlite.rs` (the catalog file); what they share lives here once: `scope.rs`
+//! (which releases a command reads, and the closure over dependencies), `import.rs` (what a
+//! batch must be, and what an import does per release), `rows.rs` (a manifest as stored rows,
+//! and the one decoder). `suite.rs` is the test suite every backend passes.
+//!
+//! Imports run one way: callers -> `catalog` -> `loader` (files) and the model modules
+//! (`manifest`, `version`, …); nothing under `catalog/` imports the CLI, plan, solve or upgrade.
 //!
 //! Invariants: each product's releases are sorted by [`Version::display_cmp`] (orderable ones
 //! ascending, then non-orderable ones by text); a release (product and version, with version
 //! equality of SPEC section 1) appears once. A second, identical manifest of a release is
-//! dropped; a different one is an error naming both files.
+//! dropped; a different one is an error naming both files. A backend answers a scope with at
+//! least the releases in it; callers never name a backend.
+
+mod dir;
+mod import;
+mod location;
+mod rows;
+mod scope;
+mod sqlite;
+#[cfg(test)]
+mod suite;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+
+pub use import::{Batch, Conflict, ImportError, ImportSummary};
+pub use location::Location;
+pub use scope::Scope;
 
 use crate::diagnostic::{FileLocation, InputError, InputErrors};
 use crate::manifest::Manifest;
 use crate::product::ProductId;
 use crate::version::Version;
 
-/// Where releases come from: a manifest directory or a SQLite catalog. Each command asks for
-/// what it needs, so a database can answer without reading everything; a source may return
-/// more than was asked for (a directory has to read all of its files anyway).
+/// Where releases come from: a manifest directory or a SQLite catalog. A command states the
+/// [`Scope`] it needs, so a database can answer without reading everything; a source may
+/// return more than was asked for (a directory has to read all of its files anyway).
 pub trait CatalogSource {
+    /// A catalog holding at least the releases in `scope`. The provided method answers with
+    /// the three reads below, a closure round by round; a backend that can answer a scope in
+    /// one query overrides it.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn load(&self, scope: &Scope) -> Result<Catalog, InputErrors> {
+        scope::load(self, scope)
+    }
+
+    /// A catalog holding every release the source knows.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn load_all(&self) -> Result<Catalog, InputErrors>;
+
     /// A catalog holding each of these releases that the source knows.
     ///
     /// # Errors
@@ -37,19 +76,45 @@ pub trait CatalogSource {
         &self,
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors>;
-
-    /// A catalog holding every release of these products.
-    ///
-    /// # Errors
-    /// When the source cannot be read.
-    fn load_products(&self, products: &[&ProductId]) -> Result<Catalog, InputErrors> {
-        let all: Vec<_> = products.iter().map(|p| (*p, None)).collect();
-        self.load_from(&all)
-    }
 }
 
-/// An already loaded catalog is a source of itself.
+/// What the `catalog` commands need: list and show releases, and import a batch where the
+/// backend stores (a directory is read-only and refuses).
+pub trait CatalogStore {
+    /// Imports a checked batch, all or nothing, by the rules of `catalog/import.rs`.
+    ///
+    /// # Errors
+    /// Conflicting releases, a read-only catalog, or a failure; nothing is written then.
+    fn import(&mut self, batch: &Batch, replace: bool) -> Result<ImportSummary, ImportError>;
+
+    /// Every product (or only `product`) with its versions, in version order; empty when
+    /// there is none.
+    ///
+    /// # Errors
+    /// When the catalog cannot be read.
+    fn list(&self, product: Option<&ProductId>) -> Result<Listing, InputError>;
+
+    /// The release of `product` at `version` (version equality of SPEC section 1).
+    ///
+    /// # Errors
+    /// When the catalog cannot be read.
+    fn release(
+        &self,
+        product: &ProductId,
+        version: &Version,
+    ) -> Result<Option<Manifest>, InputError>;
+}
+
+/// An already loaded catalog is a source of itself, whatever the scope.
 impl CatalogSource for Catalog {
+    fn load(&self, _: &Scope) -> Result<Catalog, InputErrors> {
+        Ok(self.clone())
+    }
+
+    fn load_all(&self) -> Result<Catalog, InputErrors> {
+        Ok(self.clone())
+    }
+
     fn load_releases(&self, _: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
         Ok(self.clone())
     }
@@ -58,6 +123,9 @@ impl CatalogSource for Catalog {
         Ok(self.clone())
     }
 }
+
+/// Products with their versions as stored, in version order (`catalog list`).
+pub type Listing = Vec<(ProductId, Vec<String>)>;
 
 /// Known releases by product.
 #[derive(Clone, Debug, Default)]

@@ -1,0 +1,456 @@
+//! Catalog rows: a manifest as the normalized records a database backend stores (one release
+//! row; dependency, incompatibility and issue rows in declaration order; each with its
+//! location), and the one [`Decoder`] that rebuilds manifests from them. Backends map these
+//! records to their own tables and drivers (SQLite today); the texts, the declaration order
+//! and what a damaged cell is stay the same for all of them.
+//!
+//! Invariants: `decode(encode(m))` gives back `m` (same declarations, same locations); a cell
+//! that does not decode (a version, matcher, product or finding code that does not parse, a
+//! declaration of a release that is not there) is reported as a damaged catalog, never
+//! skipped. Release identity in storage is `Version::storage_key` (its byte order is the
+//! version order, its equality is version equality).
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use super::Listing;
+use crate::diagnostic::{InputError, Location};
+use crate::finding::Code;
+use crate::manifest::{Dependency, Incompatibility, Issue, Manifest};
+use crate::matcher::Matcher;
+use crate::product::ProductId;
+use crate::range::Range;
+use crate::version::Version;
+
+/// A release's own cells (its id, its source file and the version key are the backend's).
+pub struct ReleaseRow<S> {
+    pub group: S,
+    pub name: S,
+    pub version: S,
+    pub product_type: Option<S>,
+    pub line: i64,
+    pub col: i64,
+}
+
+/// One dependency of a release.
+pub struct DependencyRow<S> {
+    pub group: S,
+    pub name: S,
+    pub minimum: S,
+    pub maximum: S,
+    pub recommended: Option<S>,
+    pub optional: bool,
+    pub line: i64,
+    pub col: i64,
+}
+
+/// One incompatibility of a release; its bounds are optional.
+pub struct IncompatibilityRow<S> {
+    pub group: S,
+    pub name: S,
+    pub minimum: Option<S>,
+    pub maximum: Option<S>,
+    pub reason: Option<S>,
+    pub line: i64,
+    pub col: i64,
+}
+
+/// One issue (a warning kept with a valid manifest).
+pub struct IssueRow<S> {
+    pub code: S,
+    pub message: S,
+    pub dependency: Option<S>,
+    pub line: i64,
+    pub col: i64,
+}
+
+/// A manifest as rows, borrowing its texts where it can.
+pub struct Rows<'m> {
+    pub release: ReleaseRow<Cow<'m, str>>,
+    pub dependencies: Vec<DependencyRow<Cow<'m, str>>>,
+    pub incompatibilities: Vec<IncompatibilityRow<Cow<'m, str>>>,
+    pub issues: Vec<IssueRow<Cow<'m, str>>>,
+}
+
+fn text(s: &str) -> Cow<'_, str> {
+    Cow::Borrowed(s)
+}
+
+fn version(v: Option<&Version>) -> Option<Cow<'_, str>> {
+    v.map(|v| text(v.as_str()))
+}
+
+fn matcher(m: Option<&Matcher>) -> Option<Cow<'_, str>> {
+    m.map(|m| text(m.as_str()))
+}
+
+/// The rows a manifest is stored as.
+#[must_use]
+pub fn encode(m: &Manifest) -> Rows<'_> {
+    Rows {
+        release: ReleaseRow {
+            group: text(m.product.group()),
+            name: text(m.product.name()),
+            version: text(m.version.as_str()),
+            product_type: m.product_type.as_deref().map(text),
+            line: m.location.line.into(),
+            col: m.location.column.into(),
+        },
+        dependencies: m
+            .dependencies
+            .iter()
+            .map(|d| DependencyRow {
+                group: text(d.product.group()),
+                name: text(d.product.name()),
+                // A dependency's range is closed (the manifest invariant).
+                minimum: version(d.range.minimum.as_ref()).unwrap_or_default(),
+                maximum: matcher(d.range.maximum.as_ref()).unwrap_or_default(),
+                recommended: version(d.recommended.as_ref()),
+                optional: d.optional,
+                line: d.location.line.into(),
+                col: d.location.column.into(),
+            })
+            .collect(),
+        incompatibilities: m
+            .incompatibilities
+            .iter()
+            .map(|i| IncompatibilityRow {
+                group: text(i.product.group()),
+                name: text(i.product.name()),
+                minimum: version(i.range.minimum.as_ref()),
+                maximum: matcher(i.range.maximum.as_ref()),
+                reason: i.reason.as_deref().map(text),
+                line: i.location.line.into(),
+                col: i.location.column.into(),
+            })
+            .collect(),
+        issues: m
+            .issues
+            .iter()
+            .map(|i| IssueRow {
+                code: text(i.code.as_str()),
+                message: text(&i.message),
+                dependency: i.dependency.as_ref().map(|d| Cow::Owned(d.to_string())),
+                line: i.location.line.into(),
+                col: i.location.column.into(),
+            })
+            .collect(),
+    }
+}
+
+/// The error for a catalog whose content does not decode.
+pub fn damaged(path: &str, what: &str) -> InputError {
+    InputError::Io {
+        path: path.to_owned(),
+        reason: format!("damaged catalog: {what}"),
+    }
+}
+
+/// Product ids read from rows, shared: 200,000 releases name only a few thousand products,
+/// and one `ProductId` per row was most of the allocations of a large read.
+#[derive(Default)]
+struct Products {
+    known: BTreeMap<String, ProductId>,
+    key: String,
+}
+
+impl Products {
+    fn get(&mut self, group: &str, name: &str) -> Result<ProductId, String> {
+        self.key.clear();
+        self.key.push_str(group);
+        self.key.push('\0');
+        self.key.push_str(name);
+        if let Some(id) = self.known.get(&self.key) {
+            return Ok(id.clone());
+        }
+        let id = ProductId::new(group, name)?;
+        self.known.insert(self.key.clone(), id.clone());
+        Ok(id)
+    }
+}
+
+/// Rebuilds manifests from rows: first every release row, then the declaration rows of each
+/// release in declaration order (any interleaving of releases).
+pub struct Decoder<'p> {
+    path: &'p str,
+    products: Products,
+    sources: BTreeMap<String, Arc<str>>,
+    manifests: BTreeMap<i64, Manifest>,
+}
+
+impl<'p> Decoder<'p> {
+    /// A decoder for the catalog at `path` (named in errors).
+    #[must_use]
+    pub fn new(path: &'p str) -> Self {
+        Decoder {
+            path,
+            products: Products::default(),
+            sources: BTreeMap::new(),
+            manifests: BTreeMap::new(),
+        }
+    }
+
+    fn damaged(&self, what: &str) -> InputError {
+        damaged(self.path, what)
+    }
+
+    fn version(&self, text: &str) -> Result<Version, InputError> {
+        Version::parse(text).map_err(|e| self.damaged(&e.to_string()))
+    }
+
+    fn matcher(&self, text: &str) -> Result<Matcher, InputError> {
+        Matcher::parse(text).map_err(|e| self.damaged(&e.to_string()))
+    }
+
+    fn product(&mut self, group: &str, name: &str) -> Result<ProductId, InputError> {
+        self.products
+            .get(group, name)
+            .map_err(|m| damaged(self.path, &m))
+    }
+
+    /// The manifest a declaration row belongs to.
+    fn owner(&mut self, id: i64) -> Result<&mut Manifest, InputError> {
+        let path = self.path;
+        self.manifests
+            .get_mut(&id)
+            .ok_or_else(|| damaged(path, &format!("declaration of missing release {id}")))
+    }
+
+    /// Release `id`, stored from the file shown as `file`.
+    ///
+    /// # Errors
+    /// A cell that does not decode.
+    pub fn release(
+        &mut self,
+        id: i64,
+        file: String,
+        row: ReleaseRow<String>,
+    ) -> Result<(), InputError> {
+        let file = Arc::clone(
+            self.sources
+                .entry(file.clone())
+                .or_insert_with(|| Arc::from(file)),
+        );
+        let manifest = Manifest {
+            product: self.product(&row.group, &row.name)?,
+            version: self.version(&row.version)?,
+            product_type: row.product_type,
+            dependencies: Vec::new(),
+            incompatibilities: Vec::new(),
+            issues: Vec::new(),
+            file,
+            location: location(row.line, row.col),
+        };
+        self.manifests.insert(id, manifest);
+        Ok(())
+    }
+
+    /// The next dependency of release `id`.
+    ///
+    /// # Errors
+    /// A cell that does not decode, or no such release.
+    pub fn dependency(&mut self, id: i64, row: &DependencyRow<String>) -> Result<(), InputError> {
+        let dependency = Dependency {
+            product: self.product(&row.group, &row.name)?,
+            range: Range::new(self.version(&row.minimum)?, self.matcher(&row.maximum)?),
+            recommended: row
+                .recommended
+                .as_deref()
+                .map(|t| self.version(t))
+                .transpose()?,
+            optional: row.optional,
+            location: location(row.line, row.col),
+        };
+        self.owner(id)?.dependencies.push(dependency);
+        Ok(())
+    }
+
+    /// The next incompatibility of release `id`.
+    ///
+    /// # Errors
+    /// A cell that does not decode, or no such release.
+    pub fn incompatibility(
+        &mut self,
+        id: i64,
+        row: IncompatibilityRow<String>,
+    ) -> Result<(), InputError> {
+        let incompatibility = Incompatibility {
+            product: self.product(&row.group, &row.name)?,
+            range: Range {
+                minimum: row
+                    .minimum
+                    .as_deref()
+                    .map(|t| self.version(t))
+                    .transpose()?,
+                maximum: row
+                    .maximum
+                    .as_deref()
+                    .map(|t| self.matcher(t))
+                    .transpose()?,
+            },
+            reason: row.reason,
+            location: location(row.line, row.col),
+        };
+        self.owner(id)?.incompatibilities.push(incompatibility);
+        Ok(())
+    }
+
+    /// The next issue of release `id`.
+    ///
+    /// # Errors
+    /// A cell that does not decode, or no such release.
+    pub fn issue(&mut self, id: i64, row: IssueRow<String>) -> Result<(), InputError> {
+        let issue = Issue {
+            code: Code::parse(&row.code)
+                .ok_or_else(|| self.damaged(&format!("unknown finding code `{}`", row.code)))?,
+            message: row.message,
+            dependency: row
+                .dependency
+                .as_deref()
+                .map(|d| ProductId::parse(d).map_err(|m| self.damaged(&m)))
+                .transpose()?,
+            location: location(row.line, row.col),
+        };
+        self.owner(id)?.issues.push(issue);
+        Ok(())
+    }
+
+    /// The manifests, in release id order.
+    #[must_use]
+    pub fn finish(self) -> Vec<Manifest> {
+        self.manifests.into_values().collect()
+    }
+}
+
+fn location(line: i64, col: i64) -> Location {
+    Location::new(
+        u32::try_from(line).unwrap_or(0),
+        u32::try_from(col).unwrap_or(0),
+    )
+}
+
+/// A listing from `(group, name, version)` rows sorted by product, then version order: each
+/// product once, with its versions as stored.
+///
+/// # Errors
+/// The first row that could not be read, or a product that does not decode.
+pub fn listing(
+    path: &str,
+    rows: impl IntoIterator<Item = Result<(String, String, String), InputError>>,
+) -> Result<Listing, InputError> {
+    let mut out: Listing = Vec::new();
+    for row in rows {
+        let (group, name, version) = row?;
+        let id = ProductId::new(&group, &name).map_err(|m| damaged(path, &m))?;
+        match out.last_mut() {
+            Some((last, versions)) if *last == id => versions.push(version),
+            _ => out.push((id, vec![version])),
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::loader;
+
+    /// What a backend does: store the rows, read them back, decode them.
+    fn round_trip(manifests: &[Manifest]) -> Vec<Manifest> {
+        let mut decoder = Decoder::new("test.db");
+        for (id, m) in (0..).zip(manifests) {
+            let rows = encode(m);
+            let r = rows.release;
+            let release = ReleaseRow {
+                group: r.group.into_owned(),
+                name: r.name.into_owned(),
+                version: r.version.into_owned(),
+                product_type: r.product_type.map(Cow::into_owned),
+                line: r.line,
+                col: r.col,
+            };
+            decoder.release(id, m.file.to_string(), release).unwrap();
+            for d in rows.dependencies {
+                let row = DependencyRow {
+                    group: d.group.into_owned(),
+                    name: d.name.into_owned(),
+                    minimum: d.minimum.into_owned(),
+                    maximum: d.maximum.into_owned(),
+                    recommended: d.recommended.map(Cow::into_owned),
+                    optional: d.optional,
+                    line: d.line,
+                    col: d.col,
+                };
+                decoder.dependency(id, &row).unwrap();
+            }
+            for i in rows.incompatibilities {
+                let row = IncompatibilityRow {
+                    group: i.group.into_owned(),
+                    name: i.name.into_owned(),
+                    minimum: i.minimum.map(Cow::into_owned),
+                    maximum: i.maximum.map(Cow::into_owned),
+                    reason: i.reason.map(Cow::into_owned),
+                    line: i.line,
+                    col: i.col,
+                };
+                decoder.incompatibility(id, row).unwrap();
+            }
+            for i in rows.issues {
+                let row = IssueRow {
+                    code: i.code.into_owned(),
+                    message: i.message.into_owned(),
+                    dependency: i.dependency.map(Cow::into_owned),
+                    line: i.line,
+                    col: i.col,
+                };
+                decoder.issue(id, row).unwrap();
+            }
+        }
+        decoder.finish()
+    }
+
+    #[test]
+    fn rows_give_back_the_manifests_they_were_made_of() {
+        let manifests = loader::read_manifest_paths(&[
+            "testdata/examples/catalog".into(),
+            "testdata/cases/warnings/catalog".into(),
+        ])
+        .unwrap();
+        assert!(manifests.iter().any(|m| !m.issues.is_empty()));
+        assert!(manifests.iter().any(|m| !m.incompatibilities.is_empty()));
+        let back = round_trip(&manifests);
+        assert_eq!(format!("{manifests:?}"), format!("{back:?}"));
+    }
+
+    #[test]
+    fn cells_that_do_not_decode_are_a_damaged_catalog() {
+        let mut decoder = Decoder::new("c.db");
+        let row = ReleaseRow {
+            group: "g".to_owned(),
+            name: "a".to_owned(),
+            version: "1.x.0".to_owned(),
+            product_type: None,
+            line: 1,
+            col: 1,
+        };
+        let error = decoder.release(1, "a.yml".to_owned(), row).unwrap_err();
+        assert!(
+            error
+                .to_string()
+                .starts_with("c.db: cannot read: damaged catalog: "),
+            "{error}"
+        );
+        let issue = IssueRow {
+            code: "unknown-key".to_owned(),
+            message: String::new(),
+            dependency: None,
+            line: 1,
+            col: 1,
+        };
+        assert_eq!(
+            decoder.issue(7, issue).unwrap_err().to_string(),
+            "c.db: cannot read: damaged catalog: declaration of missing release 7"
+        );
+    }
+}

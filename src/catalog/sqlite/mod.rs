@@ -1,0 +1,399 @@
+//! The SQLite release catalog (`compat catalog import`): an embedded, zero-setup store that
+//! saves re-parsing a directory of YAML on every run.
+//!
+//! Schema (version 1, in `PRAGMA user_version`): `source` keeps every imported file's path and
+//! text, so reports still point at file and line; `release` holds one row per release, unique
+//! by product and `version_key` ([`Version::storage_key`]: byte order = version order, equality
+//! = version equality); `dependency`, `incompatibility` and `issue` hold the declarations with
+//! their locations, as [`rows`](super::rows) lays them out. Manifests are rebuilt from rows by
+//! its decoder, never by parsing YAML again; imports follow [`import::apply`].
+//!
+//! Invariants:
+//! - an import is one transaction, and everything is parsed and checked before it starts, so
+//!   a failed import writes nothing and a killed one leaves the previous content;
+//! - only valid manifests are stored (warnings allowed); re-importing an identical manifest
+//!   changes nothing, a different one for a stored release is refused unless replacing;
+//! - the database runs in WAL mode, so readers are never blocked by an import;
+//! - migrations are ordered and numbered; a file with a newer schema is refused, not guessed at.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+mod tables;
+
+use rusqlite::{Connection, OpenFlags, params};
+
+use super::import;
+use super::rows;
+use super::{Batch, Catalog, CatalogSource, CatalogStore, ImportError, ImportSummary, Listing};
+use crate::diagnostic::{InputError, InputErrors};
+use crate::manifest::Manifest;
+use crate::product::ProductId;
+use crate::version::Version;
+use tables::{Writer, find_release, read_manifest, read_manifests};
+
+/// The first bytes of every SQLite database file.
+const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
+
+/// The ordered migrations; `PRAGMA user_version` is how many have run.
+const MIGRATIONS: &[&str] = &["
+    CREATE TABLE source (
+        id INTEGER PRIMARY KEY,
+        path TEXT NOT NULL,
+        text TEXT NOT NULL
+    );
+    CREATE INDEX source_path ON source(path);
+    CREATE TABLE release (
+        id INTEGER PRIMARY KEY,
+        product_group TEXT NOT NULL,
+        product_name TEXT NOT NULL,
+        version TEXT NOT NULL,
+        version_key TEXT NOT NULL,
+        product_type TEXT,
+        source_id INTEGER NOT NULL REFERENCES source(id),
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        UNIQUE (product_group, product_name, version_key)
+    );
+    CREATE TABLE dependency (
+        release_id INTEGER NOT NULL REFERENCES release(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        product_group TEXT NOT NULL,
+        product_name TEXT NOT NULL,
+        minimum TEXT NOT NULL,
+        maximum TEXT NOT NULL,
+        recommended TEXT,
+        optional INTEGER NOT NULL,
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (release_id, ord)
+    ) WITHOUT ROWID;
+    CREATE INDEX dependency_target ON dependency(product_group, product_name);
+    CREATE TABLE incompatibility (
+        release_id INTEGER NOT NULL REFERENCES release(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        product_group TEXT NOT NULL,
+        product_name TEXT NOT NULL,
+        minimum TEXT,
+        maximum TEXT,
+        reason TEXT,
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (release_id, ord)
+    ) WITHOUT ROWID;
+    CREATE TABLE issue (
+        release_id INTEGER NOT NULL REFERENCES release(id) ON DELETE CASCADE,
+        ord INTEGER NOT NULL,
+        code TEXT NOT NULL,
+        message TEXT NOT NULL,
+        dependency TEXT,
+        line INTEGER NOT NULL,
+        col INTEGER NOT NULL,
+        PRIMARY KEY (release_id, ord)
+    ) WITHOUT ROWID;
+"];
+
+/// An open catalog database.
+pub struct Store {
+    conn: Connection,
+    path: Arc<str>,
+}
+
+fn sql_error(path: &str, error: &rusqlite::Error) -> InputError {
+    let text = error.to_string();
+    let write_failure = matches!(
+        error.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::DiskFull | rusqlite::ErrorCode::SystemIoFailure)
+    ) || text.contains("disk I/O error")
+        || text.contains("database or disk is full");
+    if write_failure {
+        return InputError::Write {
+            path: path.to_owned(),
+            reason: format!("{text} (a full disk?); nothing was written"),
+        };
+    }
+    let reason = match error.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::NotADatabase) => {
+            "not a compat catalog (not an SQLite database)".to_owned()
+        }
+        Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked) => {
+            "the catalog is locked by another process; try again when it is done, or wait \
+             longer with --lock-timeout"
+                .to_owned()
+        }
+        _ => format!("catalog database error: {text}"),
+    };
+    InputError::Io {
+        path: path.to_owned(),
+        reason,
+    }
+}
+
+fn to_i64(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+impl Store {
+    /// Opens an existing catalog for reading.
+    ///
+    /// # Errors
+    /// A missing file, a file that is not a catalog, or one with a newer schema.
+    pub fn open(path: &Path) -> Result<Store, InputError> {
+        let name: Arc<str> = Arc::from(path.display().to_string());
+        if !path.is_file() {
+            return Err(InputError::Io {
+                path: name.to_string(),
+                reason: "no such catalog file".to_owned(),
+            });
+        }
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
+            .map_err(|e| sql_error(&name, &e))?;
+        let store = Store { conn, path: name };
+        store.configure()?;
+        let version = store.schema_version()?;
+        if version == 0 {
+            return Err(InputError::Io {
+                path: store.path.to_string(),
+                reason: "not a compat catalog (no catalog schema); create one with \
+                         `compat catalog import DIR --db FILE`"
+                    .to_owned(),
+            });
+        }
+        store.check_not_newer(version)?;
+        Ok(store)
+    }
+
+    /// Opens the file `--catalog` names, which is not a directory: a catalog made by
+    /// `compat catalog import`, told by the SQLite header before SQLite is asked.
+    ///
+    /// # Errors
+    /// A missing file, a file that is not an SQLite database, and as [`Store::open`].
+    pub fn open_catalog(path: &Path) -> Result<Store, InputError> {
+        let mut head = [0u8; 16];
+        let is_sqlite = std::fs::File::open(path)
+            .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+            .is_ok_and(|()| head == SQLITE_MAGIC);
+        if is_sqlite {
+            return Store::open(path);
+        }
+        let name = path.display().to_string();
+        std::fs::metadata(path).map_err(|e| InputError::io(&name, &e))?;
+        Err(InputError::Io {
+            path: name,
+            reason: "expected a catalog directory of manifests or a catalog file made by \
+                     `compat catalog import`"
+                .to_owned(),
+        })
+    }
+
+    /// Opens a catalog for an import, creating it (and its schema) when needed.
+    ///
+    /// # Errors
+    /// As [`Store::open`], and a schema that cannot be created.
+    pub fn create(path: &Path) -> Result<Store, InputError> {
+        let name: Arc<str> = Arc::from(path.display().to_string());
+        let conn = Connection::open(path).map_err(|e| sql_error(&name, &e))?;
+        let mut store = Store { conn, path: name };
+        store.configure()?;
+        store.migrate()?;
+        Ok(store)
+    }
+
+    fn configure(&self) -> Result<(), InputError> {
+        let path = &self.path;
+        self.conn
+            .busy_timeout(Duration::from_millis(crate::limits::get().lock_wait_ms))
+            .map_err(|e| sql_error(path, &e))?;
+        self.conn
+            .pragma_update(None, "foreign_keys", true)
+            .map_err(|e| sql_error(path, &e))?;
+        Ok(())
+    }
+
+    fn schema_version(&self) -> Result<usize, InputError> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .map_err(|e| sql_error(&self.path, &e))?;
+        Ok(usize::try_from(version).unwrap_or(usize::MAX))
+    }
+
+    fn check_not_newer(&self, version: usize) -> Result<(), InputError> {
+        if version > MIGRATIONS.len() {
+            return Err(InputError::Io {
+                path: self.path.to_string(),
+                reason: format!(
+                    "catalog schema version {version} is newer than this compat supports ({}); \
+                     upgrade compat",
+                    MIGRATIONS.len()
+                ),
+            });
+        }
+        Ok(())
+    }
+
+    /// Runs the migrations the file has not had yet, each batch in one transaction.
+    fn migrate(&mut self) -> Result<(), InputError> {
+        let version = self.schema_version()?;
+        self.check_not_newer(version)?;
+        if version == 0 {
+            let tables: i64 = self
+                .conn
+                .query_row("SELECT count(*) FROM sqlite_schema", [], |row| row.get(0))
+                .map_err(|e| sql_error(&self.path, &e))?;
+            if tables > 0 {
+                return Err(InputError::Io {
+                    path: self.path.to_string(),
+                    reason: "an SQLite database that is not a compat catalog; refusing to add \
+                             tables to it"
+                        .to_owned(),
+                });
+            }
+        }
+        let path = Arc::clone(&self.path);
+        if version < MIGRATIONS.len() {
+            self.conn
+                .pragma_update(None, "journal_mode", "wal")
+                .map_err(|e| sql_error(&path, &e))?;
+            let tx = self.conn.transaction().map_err(|e| sql_error(&path, &e))?;
+            for migration in &MIGRATIONS[version..] {
+                tx.execute_batch(migration)
+                    .map_err(|e| sql_error(&path, &e))?;
+            }
+            tx.pragma_update(None, "user_version", to_i64(MIGRATIONS.len()))
+                .map_err(|e| sql_error(&path, &e))?;
+            tx.commit().map_err(|e| sql_error(&path, &e))?;
+        }
+        Ok(())
+    }
+
+    /// Reads the releases whose ids `ids_query` selects, given the JSON array `keys` as its
+    /// one parameter if there is one (one statement instead of one per key), into a catalog.
+    fn collect(&self, keys: Option<&str>, ids_query: &str) -> Result<Catalog, InputErrors> {
+        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
+        self.conn
+            .execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY); DELETE FROM pick;",
+            )
+            .map_err(err)?;
+        let insert = format!("INSERT OR IGNORE INTO pick {ids_query}");
+        match keys {
+            Some(keys) => self.conn.execute(&insert, [keys]),
+            None => self.conn.execute(&insert, []),
+        }
+        .map_err(err)?;
+        let manifests = read_manifests(&self.conn, &self.path, None)?;
+        Catalog::from_manifests(manifests).map_err(InputErrors)
+    }
+}
+
+impl CatalogStore for Store {
+    /// Imports a checked batch in one transaction, by the rules of [`import::apply`].
+    ///
+    /// # Errors
+    /// Conflicting releases (nothing written), or a database failure (nothing written).
+    fn import(&mut self, batch: &Batch, replace: bool) -> Result<ImportSummary, ImportError> {
+        let path = Arc::clone(&self.path);
+        let err = |e: rusqlite::Error| ImportError::from(sql_error(&path, &e));
+        let tx = self.conn.transaction().map_err(err)?;
+        let mut writer = Writer { tx, path: &path };
+        // On an error the transaction is dropped, which rolls it back: nothing is kept.
+        let summary = import::apply(&mut writer, batch, replace)?;
+        let tx = writer.tx;
+        tx.execute(
+            "DELETE FROM source WHERE id NOT IN (SELECT source_id FROM release)",
+            [],
+        )
+        .map_err(err)?;
+        tx.commit().map_err(err)?;
+        Ok(summary)
+    }
+
+    /// Every product with its versions, in version order.
+    ///
+    /// # Errors
+    /// A database failure.
+    fn list(&self, product: Option<&ProductId>) -> Result<Listing, InputError> {
+        let err = |e: rusqlite::Error| sql_error(&self.path, &e);
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT product_group, product_name, version FROM release
+                 WHERE ?1 IS NULL OR (product_group = ?1 AND product_name = ?2)
+                 ORDER BY product_group, product_name, version_key, version",
+            )
+            .map_err(err)?;
+        let rows = stmt
+            .query_map(
+                params![product.map(ProductId::group), product.map(ProductId::name)],
+                |row| {
+                    Ok((
+                        row.get::<_, String>(0)?,
+                        row.get::<_, String>(1)?,
+                        row.get::<_, String>(2)?,
+                    ))
+                },
+            )
+            .map_err(err)?;
+        rows::listing(&self.path, rows.map(|row| row.map_err(err)))
+    }
+
+    /// The stored release of `product` at `version`.
+    ///
+    /// # Errors
+    /// A database failure or a damaged row.
+    fn release(
+        &self,
+        product: &ProductId,
+        version: &Version,
+    ) -> Result<Option<Manifest>, InputError> {
+        let id =
+            find_release(&self.conn, product, version).map_err(|e| sql_error(&self.path, &e))?;
+        id.map(|id| read_manifest(&self.conn, &self.path, id))
+            .transpose()
+    }
+}
+
+impl CatalogSource for Store {
+    fn load_all(&self) -> Result<Catalog, InputErrors> {
+        self.collect(None, "SELECT id FROM release")
+    }
+
+    fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
+        let keys: Vec<[String; 3]> = wanted
+            .iter()
+            .map(|(p, v)| [p.group().to_owned(), p.name().to_owned(), v.storage_key()])
+            .collect();
+        self.collect(
+            Some(&serde_json::to_string(&keys).unwrap_or_default()),
+            "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
+             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
+                AND r.version_key = w.value ->> 2",
+        )
+    }
+
+    fn load_from(
+        &self,
+        products: &[(&ProductId, Option<&Version>)],
+    ) -> Result<Catalog, InputErrors> {
+        // `version_key` sorts like versions, so "at least" is one indexed comparison; a
+        // non-orderable version has no place in the order, so it asks for everything.
+        let keys: Vec<[Option<String>; 3]> = products
+            .iter()
+            .map(|(p, v)| {
+                [
+                    Some(p.group().to_owned()),
+                    Some(p.name().to_owned()),
+                    v.filter(|v| v.is_orderable()).map(Version::storage_key),
+                ]
+            })
+            .collect();
+        self.collect(
+            Some(&serde_json::to_string(&keys).unwrap_or_default()),
+            "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
+             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
+                AND (w.value ->> 2 IS NULL OR r.version_key >= w.value ->> 2)",
+        )
+    }
+}

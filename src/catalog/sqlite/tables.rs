@@ -1,0 +1,265 @@
+//! The SQLite tables row by row: finding, inserting and removing releases inside an import
+//! transaction ([`Writer`], the [`ImportTarget`] of this backend), and reading picked releases
+//! back through the shared [`Decoder`]. The cells are those of [`rows`](crate::catalog::rows);
+//! only the SQL is this backend's.
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use super::{sql_error, to_i64};
+use crate::catalog::import::ImportTarget;
+use crate::catalog::rows::{
+    self, Decoder, DependencyRow, IncompatibilityRow, IssueRow, ReleaseRow,
+};
+use crate::diagnostic::InputError;
+use crate::loader::SourceFile;
+use crate::manifest::Manifest;
+use crate::product::ProductId;
+use crate::version::Version;
+
+pub fn find_release(
+    conn: &Connection,
+    product: &ProductId,
+    version: &Version,
+) -> rusqlite::Result<Option<i64>> {
+    conn.prepare_cached(
+        "SELECT id FROM release WHERE product_group = ?1 AND product_name = ?2 AND version_key = ?3",
+    )?
+    .query_row(
+        params![product.group(), product.name(), version.storage_key()],
+        |row| row.get(0),
+    )
+    .optional()
+}
+
+fn insert_source(tx: &Transaction, path: &str, text: &str) -> rusqlite::Result<i64> {
+    let existing = tx
+        .prepare_cached("SELECT id FROM source WHERE path = ?1 AND text = ?2")?
+        .query_row(params![path, text], |row| row.get(0))
+        .optional()?;
+    if let Some(id) = existing {
+        return Ok(id);
+    }
+    tx.prepare_cached("INSERT INTO source (path, text) VALUES (?1, ?2)")?
+        .execute(params![path, text])?;
+    Ok(tx.last_insert_rowid())
+}
+
+fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Result<()> {
+    let rows = rows::encode(m);
+    let r = &rows.release;
+    tx.prepare_cached(
+        "INSERT INTO release (product_group, product_name, version, version_key, product_type,
+                              source_id, line, col)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+    )?
+    .execute(params![
+        r.group,
+        r.name,
+        r.version,
+        m.version.storage_key(),
+        r.product_type,
+        source,
+        r.line,
+        r.col
+    ])?;
+    let id = tx.last_insert_rowid();
+    let mut dep = tx.prepare_cached(
+        "INSERT INTO dependency VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+    )?;
+    for (ord, d) in rows.dependencies.iter().enumerate() {
+        dep.execute(params![
+            id,
+            to_i64(ord),
+            d.group,
+            d.name,
+            d.minimum,
+            d.maximum,
+            d.recommended,
+            d.optional,
+            d.line,
+            d.col
+        ])?;
+    }
+    let mut inc = tx.prepare_cached(
+        "INSERT INTO incompatibility VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+    )?;
+    for (ord, i) in rows.incompatibilities.iter().enumerate() {
+        inc.execute(params![
+            id,
+            to_i64(ord),
+            i.group,
+            i.name,
+            i.minimum,
+            i.maximum,
+            i.reason,
+            i.line,
+            i.col
+        ])?;
+    }
+    let mut issue = tx.prepare_cached("INSERT INTO issue VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)")?;
+    for (ord, i) in rows.issues.iter().enumerate() {
+        issue.execute(params![
+            id,
+            to_i64(ord),
+            i.code,
+            i.message,
+            i.dependency,
+            i.line,
+            i.col
+        ])?;
+    }
+    Ok(())
+}
+
+/// An import's transaction, for [`import::apply`].
+pub struct Writer<'c, 'p> {
+    pub tx: Transaction<'c>,
+    pub path: &'p str,
+}
+
+impl ImportTarget for Writer<'_, '_> {
+    fn find(
+        &mut self,
+        product: &ProductId,
+        version: &Version,
+    ) -> Result<Option<(i64, Manifest)>, InputError> {
+        let id = find_release(&self.tx, product, version).map_err(|e| sql_error(self.path, &e))?;
+        id.map(|id| Ok((id, read_manifest(&self.tx, self.path, id)?)))
+            .transpose()
+    }
+
+    fn remove(&mut self, release: i64) -> Result<(), InputError> {
+        self.tx
+            .execute("DELETE FROM release WHERE id = ?1", [release])
+            .map(drop)
+            .map_err(|e| sql_error(self.path, &e))
+    }
+
+    fn add_source(&mut self, file: &SourceFile) -> Result<i64, InputError> {
+        insert_source(&self.tx, &file.path, &file.text).map_err(|e| sql_error(self.path, &e))
+    }
+
+    fn add_release(&mut self, source: i64, manifest: &Manifest) -> Result<(), InputError> {
+        insert_manifest(&self.tx, source, manifest).map_err(|e| sql_error(self.path, &e))
+    }
+}
+
+/// Rebuilds one stored manifest from its rows.
+pub fn read_manifest(conn: &Connection, path: &str, id: i64) -> Result<Manifest, InputError> {
+    read_manifests(conn, path, Some(id))?
+        .pop()
+        .ok_or_else(|| rows::damaged(path, &format!("release {id} vanished")))
+}
+
+/// Rebuilds the stored manifests whose release ids are in the temporary table `pick` (or just
+/// release `only`), with one query per table rather than per release: the bundled SQLite is
+/// built with STAT4, which recompiles a statement whenever a parameter compared with an
+/// indexed column is rebound, so per-release queries cost a compile each. The cells are
+/// decoded by [`rows::Decoder`].
+pub fn read_manifests(
+    conn: &Connection,
+    path: &str,
+    only: Option<i64>,
+) -> Result<Vec<Manifest>, InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    if let Some(id) = only {
+        conn.execute_batch(&format!(
+            "CREATE TEMP TABLE IF NOT EXISTS pick (id INTEGER PRIMARY KEY);
+             DELETE FROM pick; INSERT INTO pick VALUES ({id});"
+        ))
+        .map_err(err)?;
+    }
+    let mut decoder = Decoder::new(path);
+    each_row(
+        conn,
+        path,
+        "SELECT r.id, s.path, r.product_group, r.product_name, r.version, r.product_type,
+                r.line, r.col
+         FROM pick p CROSS JOIN release r ON r.id = p.id CROSS JOIN source s ON s.id = r.source_id",
+        |row| {
+            let release = ReleaseRow {
+                group: row.get(2)?,
+                name: row.get(3)?,
+                version: row.get(4)?,
+                product_type: row.get(5)?,
+                line: row.get(6)?,
+                col: row.get(7)?,
+            };
+            Ok(decoder.release(row.get(0)?, row.get(1)?, release))
+        },
+    )?;
+    each_row(
+        conn,
+        path,
+        "SELECT d.release_id, d.product_group, d.product_name, d.minimum, d.maximum,
+                d.recommended, d.optional, d.line, d.col
+         FROM pick p CROSS JOIN dependency d ON d.release_id = p.id ORDER BY d.release_id, d.ord",
+        |row| {
+            let dependency = DependencyRow {
+                group: row.get(1)?,
+                name: row.get(2)?,
+                minimum: row.get(3)?,
+                maximum: row.get(4)?,
+                recommended: row.get(5)?,
+                optional: row.get(6)?,
+                line: row.get(7)?,
+                col: row.get(8)?,
+            };
+            Ok(decoder.dependency(row.get(0)?, &dependency))
+        },
+    )?;
+    each_row(
+        conn,
+        path,
+        "SELECT i.release_id, i.product_group, i.product_name, i.minimum, i.maximum,
+                i.reason, i.line, i.col
+         FROM pick p CROSS JOIN incompatibility i ON i.release_id = p.id
+         ORDER BY i.release_id, i.ord",
+        |row| {
+            let incompatibility = IncompatibilityRow {
+                group: row.get(1)?,
+                name: row.get(2)?,
+                minimum: row.get(3)?,
+                maximum: row.get(4)?,
+                reason: row.get(5)?,
+                line: row.get(6)?,
+                col: row.get(7)?,
+            };
+            Ok(decoder.incompatibility(row.get(0)?, incompatibility))
+        },
+    )?;
+    each_row(
+        conn,
+        path,
+        "SELECT i.release_id, i.code, i.message, i.dependency, i.line, i.col
+         FROM pick p CROSS JOIN issue i ON i.release_id = p.id ORDER BY i.release_id, i.ord",
+        |row| {
+            let issue = IssueRow {
+                code: row.get(1)?,
+                message: row.get(2)?,
+                dependency: row.get(3)?,
+                line: row.get(4)?,
+                col: row.get(5)?,
+            };
+            Ok(decoder.issue(row.get(0)?, issue))
+        },
+    )?;
+    Ok(decoder.finish())
+}
+
+/// Runs a query and hands each row to `decode`, which reads its cells (a failure there is the
+/// database's) and returns what decoding them gave (a failure there is a damaged catalog).
+fn each_row(
+    conn: &Connection,
+    path: &str,
+    sql: &str,
+    mut decode: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<Result<(), InputError>>,
+) -> Result<(), InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let mut stmt = conn.prepare_cached(sql).map_err(err)?;
+    let mut rows = stmt.query([]).map_err(err)?;
+    while let Some(row) = rows.next().map_err(err)? {
+        decode(row).map_err(err)??;
+    }
+    Ok(())
+}

@@ -1,0 +1,184 @@
+//! The one test suite every catalog backend passes, through the traits only: the same example
+//! catalog in a directory and imported into a catalog file must answer every scope, listing
+//! and lookup alike. A new backend adds one line to [`backends`].
+
+use std::path::PathBuf;
+
+use super::{Batch, Catalog, CatalogSource, CatalogStore, Location, Scope};
+use crate::loader;
+use crate::product::ProductId;
+use crate::version::Version;
+
+const EXAMPLES: &str = "testdata/examples/catalog";
+
+fn id(text: &str) -> ProductId {
+    ProductId::parse(text).unwrap()
+}
+
+fn version(text: &str) -> Version {
+    Version::parse(text).unwrap()
+}
+
+fn batch() -> Batch {
+    let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(EXAMPLES)]);
+    Batch::check(files, unreadable).unwrap()
+}
+
+/// A fresh catalog file holding the examples.
+fn imported(name: &str) -> PathBuf {
+    let db = std::env::temp_dir().join(format!("compat-suite-{}-{name}.db", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let mut store = Location::Sqlite(db.clone()).create_store().unwrap();
+    let summary = store.import(&batch(), false).unwrap();
+    assert_eq!(summary.added, 27);
+    db
+}
+
+/// Every backend, holding the examples, by name.
+fn backends(name: &str) -> Vec<(&'static str, Location)> {
+    vec![
+        ("directory", Location::Directory(PathBuf::from(EXAMPLES))),
+        ("sqlite", Location::Sqlite(imported(name))),
+    ]
+}
+
+/// The releases of a catalog as `product version` lines.
+fn releases(catalog: &Catalog) -> Vec<String> {
+    catalog
+        .products()
+        .flat_map(|p| catalog.releases(p))
+        .map(|m| m.release_name())
+        .collect()
+}
+
+fn contains(catalog: &Catalog, release: &str) -> bool {
+    let (p, v) = release.split_once('@').unwrap();
+    catalog.release(&id(p), &version(v)).is_some()
+}
+
+#[test]
+fn every_backend_answers_every_scope() {
+    let all = Location::Directory(EXAMPLES.into())
+        .open()
+        .unwrap()
+        .load_all()
+        .unwrap();
+    let everything = releases(&all);
+    assert_eq!(everything.len(), 27);
+    for (backend, location) in backends("scopes") {
+        let source: Box<dyn CatalogSource> = location.open().unwrap();
+        assert_eq!(
+            releases(&source.load(&Scope::All).unwrap()),
+            everything,
+            "{backend}"
+        );
+
+        let wanted = Scope::Releases(vec![
+            (id("com.example:api"), version("01.1.0")),
+            (id("io.redis:redis"), version("9.9.9")),
+        ]);
+        let found = source.load(&wanted).unwrap();
+        assert!(contains(&found, "com.example:api@1.1.0"), "{backend}");
+
+        let web = id("com.example:web");
+        let floor = version("2.4.0");
+        let floors = [(web.clone(), Some(floor.clone()))].into_iter().collect();
+        let found = source
+            .load(&Scope::Products {
+                floors,
+                closure: false,
+            })
+            .unwrap();
+        let from_floor: Vec<&Version> = all
+            .releases(&web)
+            .iter()
+            .map(|m| &m.version)
+            .filter(|v| **v >= floor)
+            .collect();
+        assert_eq!(from_floor.len(), 3);
+        for v in from_floor {
+            assert!(found.release(&web, v).is_some(), "{backend}: {v}");
+        }
+
+        // The closure reaches every product the web releases depend on, transitively.
+        let floors = [(web.clone(), None)].into_iter().collect();
+        let closed = source
+            .load(&Scope::Products {
+                floors,
+                closure: true,
+            })
+            .unwrap();
+        for m in closed.products().flat_map(|p| closed.releases(p)) {
+            for d in &m.dependencies {
+                assert_eq!(
+                    closed.releases(&d.product).len(),
+                    all.releases(&d.product).len(),
+                    "{backend}: {} is closed over",
+                    d.product
+                );
+            }
+        }
+        assert!(closed.products().count() > 1, "{backend}");
+    }
+}
+
+#[test]
+fn every_backend_lists_and_shows_alike() {
+    let mut answers = Vec::new();
+    for (backend, location) in backends("lists") {
+        let store: Box<dyn CatalogStore> = location.open_store().unwrap();
+        let all = store.list(None).unwrap();
+        let one = store.list(Some(&id("com.example:api"))).unwrap();
+        assert_eq!(one.len(), 1, "{backend}");
+        assert!(
+            store.list(Some(&id("g:none"))).unwrap().is_empty(),
+            "{backend}"
+        );
+        let shown = store
+            .release(&id("com.example:api"), &version("01.1.0"))
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            shown.version.as_str(),
+            "1.1.0",
+            "{backend}: by version equality"
+        );
+        assert!(
+            store
+                .release(&id("com.example:api"), &version("9.9.9"))
+                .unwrap()
+                .is_none(),
+            "{backend}"
+        );
+        answers.push((all, one, format!("{shown:?}")));
+    }
+    assert!(answers.windows(2).all(|w| w[0] == w[1]));
+}
+
+#[test]
+fn directories_refuse_imports_and_catalog_files_take_a_batch_once() {
+    let directory = Location::Directory(EXAMPLES.into());
+    let refused = |error: &dyn std::error::Error| {
+        assert_eq!(
+            error.to_string(),
+            "testdata/examples/catalog: cannot write: expected a catalog file to import into, \
+             found a catalog directory (compat only reads those)"
+        );
+    };
+    match directory.create_store() {
+        Ok(_) => panic!("a directory was opened for an import"),
+        Err(error) => refused(&error),
+    }
+    let opened = directory.open_store().unwrap().import(&batch(), false);
+    refused(&opened.unwrap_err());
+
+    let file = Location::Sqlite(imported("imports"));
+    let again = file
+        .create_store()
+        .unwrap()
+        .import(&batch(), false)
+        .unwrap();
+    assert_eq!((again.added, again.unchanged, again.replaced), (0, 27, 0));
+}

@@ -1,0 +1,152 @@
+//! `compat catalog import/list/show`: maintaining a catalog, through the catalog interface
+//! (`CatalogStore`), whatever backend `--db` names.
+
+use std::path::PathBuf;
+
+use clap::Subcommand;
+use compat::catalog::{Batch, Location};
+use compat::loader;
+use compat::product::ProductId;
+use compat::report::{self, human, json::to_json};
+
+use super::{CliError, Format, Outcome, argument, version_arg};
+
+#[derive(Debug, Subcommand)]
+pub enum CatalogCommand {
+    /// Import manifest directories or files into a catalog database (all or nothing)
+    Import {
+        /// Manifest directories or files
+        #[arg(required = true)]
+        paths: Vec<PathBuf>,
+        /// The catalog database (created when missing)
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        /// Overwrite stored releases whose manifest differs
+        #[arg(long)]
+        replace: bool,
+        #[arg(short, long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// List products and their versions in version order
+    List {
+        /// Only this product (`group:name`)
+        product: Option<String>,
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        #[arg(short, long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+    /// Show one release's declarations
+    Show {
+        /// The release as `group:name@version`
+        release: String,
+        #[arg(long, value_name = "FILE")]
+        db: PathBuf,
+        #[arg(short, long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+    },
+}
+
+pub fn run(command: CatalogCommand) -> Result<Outcome, CliError> {
+    match command {
+        CatalogCommand::Import {
+            paths,
+            db,
+            replace,
+            format,
+        } => catalog_import(&paths, &db, replace, format),
+        CatalogCommand::List {
+            product,
+            db,
+            format,
+        } => catalog_list(product.as_deref(), &db, format),
+        CatalogCommand::Show {
+            release,
+            db,
+            format,
+        } => catalog_show(&release, &db, format),
+    }
+}
+
+fn catalog_import(
+    paths: &[PathBuf],
+    db: &std::path::Path,
+    replace: bool,
+    format: Format,
+) -> Result<Outcome, CliError> {
+    // All or nothing: every problem of the batch is reported before the database is touched.
+    let (files, unreadable) = loader::read_sources_and_errors(paths);
+    let batch = Batch::check(files, unreadable)?;
+    let mut store = Location::parse(db)?.create_store()?;
+    let summary = store.import(&batch, replace)?;
+    let stdout = match format {
+        Format::Json => to_json(&serde_json::json!({
+            "db": db.display().to_string(),
+            "files": batch.files().len(),
+            "added": summary.added,
+            "unchanged": summary.unchanged,
+            "replaced": summary.replaced,
+        })),
+        Format::Human => format!(
+            "{}: {} added, {} unchanged, {} replaced (from {})\n",
+            db.display(),
+            report::plural(summary.added, "release"),
+            summary.unchanged,
+            summary.replaced,
+            report::plural(batch.files().len(), "file"),
+        ),
+    };
+    Ok(Outcome::new(stdout, true))
+}
+
+fn catalog_list(
+    product: Option<&str>,
+    db: &std::path::Path,
+    format: Format,
+) -> Result<Outcome, CliError> {
+    let product = product
+        .map(|p| ProductId::parse(p).map_err(|m| argument("argument PRODUCT", m)))
+        .transpose()?;
+    let store = Location::parse(db)?.open_store()?;
+    let products = store.list(product.as_ref())?;
+    if let Some(p) = &product
+        && products.is_empty()
+    {
+        return Err(CliError::NotFound(format!(
+            "{}: no releases of `{p}`",
+            db.display()
+        )));
+    }
+    let stdout = match format {
+        Format::Json => report::json::catalog_list(&products),
+        Format::Human => human::catalog_list(&products),
+    };
+    Ok(Outcome::new(stdout, true))
+}
+
+fn catalog_show(release: &str, db: &std::path::Path, format: Format) -> Result<Outcome, CliError> {
+    let parsed = release.rsplit_once('@').ok_or_else(|| {
+        argument(
+            "argument RELEASE",
+            format!("expected a release as `group:name@version`, found `{release}`"),
+        )
+    });
+    let (product, version) = parsed.and_then(|(p, v)| {
+        Ok((
+            ProductId::parse(p).map_err(|m| argument("argument RELEASE", m))?,
+            version_arg("argument RELEASE", v)?,
+        ))
+    })?;
+    let store = Location::parse(db)?.open_store()?;
+    let Some(m) = store.release(&product, &version)? else {
+        return Err(CliError::NotFound(format!(
+            "{}: no release `{product} {version}`",
+            db.display()
+        )));
+    };
+    let stdout = match format {
+        Format::Json => report::json::release(&m),
+        Format::Human => human::release(&m),
+    };
+    Ok(Outcome::new(stdout, true))
+}

@@ -1,0 +1,79 @@
+//! `compat generate` (hidden): writes a seeded workload (`compat::generate`) to disk, for
+//! benchmarks and tests.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use compat::{loader, report};
+
+use super::{CliError, Outcome};
+
+#[derive(Debug, Args)]
+pub struct GenerateArgs {
+    /// The directory to write `catalog/` and `env.yml` into
+    #[arg(long)]
+    pub out: PathBuf,
+    #[arg(long, default_value_t = 100)]
+    pub products: usize,
+    #[arg(long, default_value_t = 10)]
+    pub releases: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Tight two-sided windows on every dependency (adversarial for the planner)
+    #[arg(long)]
+    pub tight: bool,
+    /// The hard family: a hidden consistent state behind arbitrary windows (it goes to
+    /// `consistent.yml`)
+    #[arg(long, conflicts_with = "tight")]
+    pub hard: bool,
+}
+
+pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
+    use std::fmt::Write as _;
+
+    use compat::generate::Shape;
+    let shape = if args.hard {
+        Shape::Hard
+    } else if args.tight {
+        Shape::Tight
+    } else {
+        Shape::Realistic
+    };
+    let generated = compat::generate::generate(compat::generate::Params {
+        products: args.products,
+        releases: args.releases,
+        seed: args.seed,
+        shape,
+    });
+    let consistent = args.out.join("consistent.yml");
+    let files = generated
+        .manifests
+        .iter()
+        .map(|(path, text)| (args.out.join(path), text.as_str()))
+        .chain(std::iter::once((
+            args.out.join("env.yml"),
+            generated.environment.as_str(),
+        )))
+        .chain(
+            generated
+                .consistent
+                .as_deref()
+                .map(|text| (consistent.clone(), text)),
+        );
+    loader::write_files(files)?;
+    let mut stdout = format!(
+        "wrote {} ({} bytes of manifests) and {} entities to {}\n",
+        report::plural(args.products * args.releases.max(1), "release"),
+        generated.manifest_bytes(),
+        generated.entities,
+        args.out.display()
+    );
+    if generated.consistent.is_some() {
+        let _ = writeln!(
+            stdout,
+            "wrote the hidden consistent state to {}",
+            consistent.display()
+        );
+    }
+    Ok(Outcome::new(stdout, true))
+}

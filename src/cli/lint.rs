@@ -1,0 +1,30 @@
+//! `compat lint`: manifest files checked alone.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use compat::finding::Severity;
+use compat::report::{self, human};
+use compat::{lint, loader};
+
+use super::{CliError, Format, Outcome};
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Manifest files, or directories searched like a catalog
+    #[arg(required = true)]
+    pub manifests: Vec<PathBuf>,
+    #[arg(short, long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+pub fn run(args: &LintArgs) -> Result<Outcome, CliError> {
+    let manifests = loader::read_manifest_paths(&args.manifests)?;
+    let result = lint::lint(&manifests);
+    let ok = result.findings.iter().all(|f| f.severity < Severity::Error);
+    let stdout = match args.format {
+        Format::Human => human::lint(&result),
+        Format::Json => report::json::lint(&result),
+    };
+    Ok(Outcome::new(stdout, ok))
+}

@@ -1,0 +1,298 @@
+//! The command line, part of the binary only (the library exports no CLI): argument
+//! definitions (clap), one file per command with the glue from its arguments to library calls
+//! to rendered output, and the progress display. Nothing here decides anything about
+//! versions, constraints or which releases a command needs; that is the library's.
+//!
+//! [`run`] returns the whole stdout text and the exit code, or an error for exit 2/3; `main`
+//! writes and exits. Exit codes (SPEC section 8): 0 success, 1 constraint violations (or a
+//! `false` answer), 2 usage error, 3 unreadable or malformed input, 4 a search cut short.
+
+mod catalog;
+mod generate;
+mod graph;
+mod lint;
+mod order;
+mod plan;
+mod progress;
+mod upgrades;
+mod validate;
+mod version;
+
+use std::io::Read;
+use std::path::Path;
+
+use clap::{Parser, Subcommand, ValueEnum};
+
+use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
+use compat::diagnostic::{InputError, InputErrors};
+use compat::environment::Environment;
+use compat::loader;
+use compat::version::Version;
+
+/// Keep environments of many products healthy: validate version constraints, list safe
+/// upgrades, plan them.
+#[derive(Debug, Parser)]
+#[command(name = "compat", version, about, max_term_width = 100)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// Input limits (see `limits`); the defaults fit real use, these raise them.
+#[derive(Debug, clap::Args)]
+pub struct LimitArgs {
+    /// Largest input file, in MiB
+    #[arg(long, global = true, value_name = "MIB", default_value_t = 64)]
+    pub max_file_mb: u64,
+    /// Most YAML documents in one file
+    #[arg(long, global = true, value_name = "N", default_value_t = 100_000)]
+    pub max_documents: usize,
+    /// Deepest nesting in one YAML document
+    #[arg(long, global = true, value_name = "N", default_value_t = 64)]
+    pub max_depth: usize,
+    /// Most YAML nodes in one file, aliases expanded
+    #[arg(long, global = true, value_name = "N", default_value_t = 5_000_000)]
+    pub max_yaml_nodes: usize,
+    /// Most entities in one environment
+    #[arg(long, global = true, value_name = "N", default_value_t = 1_000_000)]
+    pub max_entities: usize,
+    /// Seconds to wait for another process's lock on a catalog database
+    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10)]
+    pub lock_timeout: u64,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate an environment against every constraint of its installed releases
+    Validate(validate::ValidateArgs),
+    /// Check manifest files alone (dependency and manifest rules)
+    Lint(lint::LintArgs),
+    /// List safe upgrades, and what blocks the newest release of each product
+    Upgrades(upgrades::UpgradesArgs),
+    /// Plan upgrades that keep every constraint satisfied, as rolling steps
+    Plan(plan::PlanArgs),
+    /// Install order of the managed entities: parallel waves, cycles grouped
+    Order(order::OrderArgs),
+    /// Draw the environment's dependency graph (Graphviz DOT or Mermaid)
+    Graph(graph::GraphArgs),
+    /// Version utilities: parse, sort, compare, check ranges and matchers
+    #[command(subcommand)]
+    Version(version::VersionCommand),
+    /// Maintain a SQLite release catalog
+    #[command(subcommand)]
+    Catalog(catalog::CatalogCommand),
+    /// Write a seeded, realistic catalog and environment (for benchmarks)
+    #[command(hide = true)]
+    Generate(generate::GenerateArgs),
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Human,
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum OrderFormat {
+    Human,
+    Json,
+    Markdown,
+}
+
+/// What a successful run prints and how it exits.
+#[derive(Debug)]
+pub struct Outcome {
+    pub stdout: String,
+    /// Located warnings about the inputs themselves, for stderr.
+    pub warnings: Vec<String>,
+    pub code: u8,
+}
+
+impl Outcome {
+    pub fn new(stdout: String, ok: bool) -> Outcome {
+        Outcome {
+            stdout,
+            warnings: Vec::new(),
+            code: u8::from(!ok),
+        }
+    }
+}
+
+/// Why a run could not produce its output.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// Unreadable or malformed input: exit 3.
+    #[error(transparent)]
+    Input(#[from] InputErrors),
+    /// The catalog refused the change (conflicting releases): exit 1.
+    #[error("{0}")]
+    Refused(String),
+    /// What was asked for does not exist: exit 1.
+    #[error("{0}")]
+    NotFound(String),
+}
+
+impl From<ImportError> for CliError {
+    fn from(e: ImportError) -> Self {
+        match e {
+            ImportError::Input(e) => CliError::Input(e),
+            conflicts @ ImportError::Conflicts(_) => CliError::Refused(conflicts.to_string()),
+        }
+    }
+}
+
+impl From<InputError> for CliError {
+    fn from(e: InputError) -> Self {
+        CliError::Input(e.into())
+    }
+}
+
+impl CliError {
+    #[must_use]
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Input(_) => 3,
+            CliError::Refused(_) | CliError::NotFound(_) => 1,
+        }
+    }
+}
+
+/// Runs one command.
+///
+/// # Errors
+/// Input that cannot be read.
+pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    compat::limits::set(compat::limits::Limits {
+        file_bytes: cli.limits.max_file_mb.saturating_mul(1024 * 1024),
+        documents: cli.limits.max_documents,
+        depth: cli.limits.max_depth,
+        nodes: cli.limits.max_yaml_nodes,
+        entities: cli.limits.max_entities,
+        lock_wait_ms: cli.limits.lock_timeout.saturating_mul(1000),
+    });
+    match cli.command {
+        Command::Validate(args) => validate::run(&args),
+        Command::Lint(args) => lint::run(&args),
+        Command::Upgrades(args) => upgrades::run(&args),
+        Command::Plan(args) => plan::run(&args),
+        Command::Order(args) => order::run(&args),
+        Command::Graph(args) => graph::run(&args),
+        Command::Version(command) => version::run(command, stdin),
+        Command::Catalog(command) => catalog::run(command),
+        Command::Generate(args) => generate::run(&args),
+    }
+}
+
+/// Reads the environment and opens the catalog; both are tried before failing, so every
+/// input error is shown in one run.
+fn open_inputs(
+    env_path: &Path,
+    catalog_path: &Path,
+) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
+    match (
+        loader::read_environment(env_path),
+        Location::parse(catalog_path)
+            .map_err(InputErrors::from)
+            .and_then(|location| location.open()),
+    ) {
+        (Ok(env), Ok(source)) => Ok((env, source)),
+        (env, source) => {
+            let mut errors: Vec<InputError> = env.err().into_iter().collect();
+            if let Err(InputErrors(more)) = source {
+                errors.extend(more);
+            }
+            Err(InputErrors(errors).into())
+        }
+    }
+}
+
+/// Reads the environment and the releases in the scope the library states for it
+/// (`Scope::installed`, `Scope::entities`, `Scope::upgrades`). Both inputs are read before
+/// failing, so every input error is shown in one run.
+pub fn load_inputs(
+    env_path: &Path,
+    catalog_path: &Path,
+    scope: impl FnOnce(&Environment) -> Scope,
+) -> Result<(Environment, Catalog), CliError> {
+    let (env, source) = open_inputs(env_path, catalog_path)?;
+    let catalog = source.load(&scope(&env))?;
+    Ok((env, catalog))
+}
+
+/// For a database catalog, which is read only as far as the command's own policy needs
+/// ([`Scope::upgrades`]), a way for explanations to read what a relaxed policy reaches when
+/// they check a fix (each policy read once). A directory is read whole already: `None`.
+pub fn reload_for(
+    env_path: &Path,
+    catalog_path: &Path,
+    targets: &[compat::product::ProductId],
+) -> Option<compat::solve::explain::Reload> {
+    use std::collections::BTreeMap;
+    use std::sync::{Arc, Mutex};
+    type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
+    if matches!(
+        Location::parse(catalog_path),
+        Ok(Location::Directory(_)) | Err(_)
+    ) {
+        return None;
+    }
+    let (env_path, catalog_path) = (env_path.to_owned(), catalog_path.to_owned());
+    let targets = targets.to_vec();
+    let cache: Mutex<Loaded> = Mutex::default();
+    Some(compat::solve::explain::Reload::new(move |policy| {
+        let key = (policy.allow_downgrade, policy.allow_install);
+        let mut cache = cache
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        cache
+            .entry(key)
+            .or_insert_with(|| {
+                load_inputs(&env_path, &catalog_path, |env| {
+                    Scope::upgrades(env, &targets, key.0, key.1)
+                })
+                .ok()
+                .map(|(_, catalog)| Arc::new(catalog))
+            })
+            .clone()
+    }))
+}
+
+/// The environment's own warnings, located, for stderr.
+pub fn env_warnings(env: &Environment) -> Vec<String> {
+    env.warnings
+        .iter()
+        .map(|(at, message)| format!("{}:{}:{}: {message}", env.file, at.line, at.column))
+        .collect()
+}
+
+/// Exit code of a command whose search a time limit cut short (SPEC section 8).
+pub const CUT_SHORT: u8 = 4;
+
+/// The moment `--timeout SECONDS` from now ends.
+pub fn deadline_arg(timeout: Option<f64>) -> Result<Option<std::time::Instant>, InputError> {
+    match timeout {
+        Some(s) if s.is_finite() && s >= 0.0 => Ok(Some(
+            std::time::Instant::now() + std::time::Duration::from_secs_f64(s),
+        )),
+        Some(s) => Err(argument(
+            "--timeout",
+            format!("expected a number of seconds, found `{s}`"),
+        )),
+        None => Ok(None),
+    }
+}
+
+/// An error about one command-line argument (exit 3), named as the user wrote it.
+pub fn argument(what: &str, message: impl std::fmt::Display) -> InputError {
+    InputError::Argument {
+        argument: what.to_owned(),
+        message: message.to_string(),
+    }
+}
+
+/// An argument that must be a version; errors name the argument.
+pub fn version_arg(what: &str, text: &str) -> Result<Version, InputError> {
+    Version::parse(text).map_err(|e| argument(what, e))
+}

@@ -1,0 +1,129 @@
+//! `compat plan`: an upgrade plan for targets or `--all`, with `--write-env` for its final
+//! state.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use compat::catalog::Scope;
+use compat::diagnostic::InputError;
+use compat::loader;
+use compat::plan::Target;
+use compat::product::ProductId;
+use compat::report::{self, human};
+
+use super::progress::PlanProgress;
+use super::{
+    CUT_SHORT, CliError, Format, Outcome, argument, deadline_arg, env_warnings, load_inputs,
+    reload_for, version_arg,
+};
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("what").required(true).args(["target", "all"])))]
+#[allow(clippy::struct_excessive_bools)] // command-line switches
+pub struct PlanArgs {
+    /// The environment file (YAML or JSON)
+    pub env: PathBuf,
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
+    #[arg(long, value_name = "PATH")]
+    pub catalog: PathBuf,
+    /// A product to upgrade, as new as possible (`group:name`) or to one release
+    /// (`group:name@version`); repeatable
+    #[arg(long, value_name = "PRODUCT[@VERSION]")]
+    pub target: Vec<String>,
+    /// Every installed product as new as possible
+    #[arg(long)]
+    pub all: bool,
+    /// Release candidates and snapshots are candidates too
+    #[arg(long)]
+    pub pre: bool,
+    /// Older releases are candidates too
+    #[arg(long)]
+    pub allow_downgrade: bool,
+    /// Products that are not installed may be installed
+    #[arg(long)]
+    pub allow_install: bool,
+    /// Stop searching after this many seconds and report the best plan found so far
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    /// Write the final state as an environment file
+    #[arg(long, value_name = "FILE")]
+    pub write_env: Option<PathBuf>,
+    #[arg(short, long, value_enum, default_value_t = Format::Human)]
+    pub format: Format,
+}
+
+/// `group:name` or `group:name@version` from `--target`.
+fn target_arg(text: &str) -> Result<Target, InputError> {
+    let what = "--target";
+    match text.rsplit_once('@') {
+        Some((product, version)) => Ok(Target::Exact(
+            ProductId::parse(product).map_err(|m| argument(what, m))?,
+            version_arg(what, version)?,
+        )),
+        None => Ok(Target::Newest(
+            ProductId::parse(text).map_err(|m| argument(what, m))?,
+        )),
+    }
+}
+
+pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
+    let targets = args
+        .target
+        .iter()
+        .map(|t| target_arg(t))
+        .collect::<Result<Vec<_>, _>>()?;
+    let deadline = deadline_arg(args.timeout)?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, |env| {
+        let products = targets.iter().map(|t| match t {
+            Target::Newest(p) | Target::Exact(p, _) => p,
+        });
+        Scope::upgrades(env, products, args.allow_downgrade, args.allow_install)
+    })?;
+    let named: Vec<ProductId> = targets
+        .iter()
+        .map(|t| match t {
+            Target::Newest(p) | Target::Exact(p, _) => p.clone(),
+        })
+        .collect();
+    let reload = reload_for(&args.env, &args.catalog, &named);
+    let progress = PlanProgress::new();
+    let request = compat::plan::Request {
+        targets,
+        all: args.all,
+        policy: compat::plan::Policy {
+            pre: args.pre,
+            allow_downgrade: args.allow_downgrade,
+            allow_install: args.allow_install,
+        },
+        deadline,
+        progress: Some(progress.sink()),
+        reload,
+    };
+    let plan = compat::plan::plan(&env, &catalog, &request);
+    progress.finish();
+    if let (Some(path), true) = (&args.write_env, plan.feasible) {
+        let entities: Vec<_> = plan
+            .final_state
+            .iter()
+            .map(|e| {
+                (
+                    e.entity.clone(),
+                    e.product.to_string(),
+                    e.version.clone(),
+                    e.state,
+                )
+            })
+            .collect();
+        loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
+    }
+    let stdout = match args.format {
+        Format::Human => human::plan(&plan),
+        Format::Json => report::json::plan(&plan),
+    };
+    let mut outcome = Outcome::new(stdout, plan.feasible);
+    if !plan.complete {
+        outcome.code = CUT_SHORT;
+    }
+    outcome.warnings = env_warnings(&env);
+    Ok(outcome)
+}

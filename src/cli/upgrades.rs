@@ -1,0 +1,63 @@
+//! `compat upgrades`: the safe upgrade of each installed product and what blocks the newest.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use compat::catalog::Scope;
+use compat::report::{self, human};
+
+use super::{
+    CUT_SHORT, CliError, OrderFormat, Outcome, deadline_arg, env_warnings, load_inputs, reload_for,
+};
+
+#[derive(Debug, Args)]
+pub struct UpgradesArgs {
+    /// The environment file (YAML or JSON)
+    pub env: PathBuf,
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
+    #[arg(long, value_name = "PATH")]
+    pub catalog: PathBuf,
+    /// Release candidates and snapshots are candidates too
+    #[arg(long)]
+    pub pre: bool,
+    /// Exit with this code when any safe upgrade exists (for scheduled CI jobs)
+    #[arg(long, value_name = "N")]
+    pub exit_code: Option<u8>,
+    /// Stop searching for co-upgrades after this many seconds; rows cut short are marked as
+    /// not proven and the command exits 4
+    #[arg(long, value_name = "SECONDS")]
+    pub timeout: Option<f64>,
+    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
+    pub format: OrderFormat,
+}
+
+pub fn run(args: &UpgradesArgs) -> Result<Outcome, CliError> {
+    let deadline = deadline_arg(args.timeout)?;
+    let (env, catalog) = load_inputs(&args.env, &args.catalog, |env| {
+        Scope::upgrades(env, [], false, false)
+    })?;
+    let list = compat::upgrade::upgrades_with(
+        &env,
+        &catalog,
+        args.pre,
+        compat::solve::default_engine(),
+        deadline,
+        reload_for(&args.env, &args.catalog, &[]).as_ref(),
+    );
+    let stdout = match args.format {
+        OrderFormat::Human => human::upgrades(&list),
+        OrderFormat::Json => report::json::upgrades(&list),
+        OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list),
+    };
+    let mut outcome = Outcome::new(stdout, true);
+    if let Some(code) = args.exit_code
+        && list.iter().any(|u| u.safe.is_some())
+    {
+        outcome.code = code;
+    }
+    if !list.iter().all(|u| u.proven) {
+        outcome.code = CUT_SHORT;
+    }
+    outcome.warnings = env_warnings(&env);
+    Ok(outcome)
+}
