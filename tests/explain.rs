@@ -189,7 +189,8 @@ fn conflict_names(
     }
     let conflict = Sat
         .explain(&model, &query)
-        .expect("an infeasible question has a conflict");
+        .expect("an infeasible question has a conflict")
+        .conflict;
     Some(
         conflict
             .causes
@@ -266,7 +267,7 @@ fn every_declaration_in_a_conflict_is_needed() {
                 objective: None,
                 deadline: None,
             };
-            let conflict = Sat.explain(&model, &query).unwrap();
+            let conflict = Sat.explain(&model, &query).unwrap().conflict;
             assert!(conflict.minimal);
             for cause in &conflict.causes {
                 let Cause::Declares {

@@ -70,6 +70,19 @@ impl Conflict {
     }
 }
 
+/// A conflict with what an engine could check about it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Explained {
+    pub conflict: Conflict,
+    /// Sets of flags (of the conflict's) that make the question answerable, checked.
+    pub fixes: Vec<Vec<&'static str>>,
+    /// Flags of the conflict the engine could not check (the caller may, with a model built
+    /// for them).
+    pub unchecked: Vec<&'static str>,
+    /// When no checked flag suffices: the conflict behind them, with those flags on.
+    pub beyond: Option<(Vec<&'static str>, Box<Explained>)>,
+}
+
 /// The manifest `release` of `product` and the declaration's target product.
 #[must_use]
 pub fn declared<'m>(

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::conflict::{Cause, Conflict, Declaration, declared};
+use super::conflict::{Cause, Conflict, Declaration, Explained, declared};
 use super::model::{Exclusion, Model, Policy, Releases, Value};
 use super::{Engine, Query};
 use crate::catalog::Catalog;
@@ -238,21 +238,69 @@ fn explain_in(
         objective: None,
         deadline: context.deadline,
     };
-    let conflict = context.engine.explain(model, &query)?;
-    let mut explanation = chain(model, &conflict);
-    explanation.fixes = fixes(&conflict, |flags| {
-        relaxed(context, model.policy, flags, asked, |model, query| {
+    let explained = context.engine.explain(model, &query)?;
+    Some(render(context, model, asked, &explained, &[], depth))
+}
+
+/// The chain of `explained`, its fixes (the engine's, and the flags it left unchecked checked
+/// here on a model built for them), and what lies beyond flags that do not suffice. `on`:
+/// the flags already lifted inside the engine for this conflict.
+fn render(
+    context: &Context<'_>,
+    model: &Model<'_>,
+    asked: &Asked,
+    explained: &Explained,
+    on: &[&'static str],
+    depth: usize,
+) -> Explanation {
+    let mut explanation = chain(model, &explained.conflict);
+    let answers = |flags: &[&'static str]| {
+        let all: Vec<&'static str> = on.iter().chain(flags).copied().collect();
+        relaxed(context, model.policy, &all, asked, |model, query| {
             matches!(context.engine.solve(model, query), super::Outcome::Found(_))
         })
-    });
-    let flags = conflict.flags();
-    if explanation.fixes.is_empty() && !flags.is_empty() && depth > 0 {
-        let next = relaxed(context, model.policy, &flags, asked, |model, _| {
+    };
+    let mut fixes: Vec<Vec<&'static str>> = explained.fixes.clone();
+    fixes.extend(
+        explained
+            .unchecked
+            .iter()
+            .filter(|&&flag| answers(&[flag]))
+            .map(|&flag| vec![flag]),
+    );
+    let every = explained.conflict.flags();
+    if fixes.is_empty() && !explained.unchecked.is_empty() && every.len() > 1 && answers(&every) {
+        fixes.push(every.clone());
+    }
+    explanation.fixes = fixes.into_iter().map(fix).collect();
+    if !explanation.fixes.is_empty() {
+        return explanation;
+    }
+    if let Some((flags, next)) = &explained.beyond
+        && explained.unchecked.is_empty()
+    {
+        let all: Vec<&'static str> = on.iter().chain(flags).copied().collect();
+        let next = render(context, model, asked, next, &all, depth.saturating_sub(1));
+        explanation.beyond = Some((flags.clone(), Box::new(next)));
+    } else if !every.is_empty() && depth > 0 {
+        // a flag the engine could not lift alone (--allow-install): build the model for all
+        let all: Vec<&'static str> = on.iter().chain(&every).copied().collect();
+        let next = relaxed(context, model.policy, &all, asked, |model, _| {
             explain_in(context, model, asked, depth - 1)
         });
-        explanation.beyond = next.map(|next| (flags, Box::new(next)));
+        explanation.beyond = next.map(|next| (every, Box::new(next)));
     }
-    Some(explanation)
+    explanation
+}
+
+fn fix(flags: Vec<&'static str>) -> Fix {
+    Fix {
+        text: format!(
+            "fix: with {} a valid state exists (checked)",
+            flags.join(" and ")
+        ),
+        flags,
+    }
 }
 
 /// `asked` in `model`'s terms (a product the model lacks is left out; a release it lacks
@@ -300,33 +348,6 @@ fn relaxed<R>(
         deadline: context.deadline,
     };
     then(&model, &query)
-}
-
-/// The flags that lift `conflict`, each checked with `answers`: every single flag that works;
-/// when none does alone, all of them together if that works.
-pub fn fixes(conflict: &Conflict, mut answers: impl FnMut(&[&'static str]) -> bool) -> Vec<Fix> {
-    let candidates = conflict.flags();
-    let text = |flags: &[&'static str]| {
-        format!(
-            "fix: with {} a valid state exists (checked)",
-            flags.join(" and ")
-        )
-    };
-    let mut out: Vec<Fix> = candidates
-        .iter()
-        .filter(|&&flag| answers(&[flag]))
-        .map(|&flag| Fix {
-            flags: vec![flag],
-            text: text(&[flag]),
-        })
-        .collect();
-    if out.is_empty() && candidates.len() > 1 && answers(&candidates) {
-        out.push(Fix {
-            text: text(&candidates),
-            flags: candidates,
-        });
-    }
-    out
 }
 
 /// The chain of sentences for `conflict` (no fixes yet).

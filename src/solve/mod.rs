@@ -24,7 +24,7 @@ pub mod sat;
 
 use std::time::Instant;
 
-pub use conflict::Conflict;
+pub use conflict::{Conflict, Explained};
 pub use model::{Model, Value};
 
 /// What an optimizing query minimizes, in order: violations of today's environment left
@@ -91,10 +91,11 @@ pub trait Engine: Sync {
     fn name(&self) -> &'static str;
     /// Answers `query` over `model`.
     fn solve(&self, model: &Model<'_>, query: &Query<'_>) -> Outcome;
-    /// Why `query` has no answer: a conflict the engine proved, each part needed. `None` when
-    /// it has an answer, when the deadline came first, or when this engine cannot say (the
-    /// objective plays no part: infeasible is infeasible).
-    fn explain(&self, model: &Model<'_>, query: &Query<'_>) -> Option<Conflict> {
+    /// Why `query` has no answer: a conflict the engine proved, each part needed, with the
+    /// flags that lift it checked where the engine can. `None` when it has an answer, when
+    /// the deadline came first, or when this engine cannot say (the objective plays no part:
+    /// infeasible is infeasible).
+    fn explain(&self, model: &Model<'_>, query: &Query<'_>) -> Option<Explained> {
         let _ = (model, query);
         None
     }

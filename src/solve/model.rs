@@ -256,14 +256,20 @@ impl Exclusion {
 }
 
 impl Var<'_> {
-    /// Why release `i` is not a value of this product under `policy`, or `None` when it is.
+    /// Why release `i` is not a value of this product under `policy`, or `None` when it is
+    /// (the first of [`Var::exclusions`]).
     #[must_use]
     pub fn exclusion(&self, i: usize, policy: Policy) -> Option<Exclusion> {
+        self.exclusions(i, policy).first().copied()
+    }
+
+    /// Every reason release `i` is not a value under `policy`, the ones no flag lifts first
+    /// (an older release candidate needs both `--pre` and `--allow-downgrade`).
+    #[must_use]
+    pub fn exclusions(&self, i: usize, policy: Policy) -> Vec<Exclusion> {
         let candidate = &self.releases[i].version;
         let installed = self.installed_version();
-        if !self.installed() && !policy.allow_install {
-            return Some(Exclusion::NotInstalled);
-        }
+        let mut out = Vec::new();
         if installed.is_some_and(|v| *candidate == *v) {
             // Moving every entity to the installed version is a change only when the
             // entities run different versions today.
@@ -272,23 +278,31 @@ impl Var<'_> {
                 .windows(2)
                 .all(|w| w[0].version.as_str() == w[1].version.as_str());
             if aligned {
-                return Some(Exclusion::Installed);
+                out.push(Exclusion::Installed);
             }
-        } else if !candidate.is_orderable() {
-            return Some(Exclusion::Unorderable);
-        } else if !(candidate.is_release() || policy.pre) {
-            return Some(Exclusion::Prerelease);
-        } else if installed.is_some_and(|v| {
+        } else {
+            if !candidate.is_orderable() {
+                out.push(Exclusion::Unorderable);
+            }
+            if candidate.is_orderable() && !(candidate.is_release() || policy.pre) {
+                out.push(Exclusion::Prerelease);
+            }
             // A non-orderable installed version has no place in the order: any release may
             // follow it.
-            v.is_orderable() && *candidate < *v && !policy.allow_downgrade
-        }) {
-            return Some(Exclusion::Older);
+            if installed
+                .is_some_and(|v| v.is_orderable() && *candidate < *v && !policy.allow_downgrade)
+            {
+                out.push(Exclusion::Older);
+            }
         }
         if !self.releases[i].is_valid() {
-            return Some(Exclusion::Invalid);
+            out.push(Exclusion::Invalid);
         }
-        None
+        if !self.installed() && !policy.allow_install {
+            out.push(Exclusion::NotInstalled);
+        }
+        out.sort_by_key(|e| e.flag().is_some());
+        out
     }
 }
 

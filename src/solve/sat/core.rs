@@ -24,12 +24,22 @@ use rustsat::types::Lit;
 use super::Cnf;
 use crate::manifest::Manifest;
 use crate::solve::Query;
-use crate::solve::conflict::{Cause, Conflict, Declaration};
+use crate::solve::conflict::{Cause, Conflict, Declaration, Explained};
 use crate::solve::model::{Exclusion, Model, Value};
 
-/// The conflict behind `query`, or `None` when it has an answer or the deadline came first.
-pub(crate) fn conflict(model: &Model<'_>, query: &Query<'_>) -> Option<Conflict> {
+/// The conflict behind `query` with the fixes this encoding can check, or `None` when it has
+/// an answer or the deadline came first.
+pub(crate) fn explain(model: &Model<'_>, query: &Query<'_>) -> Option<Explained> {
     Explainer::new(model, query).run()
+}
+
+/// The policy rule a flag lifts, for the flags the encoding can lift alone.
+fn rule(flag: &str) -> Option<Exclusion> {
+    match flag {
+        "--pre" => Some(Exclusion::Prerelease),
+        "--allow-downgrade" => Some(Exclusion::Older),
+        _ => None,
+    }
 }
 
 struct Encoded {
@@ -64,16 +74,96 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         }
     }
 
-    fn run(mut self) -> Option<Conflict> {
+    fn run(mut self) -> Option<Explained> {
         if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         for &(p, _) in &self.query.restrict {
             self.encode(p);
         }
-        let core = loop {
-            let all: Vec<Lit> = self.selectors.values().copied().collect();
-            match self.solve(&all) {
+        self.explain(&[], 2)
+    }
+
+    /// The conflict with the rules in `lifted` lifted, its fixes among the flags this
+    /// encoding can check, and, when none suffices, the next conflict (at most `depth` more).
+    fn explain(&mut self, lifted: &[Exclusion], depth: usize) -> Option<Explained> {
+        let core = self.find_core(lifted).ok()??;
+        let (core, minimal) = self.minimize(core);
+        let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
+        let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
+        causes.sort();
+        let conflict = Conflict { causes, minimal };
+        let flags = conflict.flags();
+        // --allow-install adds products to the question: the caller checks it with a model
+        // built for it. The other flags only lift selectors of this encoding.
+        let (checkable, unchecked): (Vec<&'static str>, Vec<&'static str>) =
+            flags.iter().partition(|&&f| rule(f).is_some());
+        let with = |flags: &[&'static str]| -> Vec<Exclusion> {
+            lifted
+                .iter()
+                .copied()
+                .chain(flags.iter().filter_map(|&f| rule(f)))
+                .collect()
+        };
+        let mut fixes: Vec<Vec<&'static str>> = Vec::new();
+        for &flag in &checkable {
+            if let Ok(None) = self.find_core(&with(&[flag])) {
+                fixes.push(vec![flag]);
+            }
+        }
+        if fixes.is_empty()
+            && checkable.len() > 1
+            && let Ok(None) = self.find_core(&with(&checkable))
+        {
+            fixes.push(checkable.clone());
+        }
+        let beyond = if fixes.is_empty() && !checkable.is_empty() && depth > 0 {
+            self.explain(&with(&checkable), depth - 1)
+                .map(|next| (checkable, Box::new(next)))
+        } else {
+            None
+        };
+        Some(Explained {
+            conflict,
+            fixes,
+            unchecked,
+            beyond,
+        })
+    }
+
+    /// A core of the question with the rules in `lifted` lifted: `Ok(None)` when it has an
+    /// answer, `Err` when the deadline came first. Each round assumes every selector still
+    /// active and, for every encoded product not yet freed, its baseline value; a failed
+    /// assumption on a baseline frees that product, an answer that breaks with products not
+    /// encoded encodes them, so answers (and the encoding) stay near the question, as in the
+    /// engine's own feasibility questions.
+    fn find_core(&mut self, lifted: &[Exclusion]) -> Result<Option<Vec<Lit>>, ()> {
+        let mut free: Vec<bool> = vec![false; self.model.vars.len()];
+        for (p, _) in &self.query.restrict {
+            free[*p] = true;
+        }
+        loop {
+            let active: Vec<Lit> = self
+                .selectors
+                .iter()
+                .filter(
+                    |(c, _)| !matches!(c, Cause::Excluded { rule, .. } if lifted.contains(rule)),
+                )
+                .map(|(_, &l)| l)
+                .collect();
+            let held: Vec<(usize, Lit)> = self
+                .order
+                .iter()
+                .filter(|&&p| !free[p])
+                .filter_map(|&p| {
+                    let e = self.encoded[p].as_ref()?;
+                    let at = e.domain.iter().position(|&v| v == self.query.baseline[p])?;
+                    Some((p, e.lits[at]))
+                })
+                .collect();
+            let mut assumed = active.clone();
+            assumed.extend(held.iter().map(|&(_, l)| l));
+            match self.solve(&assumed) {
                 Answer::Sat => {
                     let values = self.read();
                     let reached = super::reached(
@@ -84,21 +174,29 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                         |q| self.encoded[q].is_some(),
                     );
                     if reached.is_empty() {
-                        return None; // an answer: nothing to explain
+                        return Ok(None);
                     }
                     for q in reached {
                         self.encode(q);
                     }
                 }
-                Answer::Unsat(core) => break core,
-                Answer::Interrupted => return None,
+                Answer::Unsat(core) => {
+                    let mut freed = false;
+                    for &(p, l) in &held {
+                        if core.contains(&l) {
+                            free[p] = true;
+                            freed = true;
+                        }
+                    }
+                    if !freed {
+                        return Ok(Some(
+                            core.into_iter().filter(|l| active.contains(l)).collect(),
+                        ));
+                    }
+                }
+                Answer::Interrupted => return Err(()),
             }
-        };
-        let (core, minimal) = self.minimize(core);
-        let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
-        let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
-        causes.sort();
-        Some(Conflict { causes, minimal })
+        }
     }
 
     /// Deletion-based: each part in turn is dropped; when the rest is still unsatisfiable,
@@ -195,27 +293,30 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         }
         let var = &self.model.vars[p];
         let policy = self.model.policy;
-        let mut values = vec![(var.domain[0], None)];
+        let mut values = vec![(var.domain[0], Vec::new())];
         for i in 0..var.releases.len() {
-            match var.exclusion(i, policy) {
-                Some(Exclusion::Installed | Exclusion::Unorderable) => {}
-                rule => values.push((Value::Release(i), rule)),
+            let rules = var.exclusions(i, policy);
+            if !rules
+                .iter()
+                .any(|r| matches!(r, Exclusion::Installed | Exclusion::Unorderable))
+            {
+                values.push((Value::Release(i), rules));
             }
         }
         let baseline = self.query.baseline[p];
         let lits: Vec<Lit> = values
             .iter()
-            .map(|&(v, _)| self.cnf.fresh(v == baseline))
+            .map(|(v, _)| self.cnf.fresh(*v == baseline))
             .collect();
         self.cnf.add(lits.clone());
         self.cnf.at_most_one(&lits);
-        for (&(_, rule), &l) in values.iter().zip(&lits) {
-            if let Some(rule) = rule {
+        for ((_, rules), &l) in values.iter().zip(&lits) {
+            for &rule in rules {
                 let s = self.selector(Cause::Excluded { product: p, rule });
                 self.cnf.add(vec![!s, !l]);
             }
         }
-        let domain: Vec<Value> = values.iter().map(|&(v, _)| v).collect();
+        let domain: Vec<Value> = values.iter().map(|(v, _)| *v).collect();
         for (&v, &l) in domain.iter().zip(&lits) {
             if v == Value::Keep {
                 continue; // what a kept release breaks today is tolerated

@@ -51,7 +51,7 @@ mod core;
 
 use cnf::Cnf;
 
-use super::{Conflict, Engine, Fewest, Model, Outcome, Query, Value, domain};
+use super::{Engine, Explained, Fewest, Model, Outcome, Query, Value, domain};
 
 /// The CDCL engine (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -66,8 +66,8 @@ impl Engine for Sat {
         Session::new(model, query).run()
     }
 
-    fn explain(&self, model: &Model<'_>, query: &Query<'_>) -> Option<Conflict> {
-        core::conflict(model, query)
+    fn explain(&self, model: &Model<'_>, query: &Query<'_>) -> Option<Explained> {
+        core::explain(model, query)
     }
 }
 
