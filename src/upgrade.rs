@@ -84,9 +84,8 @@ pub fn upgrades_with(
         .filter(|&p| model.vars[p].installed())
         .map(|p| examine(&model, &current, p, engine, deadline))
         .collect();
-    // Why each `latest` that no co-upgrade makes installable stays out of reach: asked of a
-    // model that knows every release (a database catalog was read only as far as this
-    // policy needs), built once for all rows.
+    // Why each `latest` that no co-upgrade makes installable stays out of reach (all rows
+    // at once: a catalog read in part is read further once for all of them).
     let unreachable: Vec<usize> = (0..rows.len())
         .filter(|&i| rows[i].proven && !rows[i].latest_installable && rows[i].latest.is_some())
         .collect();
@@ -100,31 +99,19 @@ pub fn upgrades_with(
         deadline,
         reload,
     };
-    let whole = explain::whole_catalog(&context);
-    let releases: &dyn crate::solve::model::Releases = match &whole {
-        Some(c) => &**c,
-        None => catalog,
-    };
-    let wide = Model::build(env, releases, policy, &[]);
-    let explained: Vec<(usize, Option<Explanation>)> = unreachable
-        .into_par_iter()
-        .map(|i| {
+    let questions: Vec<explain::Asked> = unreachable
+        .iter()
+        .map(|&i| {
             let row = &rows[i];
             let latest = row.latest.as_deref().and_then(|v| Version::parse(v).ok());
-            let asked = vec![(
+            vec![(
                 row.product.clone(),
                 latest.into_iter().map(Pick::Version).collect(),
-            )];
-            let context = Context {
-                env,
-                catalog,
-                engine,
-                deadline,
-                reload,
-            };
-            (i, explain::why(&context, &wide, &asked))
+            )]
         })
         .collect();
+    let answers = explain::explain_all(&context, policy, &questions);
+    let explained = unreachable.into_iter().zip(answers);
     for (i, explanation) in explained {
         rows[i].explanation = explanation;
     }

@@ -92,6 +92,12 @@ mod catalog {
                 "testdata/cases/warnings/env.yml",
             ),
             ("testdata/cases/plan/catalog", "testdata/cases/plan/env.yml"),
+            // explanations that need releases older than the installed ones, which a
+            // database catalog reads only when an explanation asks for them
+            (
+                "testdata/cases/explain-older/catalog",
+                "testdata/cases/explain-older/env.yml",
+            ),
         ];
         for (i, (catalog, env)) in cases.iter().enumerate() {
             let db = dir.join(format!("c{i}.db"));
@@ -105,6 +111,7 @@ mod catalog {
                 vec!["upgrades", env, "--pre"],
                 vec!["plan", env, "--all", "-f", "json"],
                 vec!["plan", env, "--target", "com.example:web"],
+                vec!["plan", env, "--target", "g:app", "-f", "json"],
                 vec!["order", env, "--from-scratch", "-f", "json"],
                 vec!["graph", env],
             ]);

@@ -27,6 +27,7 @@ use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
+use compat::product::ProductId;
 use compat::version::Version;
 
 /// Keep environments of many products healthy: validate version constraints, list safe
@@ -227,11 +228,11 @@ pub fn load_inputs(
 pub fn reload_for(
     env_path: &Path,
     catalog_path: &Path,
-    targets: &[compat::product::ProductId],
+    targets: &[ProductId],
 ) -> Option<compat::solve::explain::Reload> {
     use std::collections::BTreeMap;
     use std::sync::{Arc, Mutex};
-    type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
+    type Loaded = BTreeMap<(bool, bool, Vec<ProductId>), Option<Arc<Catalog>>>;
     if matches!(
         Location::parse(catalog_path),
         Ok(Location::Directory(_)) | Err(_)
@@ -241,16 +242,18 @@ pub fn reload_for(
     let (env_path, catalog_path) = (env_path.to_owned(), catalog_path.to_owned());
     let targets = targets.to_vec();
     let cache: Mutex<Loaded> = Mutex::default();
-    Some(compat::solve::explain::Reload::new(move |policy| {
-        let key = (policy.allow_downgrade, policy.allow_install);
+    Some(compat::solve::explain::Reload::new(move |policy, whole| {
+        let key = (policy.allow_downgrade, policy.allow_install, whole.to_vec());
         let mut cache = cache
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         cache
             .entry(key)
             .or_insert_with(|| {
+                // `Scope::upgrades` reads its targets whole
+                let read = targets.iter().chain(whole);
                 load_inputs(&env_path, &catalog_path, |env| {
-                    Scope::upgrades(env, &targets, key.0, key.1)
+                    Scope::upgrades(env, read, policy.allow_downgrade, policy.allow_install)
                 })
                 .ok()
                 .map(|(_, catalog)| Arc::new(catalog))

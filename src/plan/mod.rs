@@ -216,7 +216,7 @@ impl Asker<'_, '_, '_> {
 
     /// Why no valid state has these values: the engine's conflict, with fixes checked.
     fn why(&self, fixed: &[(usize, Value)]) -> Option<Explanation> {
-        use crate::solve::explain::{Asked, Context, Pick, why_in_whole};
+        use crate::solve::explain::{Asked, Context, Pick, explain_all};
         let (env, catalog, reload) = self.inputs?;
         let asked: Asked = fixed
             .iter()
@@ -232,7 +232,9 @@ impl Asker<'_, '_, '_> {
             deadline: self.deadline,
             reload,
         };
-        why_in_whole(&context, self.model.policy, &asked)
+        explain_all(&context, self.model.policy, &[asked])
+            .pop()
+            .flatten()
     }
 
     fn ask(

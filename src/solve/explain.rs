@@ -98,6 +98,17 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// Every product the chain names, here and beyond.
+    fn named(&self, out: &mut BTreeSet<ProductId>) {
+        for link in &self.chain {
+            out.insert(link.product.clone());
+            out.extend(link.dependency.iter().cloned());
+        }
+        if let Some((_, next)) = &self.beyond {
+            next.named(out);
+        }
+    }
+
     /// The sentences, chain then fixes, as human output prints them.
     #[must_use]
     pub fn lines(&self) -> Vec<String> {
@@ -155,19 +166,23 @@ impl Pick {
 /// catalog or under another policy.
 pub type Asked = Vec<(ProductId, Vec<Pick>)>;
 
-/// Loads the releases a relaxed policy can reach when the catalog at hand was read for a
-/// narrower one (a database read only what the command's own policy needs). Returning `None`
-/// means the catalog at hand holds them all.
+/// Reads more of the catalog when the one at hand was read only as far as the command's
+/// policy needs (a database catalog): the releases `policy` reaches, plus every release of
+/// the products named. Returning `None` means the catalog at hand holds them all.
 #[derive(Clone)]
-pub struct Reload(Arc<dyn Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync>);
+pub struct Reload(Arc<Loader>);
+
+type Loader = dyn Fn(Policy, &[ProductId]) -> Option<Arc<Catalog>> + Send + Sync;
 
 impl Reload {
-    pub fn new(load: impl Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync + 'static) -> Self {
+    pub fn new(
+        load: impl Fn(Policy, &[ProductId]) -> Option<Arc<Catalog>> + Send + Sync + 'static,
+    ) -> Self {
         Reload(Arc::new(load))
     }
 
-    fn load(&self, policy: Policy) -> Option<Arc<Catalog>> {
-        (self.0)(policy)
+    fn load(&self, policy: Policy, whole: &[ProductId]) -> Option<Arc<Catalog>> {
+        (self.0)(policy, whole)
     }
 }
 
@@ -188,39 +203,59 @@ pub struct Context<'c> {
 }
 
 /// Why no state gives the products of `asked` one of their values, with fixes checked; `None`
-/// when there is such a state or the engine could not say in time. `model` should be built
-/// from [`whole_catalog`] when the context has one: a conflict can only name the releases
-/// the model knows (a release older than the installed one is a part of the reason, left out
-/// by the policy, not absent).
+/// when there is such a state or the engine could not say in time. The conflict can only
+/// name releases `model` knows: see [`explain_all`] for a catalog read in part.
 #[must_use]
 pub fn why(context: &Context<'_>, model: &Model<'_>, asked: &Asked) -> Option<Explanation> {
     explain_in(context, model, asked, 2)
 }
 
-/// Every release a question or any relaxation of its policy could involve, when the catalog
-/// at hand was read for one policy only (`None`: the catalog at hand has them all).
+/// [`why`] for each question under `policy`, on a model that knows every release of every
+/// product the explanations name. A catalog read in part (from a database, each product from
+/// its installed version up) lacks older releases, which are part of a reason ("left out
+/// without --allow-downgrade"), not absent: the products the explanations name are read
+/// whole and the questions asked again, until the explanations name no product that was read
+/// in part (a fixpoint; usually one round).
 #[must_use]
-pub fn whole_catalog(context: &Context<'_>) -> Option<Arc<Catalog>> {
-    let widest = Policy {
-        pre: true,
-        allow_downgrade: true,
-        allow_install: true,
-    };
-    context.reload.and_then(|r| r.load(widest))
-}
-
-/// [`why`] for `asked` under `policy`, on a model of [`whole_catalog`] (or of the catalog at
-/// hand when that has every release).
-#[must_use]
-pub fn why_in_whole(context: &Context<'_>, policy: Policy, asked: &Asked) -> Option<Explanation> {
-    let whole = whole_catalog(context);
-    let catalog: &dyn Releases = match &whole {
-        Some(c) => &**c,
-        None => context.catalog,
-    };
-    let extra: Vec<ProductId> = asked.iter().map(|(p, _)| p.clone()).collect();
-    let model = Model::build(context.env, catalog, policy, &extra);
-    why(context, &model, asked)
+pub fn explain_all(
+    context: &Context<'_>,
+    policy: Policy,
+    questions: &[Asked],
+) -> Vec<Option<Explanation>> {
+    use rayon::prelude::*;
+    let extra: Vec<ProductId> = questions
+        .iter()
+        .flat_map(|q| q.iter().map(|(p, _)| p.clone()))
+        .collect();
+    let mut whole: BTreeSet<ProductId> = BTreeSet::new();
+    loop {
+        let wider = if whole.is_empty() {
+            None
+        } else {
+            let named: Vec<ProductId> = whole.iter().cloned().collect();
+            context.reload.and_then(|r| r.load(policy, &named))
+        };
+        let catalog: &dyn Releases = match &wider {
+            Some(c) => &**c,
+            None => context.catalog,
+        };
+        let model = Model::build(context.env, catalog, policy, &extra);
+        let out: Vec<Option<Explanation>> = questions
+            .par_iter()
+            .map(|asked| why(context, &model, asked))
+            .collect();
+        if context.reload.is_none() {
+            return out;
+        }
+        let mut named = BTreeSet::new();
+        for e in out.iter().flatten() {
+            e.named(&mut named);
+        }
+        if named.is_subset(&whole) {
+            return out;
+        }
+        whole.extend(named);
+    }
 }
 
 /// [`why`], following at most `depth` more conflicts behind flags that do not suffice.
@@ -333,7 +368,7 @@ fn relaxed<R>(
         }
     }
     let extra: Vec<ProductId> = asked.iter().map(|(p, _)| p.clone()).collect();
-    let wider = context.reload.and_then(|r| r.load(policy));
+    let wider = context.reload.and_then(|r| r.load(policy, &[]));
     let catalog: &dyn Releases = match &wider {
         Some(c) => &**c,
         None => context.catalog,
@@ -631,16 +666,16 @@ fn excluded_link(model: &Model<'_>, p: usize, rule: Exclusion) -> Link {
         .installed_version()
         .map_or_else(String::new, ToString::to_string);
     let left_out: BTreeSet<usize> = (0..var.releases.len())
-        .filter(|&i| var.exclusion(i, model.policy) == Some(rule))
+        .filter(|&i| var.exclusions(i, model.policy).contains(&rule))
         .collect();
     let (versions, _) = spans(model, p, &left_out);
+    let listed = shortened(&versions, left_out.len());
     let text = match rule {
         Exclusion::NotInstalled => {
             format!("{product} is not installed, and installing it needs --allow-install")
         }
         Exclusion::Prerelease => format!(
-            "{product} {} {}, left out without --pre",
-            versions.join(", "),
+            "{product} {listed} {}, left out without --pre",
             if left_out.len() == 1 {
                 "is a release candidate or snapshot"
             } else {
@@ -648,20 +683,27 @@ fn excluded_link(model: &Model<'_>, p: usize, rule: Exclusion) -> Link {
             }
         ),
         Exclusion::Older => format!(
-            "{product} {} {} older than the installed {installed}, left out without \
+            "{product} {listed} {} older than the installed {installed}, left out without \
              --allow-downgrade",
-            versions.join(", "),
             if left_out.len() == 1 { "is" } else { "are" }
         ),
         Exclusion::Invalid | Exclusion::Installed | Exclusion::Unorderable => format!(
-            "{product} {} break the manifest rules (see `compat lint`) and are never chosen",
-            versions.join(", ")
+            "{product} {listed} break the manifest rules (see `compat lint`) and are never chosen"
         ),
     };
     let mut out = link(Kind::Excluded, product.clone(), text);
     out.versions = versions;
     out.flag = rule.flag();
     out
+}
+
+/// Version spans for a sentence: all of them when there are a few, else the first and the
+/// last with the count (JSON keeps the whole list).
+fn shortened(spans: &[String], releases: usize) -> String {
+    match spans {
+        [first, .., last] if spans.len() > 3 => format!("{first} ... {last} ({releases} releases)"),
+        _ => spans.join(", "),
+    }
 }
 
 fn missing_link(product: &ProductId) -> Link {

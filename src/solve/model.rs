@@ -24,7 +24,7 @@ use crate::version::Version;
 
 /// What the planner needs to know about releases. The catalog implements it; tests can feed
 /// the search a handful of releases of their own.
-pub trait Releases {
+pub trait Releases: Sync {
     /// Every release of `product`, in version order.
     fn releases(&self, product: &ProductId) -> &[Arc<Manifest>];
     /// The release of `product` at `version` (version equality of SPEC section 1).

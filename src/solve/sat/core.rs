@@ -143,14 +143,19 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             free[*p] = true;
         }
         loop {
-            let active: Vec<Lit> = self
+            // The policy and the question are assumed before the declarations: the solver
+            // then rules a left-out release out by its policy rule (one part, which a flag
+            // lifts) rather than by whatever its declarations break.
+            let mut active: Vec<(bool, Lit)> = self
                 .selectors
                 .iter()
                 .filter(
                     |(c, _)| !matches!(c, Cause::Excluded { rule, .. } if lifted.contains(rule)),
                 )
-                .map(|(_, &l)| l)
+                .map(|(c, &l)| (matches!(c, Cause::Declares { .. }), l))
                 .collect();
+            active.sort_by_key(|&(declares, _)| declares);
+            let active: Vec<Lit> = active.into_iter().map(|(_, l)| l).collect();
             let held: Vec<(usize, Lit)> = self
                 .order
                 .iter()
@@ -202,7 +207,11 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// Deletion-based: each part in turn is dropped; when the rest is still unsatisfiable,
     /// the part goes (and the rest shrinks to the new core), else it stays.
     fn minimize(&mut self, mut core: Vec<Lit>) -> (Vec<Lit>, bool) {
-        core.sort_unstable();
+        // Declarations are tried first, so they go whenever the question and the policy
+        // rules suffice: one "left out without --allow-downgrade" reads better than a
+        // sentence per older release, and a flag can lift it.
+        let cause: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
+        core.sort_by_key(|l| (!matches!(cause[l], Cause::Declares { .. }), *l));
         let mut i = 0;
         while i < core.len() {
             let trial: Vec<Lit> = core
