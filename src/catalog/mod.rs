@@ -182,6 +182,17 @@ impl Catalog {
         }
     }
 
+    /// This catalog with the releases of every product `more` holds taken from `more` instead
+    /// (a product read in part here, read whole there).
+    #[must_use]
+    pub fn overlaid(&self, more: &Catalog) -> Catalog {
+        let mut products = self.products.clone();
+        for (product, releases) in &more.products {
+            products.insert(product.clone(), releases.clone());
+        }
+        Catalog { products }
+    }
+
     /// The release of `product` at `version` (version equality of SPEC section 1).
     #[must_use]
     pub fn release(&self, product: &ProductId, version: &Version) -> Option<&Arc<Manifest>> {
@@ -242,6 +253,18 @@ mod tests {
             })
             .collect();
         manifest::parse(&text.join("---\n"), &Arc::from(file)).unwrap()
+    }
+
+    #[test]
+    fn an_overlay_replaces_the_products_it_holds_and_keeps_the_rest() {
+        let part = Catalog::from_manifests(manifests("a.yml", &["2.0.0", "3.0.0"], "")).unwrap();
+        let whole =
+            Catalog::from_manifests(manifests("a.yml", &["1.0.0", "2.0.0", "3.0.0"], "")).unwrap();
+        let product = ProductId::parse("g:a").unwrap();
+        let count = |c: &Catalog| c.releases(&product).len();
+        assert_eq!(count(&part.overlaid(&whole)), 3);
+        assert_eq!(count(&whole.overlaid(&Catalog::default())), 3);
+        assert_eq!(count(&whole.overlaid(&part)), 2, "the overlay wins");
     }
 
     #[test]

@@ -232,34 +232,39 @@ pub fn reload_for(
 ) -> Option<compat::solve::explain::Reload> {
     use std::collections::BTreeMap;
     use std::sync::{Arc, Mutex};
-    type Loaded = BTreeMap<(bool, bool, Vec<ProductId>), Option<Arc<Catalog>>>;
-    if matches!(
-        Location::parse(catalog_path),
-        Ok(Location::Directory(_)) | Err(_)
-    ) {
-        return None;
-    }
+    type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
+    let location = match Location::parse(catalog_path) {
+        Ok(Location::Directory(_)) | Err(_) => return None,
+        Ok(location) => location,
+    };
     let (env_path, catalog_path) = (env_path.to_owned(), catalog_path.to_owned());
     let targets = targets.to_vec();
     let cache: Mutex<Loaded> = Mutex::default();
-    Some(compat::solve::explain::Reload::new(move |policy, whole| {
-        let key = (policy.allow_downgrade, policy.allow_install, whole.to_vec());
+    let by_policy = move |policy: compat::plan::Policy| {
+        let key = (policy.allow_downgrade, policy.allow_install);
         let mut cache = cache
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         cache
             .entry(key)
             .or_insert_with(|| {
-                // `Scope::upgrades` reads its targets whole
-                let read = targets.iter().chain(whole);
                 load_inputs(&env_path, &catalog_path, |env| {
-                    Scope::upgrades(env, read, policy.allow_downgrade, policy.allow_install)
+                    Scope::upgrades(env, &targets, key.0, key.1)
                 })
                 .ok()
                 .map(|(_, catalog)| Arc::new(catalog))
             })
             .clone()
-    }))
+    };
+    let whole = move |products: &[ProductId]| {
+        let floors = products.iter().map(|p| (p.clone(), None)).collect();
+        let scope = Scope::Products {
+            floors,
+            closure: false,
+        };
+        location.open().ok()?.load(&scope).ok()
+    };
+    Some(compat::solve::explain::Reload::new(by_policy, whole))
 }
 
 /// The environment's own warnings, located, for stderr.

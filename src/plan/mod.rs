@@ -204,7 +204,7 @@ struct Asker<'e, 'm, 'a> {
     deadline: Option<Instant>,
     /// What questions are asked of again under a relaxed policy, to check fixes (`None`:
     /// no explanations are wanted).
-    inputs: Option<(&'a Environment, &'a dyn model::Releases, Option<&'m Reload>)>,
+    inputs: Option<(&'a Environment, &'a Catalog, Option<&'m Reload>)>,
     current: &'m [Value],
 }
 

@@ -167,22 +167,35 @@ impl Pick {
 pub type Asked = Vec<(ProductId, Vec<Pick>)>;
 
 /// Reads more of the catalog when the one at hand was read only as far as the command's
-/// policy needs (a database catalog): the releases `policy` reaches, plus every release of
-/// the products named. Returning `None` means the catalog at hand holds them all.
+/// policy needs (a database catalog): `policy(p)` the releases a relaxed policy reaches,
+/// `whole(products)` every release of those products. `None` from either means the catalog
+/// at hand holds them all.
 #[derive(Clone)]
-pub struct Reload(Arc<Loader>);
+pub struct Reload {
+    policy: Arc<PolicyLoader>,
+    whole: Arc<WholeLoader>,
+}
 
-type Loader = dyn Fn(Policy, &[ProductId]) -> Option<Arc<Catalog>> + Send + Sync;
+type PolicyLoader = dyn Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync;
+type WholeLoader = dyn Fn(&[ProductId]) -> Option<Catalog> + Send + Sync;
 
 impl Reload {
     pub fn new(
-        load: impl Fn(Policy, &[ProductId]) -> Option<Arc<Catalog>> + Send + Sync + 'static,
+        policy: impl Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync + 'static,
+        whole: impl Fn(&[ProductId]) -> Option<Catalog> + Send + Sync + 'static,
     ) -> Self {
-        Reload(Arc::new(load))
+        Reload {
+            policy: Arc::new(policy),
+            whole: Arc::new(whole),
+        }
     }
 
-    fn load(&self, policy: Policy, whole: &[ProductId]) -> Option<Arc<Catalog>> {
-        (self.0)(policy, whole)
+    fn load(&self, policy: Policy) -> Option<Arc<Catalog>> {
+        (self.policy)(policy)
+    }
+
+    fn whole(&self, products: &[ProductId]) -> Option<Catalog> {
+        (self.whole)(products)
     }
 }
 
@@ -195,7 +208,7 @@ impl std::fmt::Debug for Reload {
 /// Everything needed to ask a question again under a relaxed policy.
 pub struct Context<'c> {
     pub env: &'c Environment,
-    pub catalog: &'c dyn Releases,
+    pub catalog: &'c Catalog,
     pub engine: &'c dyn Engine,
     pub deadline: Option<Instant>,
     /// Where a relaxed question finds releases the catalog at hand lacks.
@@ -214,8 +227,9 @@ pub fn why(context: &Context<'_>, model: &Model<'_>, asked: &Asked) -> Option<Ex
 /// product the explanations name. A catalog read in part (from a database, each product from
 /// its installed version up) lacks older releases, which are part of a reason ("left out
 /// without --allow-downgrade"), not absent: the products the explanations name are read
-/// whole and the questions asked again, until the explanations name no product that was read
-/// in part (a fixpoint; usually one round).
+/// whole and the questions that name them asked again, until the explanations name no
+/// product that was read in part (a fixpoint, or after a few rounds everything the
+/// explanations could touch: every installed product read whole).
 #[must_use]
 pub fn explain_all(
     context: &Context<'_>,
@@ -223,39 +237,57 @@ pub fn explain_all(
     questions: &[Asked],
 ) -> Vec<Option<Explanation>> {
     use rayon::prelude::*;
+    const ROUNDS: usize = 3;
     let extra: Vec<ProductId> = questions
         .iter()
         .flat_map(|q| q.iter().map(|(p, _)| p.clone()))
         .collect();
+    let mut out: Vec<Option<Explanation>> = vec![None; questions.len()];
+    let mut pending: Vec<usize> = (0..questions.len()).collect();
     let mut whole: BTreeSet<ProductId> = BTreeSet::new();
-    loop {
-        let wider = if whole.is_empty() {
-            None
-        } else {
-            let named: Vec<ProductId> = whole.iter().cloned().collect();
-            context.reload.and_then(|r| r.load(policy, &named))
-        };
-        let catalog: &dyn Releases = match &wider {
-            Some(c) => &**c,
-            None => context.catalog,
-        };
+    let mut wider: Option<Catalog> = None;
+    for round in 0..=ROUNDS {
+        let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
-        let out: Vec<Option<Explanation>> = questions
+        let answers: Vec<Option<Explanation>> = pending
             .par_iter()
-            .map(|asked| why(context, &model, asked))
+            .map(|&i| why(context, &model, &questions[i]))
             .collect();
-        if context.reload.is_none() {
-            return out;
+        for (&i, answer) in pending.iter().zip(answers) {
+            out[i] = answer;
         }
-        let mut named = BTreeSet::new();
-        for e in out.iter().flatten() {
-            e.named(&mut named);
+        let Some(reload) = context.reload.filter(|_| round < ROUNDS) else {
+            break;
+        };
+        // The questions whose explanations name products read in part, and those products.
+        let mut fresh: BTreeSet<ProductId> = BTreeSet::new();
+        let mut again: Vec<usize> = Vec::new();
+        for &i in &pending {
+            let mut named = BTreeSet::new();
+            if let Some(e) = &out[i] {
+                e.named(&mut named);
+            }
+            if !named.is_subset(&whole) {
+                again.push(i);
+                fresh.extend(named.difference(&whole).cloned());
+            }
         }
-        if named.is_subset(&whole) {
-            return out;
+        if again.is_empty() {
+            break;
         }
-        whole.extend(named);
+        if round + 1 == ROUNDS {
+            // still deepening: read whole every product a question could touch, once
+            fresh = model.vars.iter().map(|v| v.product.clone()).collect();
+        }
+        let list: Vec<ProductId> = fresh.difference(&whole).cloned().collect();
+        let Some(more) = reload.whole(&list) else {
+            break;
+        };
+        wider = Some(catalog.overlaid(&more));
+        whole.extend(list);
+        pending = again;
     }
+    out
 }
 
 /// [`why`], following at most `depth` more conflicts behind flags that do not suffice.
@@ -368,7 +400,7 @@ fn relaxed<R>(
         }
     }
     let extra: Vec<ProductId> = asked.iter().map(|(p, _)| p.clone()).collect();
-    let wider = context.reload.and_then(|r| r.load(policy, &[]));
+    let wider = context.reload.and_then(|r| r.load(policy));
     let catalog: &dyn Releases = match &wider {
         Some(c) => &**c,
         None => context.catalog,

@@ -33,6 +33,9 @@ pub(crate) fn explain(model: &Model<'_>, query: &Query<'_>) -> Option<Explained>
     Explainer::new(model, query).run()
 }
 
+/// A policy rule lifted everywhere (`None`) or for one product.
+type Lift = (Exclusion, Option<usize>);
+
 /// The policy rule a flag lifts, for the flags the encoding can lift alone.
 fn rule(flag: &str) -> Option<Exclusion> {
     match flag {
@@ -86,7 +89,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
 
     /// The conflict with the rules in `lifted` lifted, its fixes among the flags this
     /// encoding can check, and, when none suffices, the next conflict (at most `depth` more).
-    fn explain(&mut self, lifted: &[Exclusion], depth: usize) -> Option<Explained> {
+    fn explain(&mut self, lifted: &[Lift], depth: usize) -> Option<Explained> {
         let core = self.find_core(lifted).ok()??;
         let (core, minimal) = self.minimize(core);
         let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
@@ -98,16 +101,31 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         // built for it. The other flags only lift selectors of this encoding.
         let (checkable, unchecked): (Vec<&'static str>, Vec<&'static str>) =
             flags.iter().partition(|&&f| rule(f).is_some());
-        let with = |flags: &[&'static str]| -> Vec<Exclusion> {
+        let with = |flags: &[&'static str]| -> Vec<Lift> {
             lifted
                 .iter()
                 .copied()
-                .chain(flags.iter().filter_map(|&f| rule(f)))
+                .chain(flags.iter().filter_map(|&f| rule(f)).map(|r| (r, None)))
                 .collect()
+        };
+        // A flag lifted only for the products the conflict names is a cheap check that is
+        // enough when it passes (the flag allows at least that); only when it fails is the
+        // flag lifted everywhere, which opens the whole question.
+        let near = |flag: &'static str| -> Vec<Lift> {
+            let mut out: Vec<Lift> = lifted.to_vec();
+            out.extend(conflict.causes.iter().filter_map(|c| match c {
+                Cause::Excluded { product, rule: r } if Some(*r) == rule(flag) => {
+                    Some((*r, Some(*product)))
+                }
+                _ => None,
+            }));
+            out
         };
         let mut fixes: Vec<Vec<&'static str>> = Vec::new();
         for &flag in &checkable {
-            if let Ok(None) = self.find_core(&with(&[flag])) {
+            if matches!(self.find_core(&near(flag)), Ok(None))
+                || matches!(self.find_core(&with(&[flag])), Ok(None))
+            {
                 fixes.push(vec![flag]);
             }
         }
@@ -137,7 +155,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// assumption on a baseline frees that product, an answer that breaks with products not
     /// encoded encodes them, so answers (and the encoding) stay near the question, as in the
     /// engine's own feasibility questions.
-    fn find_core(&mut self, lifted: &[Exclusion]) -> Result<Option<Vec<Lit>>, ()> {
+    fn find_core(&mut self, lifted: &[Lift]) -> Result<Option<Vec<Lit>>, ()> {
         let mut free: Vec<bool> = vec![false; self.model.vars.len()];
         for (p, _) in &self.query.restrict {
             free[*p] = true;
@@ -149,9 +167,12 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             let mut active: Vec<(bool, Lit)> = self
                 .selectors
                 .iter()
-                .filter(
-                    |(c, _)| !matches!(c, Cause::Excluded { rule, .. } if lifted.contains(rule)),
-                )
+                .filter(|(c, _)| match c {
+                    Cause::Excluded { product, rule } => !lifted
+                        .iter()
+                        .any(|&(r, only)| r == *rule && only.is_none_or(|p| p == *product)),
+                    _ => true,
+                })
                 .map(|(c, &l)| (matches!(c, Cause::Declares { .. }), l))
                 .collect();
             active.sort_by_key(|&(declares, _)| declares);
