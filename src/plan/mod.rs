@@ -353,7 +353,8 @@ pub fn plan_with(
             unrepaired: Vec::new(),
         };
     };
-    let steps = rolling_steps(env, &model, &values, &mut reporter);
+    let (steps, ordered) = rolling_steps(env, &model, &values, request.deadline, &mut reporter);
+    let complete = complete && ordered;
     let final_state = final_state(env, &model, &values);
     let (repairs, unrepaired) = compare_violations(env, catalog, &today, &final_state);
     Plan {
@@ -578,12 +579,14 @@ fn install_name(env: &Environment, product: &ProductId) -> String {
         .unwrap_or(base)
 }
 
+/// The steps from today to `values`, and whether they were all ordered before `deadline`.
 fn rolling_steps(
     env: &Environment,
     model: &Model<'_>,
     values: &[Value],
+    deadline: Option<Instant>,
     reporter: &mut Reporter,
-) -> Vec<Step> {
+) -> (Vec<Step>, bool) {
     let mut current: Vec<BTreeMap<String, model::Instance<'_>>> =
         vec![BTreeMap::new(); model.vars.len()];
     for e in env.entities.iter().filter(|e| e.is_installed()) {
@@ -626,19 +629,21 @@ fn rolling_steps(
             });
         }
     }
-    steps::order(model, current, moves, &mut |done, total| {
+    let (ordered, complete) = steps::order(model, current, moves, deadline, &mut |done, total| {
         reporter.tick("ordering steps", done, total);
-    })
-    .into_iter()
-    .map(|o| Step {
-        entity: o.step.entity,
-        product: model.vars[o.step.var].product.clone(),
-        from: o.step.from.map(|f| f.version.to_string()),
-        to: o.step.to.version.to_string(),
-        group: o.group,
-        why: o.why,
-    })
-    .collect()
+    });
+    let steps = ordered
+        .into_iter()
+        .map(|o| Step {
+            entity: o.step.entity,
+            product: model.vars[o.step.var].product.clone(),
+            from: o.step.from.map(|f| f.version.to_string()),
+            to: o.step.to.version.to_string(),
+            group: o.group,
+            why: o.why,
+        })
+        .collect();
+    (steps, complete)
 }
 
 #[cfg(test)]
@@ -889,6 +894,33 @@ mod tests {
         let v = Version::parse("1.0.0").unwrap();
         let exact = vec![Target::Exact(ProductId::parse("g:b").unwrap(), v)];
         assert!(!run(&lines, &[("g:a", "1.0.0")], exact, false).feasible);
+    }
+
+    /// `--timeout` bounds step ordering too: past the deadline the moves not yet placed form
+    /// one group and the plan is not complete (exit 4), never a silent overrun.
+    #[test]
+    fn step_ordering_stops_at_the_deadline_and_says_so() {
+        let lines = [
+            "g:a 1.0.0",
+            "g:a 2.0.0",
+            "g:b 1.0.0 g:a 1.0.0 2.x.x",
+            "g:b 2.0.0 g:a 2.0.0 2.x.x",
+        ];
+        let environment = env(&[("g:a", "1.0.0"), ("g:b", "1.0.0")]);
+        let catalog = Catalog::from_manifests(manifests(&lines)).unwrap();
+        let model = Model::build(&environment, &catalog, Policy::default(), &[]);
+        let (values, proven) = all_values(&model, crate::solve::default_engine(), None);
+        assert!(proven);
+        let mut reporter = Reporter::new(None);
+        let (steps, complete) = rolling_steps(&environment, &model, &values, None, &mut reporter);
+        assert!(complete);
+        assert_eq!(steps.len(), 2);
+        assert!(steps.iter().all(|s| s.group.is_none()), "{steps:?}");
+        let past = Some(Instant::now());
+        let (cut, complete) = rolling_steps(&environment, &model, &values, past, &mut reporter);
+        assert!(!complete);
+        assert_eq!(cut.len(), 2);
+        assert!(cut.iter().all(|s| s.group == Some(1)), "{cut:?}");
     }
 
     /// From a review: `--all` also brings entities that lag behind their product's newest

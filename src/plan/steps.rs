@@ -251,14 +251,59 @@ fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
     crate::order::layers(model.vars.len(), &edges).wave
 }
 
-/// Orders `moves` from `current` (each variable's instances now); see the module docs.
+/// A bridge step for the first pending move that has one (an entity moves to a release between
+/// where it is and where it goes, and that adds nothing), applied to `state`; the move then
+/// starts from the bridge.
+fn take_bridge<'a>(
+    model: &Model<'a>,
+    state: &mut State<'a>,
+    moves: &mut [Move<'a>],
+    pending: &[usize],
+) -> Option<Ordered<'a>> {
+    let (k, bridge) = (0..pending.len())
+        .find_map(|k| bridge(model, state, &moves[pending[k]]).map(|b| (k, b)))?;
+    state.apply(&bridge);
+    let why = format!(
+        "bridge release: {} {} accepts what runs now and what comes next",
+        model.vars[bridge.var].product, bridge.to.version
+    );
+    moves[pending[k]].from = Some(bridge.to.clone());
+    Some(Ordered {
+        step: bridge,
+        group: None,
+        why,
+    })
+}
+
+/// The moves at `pending` as one last group `group`, in entity order: what is left when the
+/// time limit stops the ordering (together they reach the final state, which is valid).
+fn unordered<'a>(moves: &[Move<'a>], pending: &[usize], group: usize) -> Vec<Ordered<'a>> {
+    let mut rest: Vec<Ordered<'a>> = pending
+        .iter()
+        .map(|&i| Ordered {
+            step: moves[i].clone(),
+            group: Some(group),
+            why: "time limit reached before these were ordered: apply together (the final \
+                  state is valid)"
+                .to_owned(),
+        })
+        .collect();
+    rest.sort_by(|a, b| a.step.entity.cmp(&b.step.entity));
+    rest
+}
+
+/// Orders `moves` from `current` (each variable's instances now); see the module docs. When
+/// `deadline` passes first, the moves not yet placed form one last group, applied together
+/// (the final state is valid, the way through it is not proven rolling), and the second value
+/// is false.
 #[must_use]
 pub fn order<'a>(
     model: &Model<'a>,
     current: Vec<BTreeMap<String, Instance<'a>>>,
     mut moves: Vec<Move<'a>>,
+    deadline: Option<std::time::Instant>,
     progress: &mut dyn FnMut(usize, usize),
-) -> Vec<Ordered<'a>> {
+) -> (Vec<Ordered<'a>>, bool) {
     // Candidates are tried dependencies first: the install-order waves (`order::layers`) of
     // the products that move, over the required dependencies of the releases they move to;
     // then by entity name.
@@ -288,6 +333,10 @@ pub fn order<'a>(
     while !pending.is_empty() {
         // moves placed so far (bridges add steps, so `out` can outgrow the moves)
         progress(total - pending.len(), total);
+        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+            out.extend(unordered(&moves, &pending, group + 1));
+            return (out, false);
+        }
         let mut chosen = None;
         for (k, &i) in pending.iter().enumerate() {
             if known_blocked[i] {
@@ -329,22 +378,9 @@ pub fn order<'a>(
         // No single step is safe. First a bridge: an entity moves to a release between where it
         // is and where it goes, if that adds nothing; each bridge moves strictly closer, so
         // this ends.
-        if let Some((k, bridge)) = (0..pending.len())
-            .find_map(|k| bridge(model, &mut state, &moves[pending[k]]).map(|b| (k, b)))
-        {
-            let i = pending[k];
-            state.apply(&bridge);
-            refresh(&mut known_blocked, bridge.var);
-            let why = format!(
-                "bridge release: {} {} accepts what runs now and what comes next",
-                model.vars[bridge.var].product, bridge.to.version
-            );
-            moves[i].from = Some(bridge.to.clone());
-            out.push(Ordered {
-                step: bridge,
-                group: None,
-                why,
-            });
+        if let Some(step) = take_bridge(model, &mut state, &mut moves, &pending) {
+            refresh(&mut known_blocked, step.step.var);
+            out.push(step);
             continue;
         }
         // No bridge either: the smallest set that is safe together.
@@ -369,5 +405,5 @@ pub fn order<'a>(
         let len = out.len();
         out[len - members.len()..].sort_by(|a, b| a.step.entity.cmp(&b.step.entity));
     }
-    out
+    (out, true)
 }
