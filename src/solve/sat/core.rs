@@ -207,17 +207,17 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     }
                 }
                 Answer::Unsat(core) => {
+                    let failed: std::collections::BTreeSet<Lit> = core.iter().copied().collect();
                     let mut freed = false;
                     for &(p, l) in &held {
-                        if core.contains(&l) {
+                        if failed.contains(&l) {
                             free[p] = true;
                             freed = true;
                         }
                     }
                     if !freed {
-                        return Ok(Some(
-                            core.into_iter().filter(|l| active.contains(l)).collect(),
-                        ));
+                        // only selectors are left in it
+                        return Ok(Some(core));
                     }
                 }
                 Answer::Interrupted => return Err(()),
@@ -256,16 +256,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     fn solve(&mut self, assumed: &[Lit]) -> Answer {
         match self.cnf.solver.solve_assumps(assumed) {
             Ok(SolverResult::Sat) => Answer::Sat,
-            Ok(SolverResult::Unsat) => {
-                let failed = self.cnf.solver.core().unwrap_or_default();
-                // rustsat gives the core as a clause over negated assumptions
-                let core = assumed
-                    .iter()
-                    .copied()
-                    .filter(|l| failed.contains(&!*l) || failed.contains(l))
-                    .collect();
-                Answer::Unsat(core)
-            }
+            Ok(SolverResult::Unsat) => Answer::Unsat(self.cnf.failed(assumed)),
             Ok(SolverResult::Interrupted) | Err(_) => Answer::Interrupted,
         }
     }

@@ -273,13 +273,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                     }
                 }
                 Ok(SolverResult::Unsat) => {
-                    let core = self.cnf.solver.core().unwrap_or_default();
+                    let failed = self.cnf.failed(&assumptions);
                     let mut freed = false;
-                    for &(p, l) in &held {
-                        if core.contains(&!l) || core.contains(&l) {
-                            free[p] = true;
-                            freed = true;
-                        }
+                    for (p, _) in held.iter().filter(|(_, l)| failed.contains(l)) {
+                        free[*p] = true;
+                        freed = true;
                     }
                     if !freed {
                         return Answer::Infeasible;
