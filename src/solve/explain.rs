@@ -627,18 +627,21 @@ fn value_text(model: &Model<'_>, p: usize, v: Value) -> String {
     }
 }
 
-/// "`p` can run only ...": the values the policy leaves it.
-fn choices_link(model: &Model<'_>, p: usize) -> Link {
-    let var = &model.vars[p];
-    let releases: BTreeSet<usize> = var
-        .domain
+/// The release indices among `values`.
+fn releases(values: &[Value]) -> BTreeSet<usize> {
+    values
         .iter()
         .filter_map(|v| match v {
             Value::Release(i) => Some(*i),
             _ => None,
         })
-        .collect();
-    let (mut versions, _) = spans(model, p, &releases);
+        .collect()
+}
+
+/// "`p` can run only ...": the values the policy leaves it.
+fn choices_link(model: &Model<'_>, p: usize) -> Link {
+    let var = &model.vars[p];
+    let (mut versions, _) = spans(model, p, &releases(&var.domain));
     let text = if var.domain[0] == Value::Keep {
         versions.insert(
             0,
@@ -659,14 +662,7 @@ fn choices_link(model: &Model<'_>, p: usize) -> Link {
 
 fn asked_link(model: &Model<'_>, p: usize, values: &[Value]) -> Link {
     let var = &model.vars[p];
-    let releases: BTreeSet<usize> = values
-        .iter()
-        .filter_map(|v| match v {
-            Value::Release(i) => Some(*i),
-            _ => None,
-        })
-        .collect();
-    let (mut versions, _) = spans(model, p, &releases);
+    let (mut versions, _) = spans(model, p, &releases(values));
     versions.extend(
         values
             .iter()

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rustsat::solvers::{SolveIncremental, SolverResult};
 use rustsat::types::Lit;
 
-use super::Cnf;
+use super::{Cnf, Encoded};
 use crate::manifest::Manifest;
 use crate::solve::Query;
 use crate::solve::conflict::{Cause, Conflict, Declaration, Explained};
@@ -43,11 +43,6 @@ fn rule(flag: &str) -> Option<Exclusion> {
         "--allow-downgrade" => Some(Exclusion::Older),
         _ => None,
     }
-}
-
-struct Encoded {
-    domain: Vec<Value>,
-    lits: Vec<Lit>,
 }
 
 struct Explainer<'m, 'a, 'q> {
@@ -262,17 +257,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     }
 
     fn read(&self) -> Vec<Value> {
-        let mut values = self.query.baseline.to_vec();
-        for &p in &self.order {
-            if let Some(e) = &self.encoded[p] {
-                for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                    if self.cnf.holds(l) {
-                        values[p] = v;
-                    }
-                }
-            }
-        }
-        values
+        super::read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
     }
 
     fn selector(&mut self, cause: Cause) -> Lit {

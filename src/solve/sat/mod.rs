@@ -606,17 +606,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
 
     /// The whole state the solver's answer stands for.
     fn read(&self) -> Vec<Value> {
-        let mut values = self.query.baseline.to_vec();
-        for &p in &self.order {
-            if let Some(e) = &self.encoded[p] {
-                for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                    if self.cnf.holds(l) {
-                        values[p] = v;
-                    }
-                }
-            }
-        }
-        values
+        read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
     }
 
     /// Products not encoded that the answer would break with (see [`reached`]).
@@ -625,6 +615,22 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             self.encoded[q].is_some()
         })
     }
+}
+
+/// The whole state the solver's last answer stands for: `baseline` with every encoded product
+/// at the value the answer gives it.
+fn read(cnf: &Cnf, baseline: &[Value], order: &[usize], encoded: &[Option<Encoded>]) -> Vec<Value> {
+    let mut values = baseline.to_vec();
+    for &p in order {
+        if let Some(e) = &encoded[p] {
+            for (&v, &l) in e.domain.iter().zip(&e.lits) {
+                if cnf.holds(l) {
+                    values[p] = v;
+                }
+            }
+        }
+    }
+    values
 }
 
 /// Products not encoded that `values` would break with: neighbours of a moved encoded product
