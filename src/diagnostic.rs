@@ -129,6 +129,39 @@ impl InputError {
     }
 }
 
+impl InputError {
+    /// Where the error is, as far as it is known: the file (and the line and column when the
+    /// text was read); `None` for a command-line argument.
+    #[must_use]
+    pub fn file_location(&self) -> Option<FileLocation> {
+        match self {
+            InputError::Io { path, .. } | InputError::Write { path, .. } => Some(FileLocation {
+                file: Arc::from(path.as_str()),
+                location: Location::default(),
+            }),
+            InputError::Malformed { at, .. } => Some(at.clone()),
+            InputError::DuplicateRelease { second, .. } => Some(second.clone()),
+            InputError::Argument { .. } => None,
+        }
+    }
+
+    /// The message without its location prefix.
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            InputError::Io { reason, .. } => format!("cannot read: {reason}"),
+            InputError::Write { reason, .. } => format!("cannot write: {reason}"),
+            InputError::Malformed { message, .. } | InputError::Argument { message, .. } => {
+                message.clone()
+            }
+            InputError::DuplicateRelease { release, first, .. } => format!(
+                "release `{release}` is also described, differently, at {first}; a release must \
+                 have one manifest"
+            ),
+        }
+    }
+}
+
 /// Every input error found in one load, so a user can fix all files in one round.
 #[derive(Debug, thiserror::Error)]
 #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("\n"))]

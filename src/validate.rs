@@ -20,7 +20,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::catalog::Catalog;
-use crate::diagnostic::{FileLocation, Location};
+use crate::diagnostic::{FileLocation, InputError, Location};
 use crate::environment::{Entity, Environment};
 use crate::finding::{Code, Finding, Severity};
 use crate::manifest::{Dependency, Incompatibility, Manifest};
@@ -32,6 +32,9 @@ use crate::range::Placement;
 pub struct Validation {
     pub environment: String,
     pub checks: Vec<Check>,
+    /// `invalid-manifest` findings for catalog files that could not be read as manifests
+    /// (SPEC section 8): what they describe was left out of the catalog. Reported first.
+    pub unreadable: Vec<Finding>,
 }
 
 /// One checked constraint of one entity, and what broke it.
@@ -46,7 +49,27 @@ pub struct Check {
 impl Validation {
     /// Every finding, in check order (entity name, then the check order above).
     pub fn findings(&self) -> impl Iterator<Item = &Finding> {
-        self.checks.iter().flat_map(|c| c.findings.iter())
+        self.unreadable
+            .iter()
+            .chain(self.checks.iter().flat_map(|c| c.findings.iter()))
+    }
+
+    /// Adds an `invalid-manifest` finding for each catalog file that could not be read as
+    /// manifests, located where the reader stopped, in the order given.
+    pub fn add_unreadable<'a>(&mut self, errors: impl IntoIterator<Item = &'a InputError>) {
+        for error in errors {
+            let reason = error.reason();
+            let mut finding = Finding::new(
+                Code::InvalidManifest,
+                format!(
+                    "catalog manifest cannot be read: {reason}; the releases it describes are \
+                     left out of the catalog"
+                ),
+                format!("catalog manifest cannot be read: {reason}"),
+            );
+            finding.location = error.file_location();
+            self.unreadable.push(finding);
+        }
     }
 
     /// How many findings have the given severity.
@@ -82,6 +105,7 @@ pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
     Validation {
         environment: environment.name.clone(),
         checks,
+        unreadable: Vec::new(),
     }
 }
 

@@ -13,7 +13,7 @@ use compat::report::{self, human};
 
 use super::progress::PlanProgress;
 use super::{
-    CUT_SHORT, CliError, Format, Outcome, argument, deadline_arg, env_warnings, load_inputs,
+    CUT_SHORT, CliError, Format, InputArgs, Outcome, argument, deadline_arg, load_inputs,
     reload_for, version_arg,
 };
 
@@ -21,11 +21,8 @@ use super::{
 #[command(group(clap::ArgGroup::new("what").required(true).args(["target", "all"])))]
 #[allow(clippy::struct_excessive_bools)] // command-line switches
 pub struct PlanArgs {
-    /// The environment file (YAML or JSON)
-    pub env: PathBuf,
-    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
-    #[arg(long, value_name = "PATH")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub inputs: InputArgs,
     /// A product to upgrade, as new as possible (`group:name`) or to one release
     /// (`group:name@version`); repeatable
     #[arg(long, value_name = "PRODUCT[@VERSION]")]
@@ -73,19 +70,20 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
         .map(|t| target_arg(t))
         .collect::<Result<Vec<_>, _>>()?;
     let deadline = deadline_arg(args.timeout)?;
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, |env| {
+    let inputs = load_inputs(&args.inputs, |env| {
         let products = targets.iter().map(|t| match t {
             Target::Newest(p) | Target::Exact(p, _) => p,
         });
         Scope::upgrades(env, products, args.allow_downgrade, args.allow_install)
     })?;
+    let (env, catalog) = (&inputs.env, &inputs.catalog);
     let named: Vec<ProductId> = targets
         .iter()
         .map(|t| match t {
             Target::Newest(p) | Target::Exact(p, _) => p.clone(),
         })
         .collect();
-    let reload = reload_for(&args.env, &args.catalog, &named);
+    let reload = reload_for(env, &args.inputs.catalog, &named);
     let progress = PlanProgress::new();
     let request = compat::plan::Request {
         targets,
@@ -99,7 +97,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
         progress: Some(progress.sink()),
         reload,
     };
-    let plan = compat::plan::plan(&env, &catalog, &request);
+    let plan = compat::plan::plan(env, catalog, &request);
     progress.finish();
     if let (Some(path), true) = (&args.write_env, plan.feasible) {
         let entities: Vec<_> = plan
@@ -124,6 +122,6 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
     if !plan.complete {
         outcome.code = CUT_SHORT;
     }
-    outcome.warnings = env_warnings(&env);
+    outcome.warnings = inputs.warnings();
     Ok(outcome)
 }

@@ -1,14 +1,12 @@
 //! `compat validate`: every constraint of the installed releases, in the format asked for.
 
-use std::path::PathBuf;
-
 use clap::{Args, ValueEnum};
 use compat::catalog::Scope;
 use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, Outcome, env_warnings, load_inputs};
+use super::{CliError, InputArgs, Outcome, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -27,11 +25,8 @@ pub enum FailOn {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// The environment file (YAML or JSON)
-    pub env: PathBuf,
-    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
-    #[arg(long, value_name = "PATH")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub inputs: InputArgs,
     #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
     pub format: ValidateFormat,
     /// The lowest severity that makes the run fail (exit 1)
@@ -40,8 +35,10 @@ pub struct ValidateArgs {
 }
 
 pub fn run(args: &ValidateArgs) -> Result<Outcome, CliError> {
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, Scope::installed)?;
-    let result = validate::validate(&env, &catalog);
+    let inputs = load_inputs(&args.inputs, Scope::installed)?;
+    let mut result = validate::validate(&inputs.env, &inputs.catalog);
+    // Unreadable catalog files are findings here, not warnings (SPEC section 8).
+    result.add_unreadable(inputs.unreadable());
     let fail_on = match args.fail_on {
         FailOn::Error => Severity::Error,
         FailOn::Warning => Severity::Warning,
@@ -54,6 +51,6 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome, CliError> {
         ValidateFormat::Sarif => report::sarif::validation(&result),
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
-    outcome.warnings = env_warnings(&env);
+    outcome.warnings = env_warnings(&inputs.env);
     Ok(outcome)
 }
