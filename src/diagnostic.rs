@@ -116,15 +116,18 @@ impl InputError {
 
     #[must_use]
     pub fn io(path: impl fmt::Display, error: &std::io::Error) -> Self {
-        let reason = match error.kind() {
-            std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            std::io::ErrorKind::IsADirectory => "is a directory, expected a file".to_owned(),
-            _ => error.to_string().to_lowercase(),
-        };
         InputError::Io {
             path: path.to_string(),
-            reason,
+            reason: io_reason(error),
+        }
+    }
+
+    /// A file that could not be written.
+    #[must_use]
+    pub fn write(path: impl fmt::Display, error: &std::io::Error) -> Self {
+        InputError::Write {
+            path: path.to_string(),
+            reason: io_reason(error),
         }
     }
 }
@@ -159,6 +162,15 @@ impl InputError {
                  have one manifest"
             ),
         }
+    }
+}
+
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        std::io::ErrorKind::IsADirectory => "is a directory, expected a file".to_owned(),
+        _ => error.to_string().to_lowercase(),
     }
 }
 

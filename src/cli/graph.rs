@@ -1,11 +1,13 @@
 //! `compat graph`: the environment's dependency graph as Graphviz DOT or Mermaid.
 
+use std::io::Read;
+
 use clap::{Args, ValueEnum};
 use compat::catalog::Scope;
 use compat::report;
 use compat::validate;
 
-use super::{CliError, InputArgs, Outcome, load_inputs};
+use super::{CliError, InputArgs, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GraphFormat {
@@ -19,10 +21,12 @@ pub struct GraphArgs {
     pub inputs: InputArgs,
     #[arg(short, long, value_enum, default_value_t = GraphFormat::Dot)]
     pub format: GraphFormat,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
-pub fn run(args: &GraphArgs) -> Result<Outcome, CliError> {
-    let inputs = load_inputs(&args.inputs, Scope::entities)?;
+pub fn run(args: &GraphArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    let inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
     let validation = validate::validate(&inputs.env, &inputs.catalog);
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, Some(&validation));
     let stdout = match args.format {

@@ -102,6 +102,27 @@ pub enum OrderFormat {
     Markdown,
 }
 
+/// `-o/--output FILE`: where a report goes instead of stdout.
+#[derive(Debug, clap::Args)]
+pub struct OutputArg {
+    /// Write the report to FILE (atomically: readers see the old file or the whole new one)
+    /// instead of stdout; the exit code is the same
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// A path to write a file to must not name a directory: a usage error (exit 2), found
+/// before any work is done.
+pub fn file_to_write(flag: &str, path: &Path) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(CliError::Usage(format!(
+            "{flag}: `{}` is a directory; expected the path of a file to write",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// What a successful run prints and how it exits.
 #[derive(Debug)]
 pub struct Outcome {
@@ -133,6 +154,10 @@ pub enum CliError {
     /// What was asked for does not exist: exit 1.
     #[error("{0}")]
     NotFound(String),
+    /// Arguments that cannot work together or with the file system (exit 2), found after
+    /// clap parsed them.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl From<ImportError> for CliError {
@@ -156,6 +181,7 @@ impl CliError {
         match self {
             CliError::Input(_) => 3,
             CliError::Refused(_) | CliError::NotFound(_) => 1,
+            CliError::Usage(_) => 2,
         }
     }
 }
@@ -173,23 +199,41 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         entities: cli.limits.max_entities,
         lock_wait_ms: cli.limits.lock_timeout.saturating_mul(1000),
     });
-    match cli.command {
-        Command::Validate(args) => validate::run(&args),
+    let output = match &cli.command {
+        Command::Validate(validate::ValidateArgs { out, .. })
+        | Command::Lint(lint::LintArgs { out, .. })
+        | Command::Upgrades(upgrades::UpgradesArgs { out, .. })
+        | Command::Plan(plan::PlanArgs { out, .. })
+        | Command::Order(order::OrderArgs { out, .. })
+        | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
+        Command::Version(_) | Command::Catalog(_) | Command::Generate(_) => None,
+    };
+    if let Some(path) = &output {
+        file_to_write("--output", path)?;
+    }
+    let mut outcome = match cli.command {
+        Command::Validate(args) => validate::run(&args, stdin),
         Command::Lint(args) => lint::run(&args),
-        Command::Upgrades(args) => upgrades::run(&args),
-        Command::Plan(args) => plan::run(&args),
-        Command::Order(args) => order::run(&args),
-        Command::Graph(args) => graph::run(&args),
+        Command::Upgrades(args) => upgrades::run(&args, stdin),
+        Command::Plan(args) => plan::run(&args, stdin),
+        Command::Order(args) => order::run(&args, stdin),
+        Command::Graph(args) => graph::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command),
         Command::Generate(args) => generate::run(&args),
+    }?;
+    // The report goes to the file whatever the exit code it comes with; stdout stays empty.
+    if let Some(path) = output {
+        loader::write_atomically(&path, &outcome.stdout)?;
+        outcome.stdout.clear();
     }
+    Ok(outcome)
 }
 
 /// The inputs of every command that reads an environment and a catalog.
 #[derive(Debug, clap::Args)]
 pub struct InputArgs {
-    /// The environment file (YAML or JSON)
+    /// The environment file (YAML or JSON); `-` reads it from standard input
     pub env: PathBuf,
     /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
     #[arg(long, value_name = "PATH")]
@@ -228,9 +272,17 @@ impl Inputs {
 /// Reads the environment and opens the catalog; both are tried before failing, so every
 /// input error is shown in one run. With `strict`, a catalog file that cannot be read as
 /// manifests is an error too.
-fn open_inputs(inputs: &InputArgs) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
+fn open_inputs(
+    inputs: &InputArgs,
+    stdin: &mut dyn Read,
+) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
+    let env = if inputs.env == Path::new("-") {
+        loader::read_environment_from(stdin)
+    } else {
+        loader::read_environment(&inputs.env)
+    };
     match (
-        loader::read_environment(&inputs.env),
+        env,
         Location::parse(&inputs.catalog)
             .map_err(InputErrors::from)
             .and_then(|location| location.open()),
@@ -255,9 +307,10 @@ fn open_inputs(inputs: &InputArgs) -> Result<(Environment, Box<dyn CatalogSource
 /// failing, so every input error is shown in one run.
 pub fn load_inputs(
     inputs: &InputArgs,
+    stdin: &mut dyn Read,
     scope: impl FnOnce(&Environment) -> Scope,
 ) -> Result<Inputs, CliError> {
-    let (env, source) = open_inputs(inputs)?;
+    let (env, source) = open_inputs(inputs, stdin)?;
     let catalog = source.load(&scope(&env))?;
     Ok(Inputs {
         env,

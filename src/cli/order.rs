@@ -1,10 +1,12 @@
 //! `compat order`: install order of the environment's entities, in waves.
 
+use std::io::Read;
+
 use clap::Args;
 use compat::catalog::Scope;
 use compat::report::{self, human};
 
-use super::{CliError, InputArgs, OrderFormat, Outcome, load_inputs};
+use super::{CliError, InputArgs, OrderFormat, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Args)]
 pub struct OrderArgs {
@@ -15,10 +17,12 @@ pub struct OrderArgs {
     pub from_scratch: bool,
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
-pub fn run(args: &OrderArgs) -> Result<Outcome, CliError> {
-    let inputs = load_inputs(&args.inputs, Scope::entities)?;
+pub fn run(args: &OrderArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    let inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
     let stdout = match args.format {

@@ -1,6 +1,7 @@
 //! `compat plan`: an upgrade plan for targets or `--all`, with `--write-env` for its final
 //! state.
 
+use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -13,8 +14,8 @@ use compat::report::{self, human};
 
 use super::progress::PlanProgress;
 use super::{
-    CUT_SHORT, CliError, Format, InputArgs, Outcome, argument, deadline_arg, load_inputs,
-    reload_for, version_arg,
+    CUT_SHORT, CliError, Format, InputArgs, Outcome, OutputArg, argument, deadline_arg,
+    file_to_write, load_inputs, reload_for, version_arg,
 };
 
 #[derive(Debug, Args)]
@@ -47,6 +48,8 @@ pub struct PlanArgs {
     pub write_env: Option<PathBuf>,
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
 /// `group:name` or `group:name@version` from `--target`.
@@ -63,14 +66,17 @@ fn target_arg(text: &str) -> Result<Target, InputError> {
     }
 }
 
-pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
+pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     let targets = args
         .target
         .iter()
         .map(|t| target_arg(t))
         .collect::<Result<Vec<_>, _>>()?;
     let deadline = deadline_arg(args.timeout)?;
-    let inputs = load_inputs(&args.inputs, |env| {
+    if let Some(path) = &args.write_env {
+        file_to_write("--write-env", path)?;
+    }
+    let inputs = load_inputs(&args.inputs, stdin, |env| {
         let products = targets.iter().map(|t| match t {
             Target::Newest(p) | Target::Exact(p, _) => p,
         });

@@ -1,11 +1,14 @@
 //! `compat upgrades`: the safe upgrade of each installed product and what blocks the newest.
 
+use std::io::Read;
+
 use clap::Args;
 use compat::catalog::Scope;
 use compat::report::{self, human};
 
 use super::{
-    CUT_SHORT, CliError, InputArgs, OrderFormat, Outcome, deadline_arg, load_inputs, reload_for,
+    CUT_SHORT, CliError, InputArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
+    reload_for,
 };
 
 #[derive(Debug, Args)]
@@ -24,11 +27,15 @@ pub struct UpgradesArgs {
     pub timeout: Option<f64>,
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
-pub fn run(args: &UpgradesArgs) -> Result<Outcome, CliError> {
+pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
-    let inputs = load_inputs(&args.inputs, |env| Scope::upgrades(env, [], false, false))?;
+    let inputs = load_inputs(&args.inputs, stdin, |env| {
+        Scope::upgrades(env, [], false, false)
+    })?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let list = compat::upgrade::upgrades_with(
         env,

@@ -1,12 +1,14 @@
 //! `compat validate`: every constraint of the installed releases, in the format asked for.
 
+use std::io::Read;
+
 use clap::{Args, ValueEnum};
 use compat::catalog::Scope;
 use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, InputArgs, Outcome, env_warnings, load_inputs};
+use super::{CliError, InputArgs, Outcome, OutputArg, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -29,13 +31,15 @@ pub struct ValidateArgs {
     pub inputs: InputArgs,
     #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
     pub format: ValidateFormat,
+    #[command(flatten)]
+    pub out: OutputArg,
     /// The lowest severity that makes the run fail (exit 1)
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
 }
 
-pub fn run(args: &ValidateArgs) -> Result<Outcome, CliError> {
-    let inputs = load_inputs(&args.inputs, Scope::installed)?;
+pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    let inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
     let mut result = validate::validate(&inputs.env, &inputs.catalog);
     // Unreadable catalog files are findings here, not warnings (SPEC section 8).
     result.add_unreadable(inputs.unreadable());
