@@ -92,6 +92,11 @@ mod catalog {
                 "testdata/cases/warnings/env.yml",
             ),
             ("testdata/cases/plan/catalog", "testdata/cases/plan/env.yml"),
+            // unknown releases: the hints read more than the installed releases
+            (
+                "testdata/examples/catalog",
+                "testdata/cases/unknown-release/env.yml",
+            ),
             // explanations that need releases older than the installed ones, which a
             // database catalog reads only when an explanation asks for them
             (
