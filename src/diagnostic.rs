@@ -8,6 +8,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+/// How input read from standard input (an environment given as `-`) is named in locations.
+pub const STDIN: &str = "<stdin>";
+
 /// A 1-based line and column in a text file; `0:0` when unknown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {

@@ -106,16 +106,13 @@ pub fn read_environment(path: &Path) -> Result<Environment, InputError> {
     environment::parse(&text, &display(path), &stem)
 }
 
-/// How the environment read from standard input (`-`) is named in reports and locations.
-pub const STDIN_NAME: &str = "<stdin>";
-
 /// Reads an environment from standard input (the `-` path); locations name it `<stdin>` and
 /// an environment without a name is called `stdin`.
 ///
 /// # Errors
 /// As [`read_text`] (the size limit holds) and [`environment::parse`].
 pub fn read_environment_from(reader: &mut dyn Read) -> Result<Environment, InputError> {
-    let name: Arc<str> = Arc::from(STDIN_NAME);
+    let name: Arc<str> = Arc::from(crate::diagnostic::STDIN);
     let text = read_limited(reader, &name, "standard input has more than")?;
     environment::parse(&text, &name, "stdin")
 }
