@@ -106,7 +106,7 @@ pub enum OrderFormat {
 #[derive(Debug, clap::Args)]
 pub struct OutputArg {
     /// Write the report to FILE (atomically: readers see the old file or the whole new one)
-    /// instead of stdout; the exit code is the same
+    /// instead of stdout (`-`: stdout); the exit code is the same
     #[arg(short, long, value_name = "FILE")]
     pub output: Option<PathBuf>,
 }
@@ -207,7 +207,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Order(order::OrderArgs { out, .. })
         | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
         Command::Version(_) | Command::Catalog(_) | Command::Generate(_) => None,
-    };
+    }
+    .filter(|path| path != Path::new("-")); // `-o -`: stdout, as without the flag
     if let Some(path) = &output {
         file_to_write("--output", path)?;
     }
