@@ -116,7 +116,7 @@ impl Validation {
     /// nearest to the entity's when `catalog` knows the product, close product names when it
     /// does not (`known_product`, `nearest_versions`, `similar_products`, and a sentence after
     /// the message). `compat validate` calls it with a catalog read for the hints
-    /// (`catalog::with_hint_releases`); findings that other commands reuse stay without, so
+    /// (`Catalog::with_hint_releases`); findings that other commands reuse stay without, so
     /// they do not depend on how much of a catalog those commands read.
     /// When catalog files were left out unread ([`Validation::add_unreadable`], called first),
     /// the hint says one of them may describe the release.

@@ -33,7 +33,7 @@ use std::sync::Arc;
 
 pub use import::{Batch, Conflict, ImportError, ImportSummary};
 pub use location::Location;
-pub use scope::{Scope, with_hint_releases};
+pub use scope::Scope;
 
 use crate::diagnostic::{FileLocation, InputError, InputErrors};
 use crate::manifest::Manifest;

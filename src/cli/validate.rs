@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use clap::{Args, ValueEnum};
-use compat::catalog::{Scope, with_hint_releases};
+use compat::catalog::Scope;
 use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
@@ -40,7 +40,10 @@ pub struct ValidateArgs {
 
 pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     let inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
-    let catalog = with_hint_releases(&*inputs.source, inputs.catalog.clone(), &inputs.env)?;
+    let catalog = inputs
+        .catalog
+        .clone()
+        .with_hint_releases(&*inputs.source, &inputs.env)?;
     let mut result = validate::validate(&inputs.env, &catalog);
     // Unreadable catalog files are findings here, not warnings (SPEC section 8); the hints
     // of unknown releases mention them.
