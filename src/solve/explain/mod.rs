@@ -1,5 +1,6 @@
-//! Why a question has no answer, in the user's terms: a proven [`Conflict`](super::Conflict) as a short chain
-//! of sentences, and the flags that would lift it, each checked by solving again.
+//! Why a question has no answer, in the user's terms: a proven
+//! [`Conflict`](super::Conflict) as a short chain of sentences, and the flags that would lift
+//! it, each checked by solving again.
 //!
 //! The chain starts from what was asked (the targets, the products held) and follows the
 //! declarations from release to release, as a derivation reads. Declarations that several
