@@ -1,0 +1,205 @@
+//! The PostgreSQL catalog through the real binary: the same bytes as a directory and as a
+//! SQLite catalog, and no password in any output. A server comes from `COMPAT_TEST_POSTGRES`
+//! (`.ci/run` starts one); without it these tests say why they skip, and with `CI=true` they
+//! fail instead.
+
+use std::io::Write;
+use std::process::Output;
+
+use super::{compat, scratch};
+
+static SAID: std::sync::Once = std::sync::Once::new();
+
+/// The test server's URL, or `None` (said once on stderr) outside CI.
+fn server() -> Option<String> {
+    if let Ok(url) = std::env::var("COMPAT_TEST_POSTGRES") {
+        return Some(url);
+    }
+    assert!(
+        std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but COMPAT_TEST_POSTGRES is not set: .ci/run starts a PostgreSQL server"
+    );
+    SAID.call_once(|| {
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipping the PostgreSQL CLI tests: COMPAT_TEST_POSTGRES is not set"
+        );
+    });
+    None
+}
+
+/// A new, empty database on the test server, as a URL.
+fn fresh(test: &str) -> Option<String> {
+    let url = server()?;
+    let database = format!("compat_cli_{}_{test}", std::process::id());
+    let mut client = url
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(postgres::NoTls)
+        .expect("the test server accepts connections");
+    for sql in [
+        format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"),
+        format!("CREATE DATABASE {database}"),
+    ] {
+        client.batch_execute(&sql).unwrap();
+    }
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let authority = &rest[..rest.find(['/', '?']).unwrap_or(rest.len())];
+    Some(format!("{scheme}://{authority}/{database}"))
+}
+
+fn import(catalog: &str, db: &str) -> Output {
+    compat(&["catalog", "import", catalog, "--db", db])
+}
+
+#[track_caller]
+fn assert_same(a: &Output, b: &Output, what: &str) {
+    assert_eq!(a.status.code(), b.status.code(), "{what}");
+    assert_eq!(
+        String::from_utf8_lossy(&a.stdout),
+        String::from_utf8_lossy(&b.stdout),
+        "{what}"
+    );
+}
+
+#[test]
+fn validate_and_upgrades_give_the_directory_s_bytes() {
+    let cases = [
+        (
+            "testdata/examples/catalog",
+            "testdata/examples/env-broken.yml",
+        ),
+        (
+            "testdata/examples/catalog",
+            "testdata/examples/env-valid.yml",
+        ),
+        (
+            "testdata/cases/warnings/catalog",
+            "testdata/cases/warnings/env.yml",
+        ),
+        ("testdata/cases/plan/catalog", "testdata/cases/plan/env.yml"),
+        (
+            "testdata/cases/explain-older/catalog",
+            "testdata/cases/explain-older/env.yml",
+        ),
+    ];
+    for (i, (catalog, env)) in cases.iter().enumerate() {
+        let Some(db) = fresh(&format!("reports{i}")) else {
+            return;
+        };
+        assert_eq!(import(catalog, &db).status.code(), Some(0), "{catalog}");
+        let mut commands: Vec<Vec<&str>> = ["human", "json", "junit", "github", "sarif"]
+            .iter()
+            .map(|f| vec!["validate", env, "-f", f])
+            .collect();
+        commands.extend([
+            vec!["upgrades", env],
+            vec!["upgrades", env, "-f", "json"],
+            vec!["upgrades", env, "--pre", "-f", "markdown"],
+            vec!["plan", env, "--all", "-f", "json"],
+            vec!["order", env, "--from-scratch", "-f", "json"],
+        ]);
+        for command in commands {
+            let run = |source: &str| {
+                let mut args = command.clone();
+                args.extend(["--catalog", source]);
+                compat(&args)
+            };
+            let (from_dir, from_pg) = (run(catalog), run(&db));
+            assert_same(&from_dir, &from_pg, &format!("{command:?}"));
+            assert_eq!(
+                String::from_utf8_lossy(&from_dir.stderr),
+                String::from_utf8_lossy(&from_pg.stderr),
+                "{command:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn list_and_show_give_the_sqlite_catalog_s_bytes() {
+    let Some(pg) = fresh("list") else {
+        return;
+    };
+    let sqlite = scratch("pg-list").join("c.db");
+    let sqlite = sqlite.to_str().unwrap();
+    let imported = [
+        import("testdata/examples/catalog", sqlite),
+        import("testdata/examples/catalog", &pg),
+    ];
+    for out in &imported {
+        assert_eq!(out.status.code(), Some(0));
+    }
+    for args in [
+        vec!["catalog", "list"],
+        vec!["catalog", "list", "-f", "json"],
+        vec!["catalog", "list", "com.example:api"],
+        vec!["catalog", "show", "com.example:api@01.1.0"],
+        vec!["catalog", "show", "com.example:api@2.0.0", "-f", "json"],
+    ] {
+        let run = |db: &str| {
+            let mut args = args.clone();
+            args.extend(["--db", db]);
+            compat(&args)
+        };
+        assert_same(&run(sqlite), &run(&pg), &format!("{args:?}"));
+    }
+    // Replacing one release and adding another: the same summary from both.
+    let again = [
+        import("testdata/cases/warnings/catalog", sqlite),
+        import("testdata/cases/warnings/catalog", &pg),
+    ];
+    let summary = |out: &Output| {
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.split_once(": ").map(|(_, rest)| rest.to_owned())
+    };
+    assert_eq!(summary(&again[0]), summary(&again[1]));
+}
+
+#[test]
+fn no_output_shows_the_password() {
+    let Some(db) = fresh("password") else {
+        return;
+    };
+    let config: postgres::Config = db.parse().unwrap();
+    let password = String::from_utf8(config.get_password().unwrap().to_vec()).unwrap();
+    let wrong = db.replacen(&format!(":{password}@"), ":wrong-secret@", 1);
+    assert_ne!(wrong, db, "the test server's URL has a password");
+    let runs = [
+        import("testdata/examples/catalog", &db),
+        compat(&[
+            "catalog",
+            "import",
+            "testdata/examples/catalog",
+            "--db",
+            &db,
+            "-f",
+            "json",
+        ]),
+        compat(&["catalog", "list", "g:none", "--db", &db]),
+        compat(&["catalog", "list", "--db", &wrong]),
+        compat(&[
+            "validate",
+            "testdata/examples/env-valid.yml",
+            "--catalog",
+            &wrong,
+        ]),
+    ];
+    for out in &runs {
+        for text in [&out.stdout, &out.stderr] {
+            let text = String::from_utf8_lossy(text);
+            assert!(!text.contains(&password), "{text}");
+            assert!(!text.contains("wrong-secret"), "{text}");
+        }
+    }
+    let refused = String::from_utf8_lossy(&runs[3].stderr);
+    assert_eq!(runs[3].status.code(), Some(3));
+    assert!(
+        refused.contains("password authentication failed"),
+        "{refused}"
+    );
+    let Some(postgres::config::Host::Tcp(host)) = config.get_hosts().first() else {
+        panic!("the test server is reached over TCP");
+    };
+    assert!(refused.contains(host.as_str()), "names the host: {refused}");
+}
