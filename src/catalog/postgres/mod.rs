@@ -131,13 +131,18 @@ fn pg_error(name: &str, error: &::postgres::Error) -> InputError {
             reason,
         };
     }
+    let text = match std::error::Error::source(error) {
+        Some(cause) => format!("PostgreSQL: {error}: {cause}"),
+        None => format!("PostgreSQL: {error}"),
+    };
     let reason = if error.is_closed() {
         "the connection to the PostgreSQL server was lost".to_owned()
+    } else if text.ends_with("password missing") {
+        "the server asks for a password and none was given: put it in the URL \
+         (`postgres://user:password@host/db`), PGPASSWORD or ~/.pgpass"
+            .to_owned()
     } else {
-        match std::error::Error::source(error) {
-            Some(cause) => format!("PostgreSQL: {error}: {cause}"),
-            None => format!("PostgreSQL: {error}"),
-        }
+        text
     };
     InputError::Io {
         path: name.to_owned(),

@@ -1,6 +1,7 @@
 //! A PostgreSQL catalog's URL and its credentials, the libpq way: the URL's own user and
 //! password first, else `PGPASSWORD`, else the first matching line of the password file
-//! (`PGPASSFILE`, or `~/.pgpass`; ignored, as libpq does, when others may read it).
+//! (`PGPASSFILE`, or `~/.pgpass`; ignored, as libpq does, when others may read it). A URL
+//! without a host (`postgres:///db`) means the local server's Unix socket.
 //!
 //! Invariant: the password never leaves this module except into the client's configuration:
 //! [`PostgresUrl`]'s `Display` and `Debug` drop it (`user:secret@` becomes `user@`, a
@@ -18,6 +19,10 @@ use crate::diagnostic::InputError;
 
 /// How long a connection attempt may take when the URL does not say (`connect_timeout`).
 const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where a URL without a host looks for the server's socket (`postgres:///db`).
+#[cfg(unix)]
+const LOCAL_SOCKET_DIR: &str = "/var/run/postgresql";
 
 /// A `postgres://` or `postgresql://` URL as given; shown without its password.
 #[derive(Clone, PartialEq, Eq)]
@@ -46,6 +51,11 @@ impl PostgresUrl {
             && let Some(password) = password_from_environment(&config)
         {
             config.password(password);
+        }
+        // No host: the local server's Unix socket, where libpq looks on Debian.
+        #[cfg(unix)]
+        if config.get_hosts().is_empty() && config.get_hostaddrs().is_empty() {
+            config.host_path(LOCAL_SOCKET_DIR);
         }
         if config.get_connect_timeout().is_none() {
             config.connect_timeout(CONNECT_TIMEOUT);
