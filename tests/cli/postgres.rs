@@ -203,3 +203,78 @@ fn no_output_shows_the_password() {
     };
     assert!(refused.contains(host.as_str()), "names the host: {refused}");
 }
+
+#[test]
+fn a_killed_import_leaves_the_previous_content() {
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let Some(db) = fresh("killed") else {
+        return;
+    };
+    assert_eq!(
+        import("testdata/examples/catalog", &db).status.code(),
+        Some(0)
+    );
+    let dir = scratch("pg-killed");
+    let generated_dir = dir.join("gen");
+    let generated = compat(&[
+        "generate",
+        "--out",
+        generated_dir.to_str().unwrap(),
+        "--products",
+        "3000",
+        "--releases",
+        "10",
+    ]);
+    assert_eq!(generated.status.code(), Some(0));
+    let big = generated_dir.join("catalog");
+    let mut watcher: postgres::Client = db
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(postgres::NoTls)
+        .unwrap();
+    let count = |client: &mut postgres::Client| -> i64 {
+        client
+            .query_one("SELECT count(*) FROM compat.release", &[])
+            .unwrap()
+            .get(0)
+    };
+    let mut child = Command::new(env!("CARGO_BIN_EXE_compat"))
+        .args(["catalog", "import", big.to_str().unwrap(), "--db", &db])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    // Kill it as soon as it holds the import lock, that is, inside its transaction.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while Instant::now() < deadline && child.try_wait().unwrap().is_none() {
+        let locked: i64 = watcher
+            .query_one(
+                "SELECT count(*) FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+                 WHERE l.locktype = 'advisory' AND l.granted AND d.datname = current_database()",
+                &[],
+            )
+            .unwrap()
+            .get(0);
+        if locked > 0 {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    let after = count(&mut watcher);
+    assert!(
+        after == 27 || after == 27 + 30_000,
+        "all or nothing, found {after}"
+    );
+    // The server drops the dead connection's transaction and lock: the next import runs.
+    let again = import(big.to_str().unwrap(), &db);
+    assert_eq!(
+        again.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(count(&mut watcher), 27 + 30_000);
+}
