@@ -262,6 +262,13 @@ impl<'c, 'n> Writer<'c, 'n> {
         let err = |e: ::postgres::Error| ImportError::from(pg_error(name, &e));
         let tx = &mut self.tx;
         if !self.removed.is_empty() {
+            for table in ["dependency", "incompatibility", "issue"] {
+                tx.execute(
+                    &format!("DELETE FROM compat.{table} WHERE release_id = ANY($1)"),
+                    &[&self.removed],
+                )
+                .map_err(err)?;
+            }
             tx.execute(
                 "DELETE FROM compat.release WHERE id = ANY($1)",
                 &[&self.removed],
