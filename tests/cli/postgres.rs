@@ -278,3 +278,42 @@ fn a_killed_import_leaves_the_previous_content() {
     );
     assert_eq!(count(&mut watcher), 27 + 30_000);
 }
+
+#[test]
+fn an_import_waits_for_another_and_gives_up_clearly() {
+    let Some(db) = fresh("locked") else {
+        return;
+    };
+    assert_eq!(
+        import("testdata/examples/catalog", &db).status.code(),
+        Some(0)
+    );
+    // Another import holds the lock: the advisory lock every import takes (`IMPORT_LOCK`,
+    // 0x636f6d706174, "compat").
+    let mut other: postgres::Client = db
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(postgres::NoTls)
+        .unwrap();
+    let mut tx = other.transaction().unwrap();
+    tx.batch_execute("SELECT pg_advisory_xact_lock(109330228601204)")
+        .unwrap();
+    let args = [
+        "catalog",
+        "import",
+        "testdata/cases/warnings/catalog",
+        "--db",
+        &db,
+        "--lock-timeout",
+        "1",
+    ];
+    let waited = compat(&args);
+    assert_eq!(waited.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&waited.stderr);
+    assert!(
+        stderr.contains("the catalog is locked by another import"),
+        "{stderr}"
+    );
+    tx.rollback().unwrap();
+    assert_eq!(compat(&args).status.code(), Some(0));
+}
