@@ -77,35 +77,37 @@ impl fmt::Debug for PostgresUrl {
     }
 }
 
-/// `scheme://user:password@host/db?password=x&a=b` as `scheme://user@host/db?a=b`.
+/// `scheme://user:password@host/db?password=x&a=b` as `scheme://user@host/db?a=b`. The user
+/// part ends at the last `@` before the query, so a password with an unescaped `/` or `@` is
+/// still left out.
 fn redact(url: &str) -> String {
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_owned();
     };
-    let authority_end = rest.find(['/', '?']).unwrap_or(rest.len());
-    let (authority, tail) = rest.split_at(authority_end);
-    let authority = match authority.rsplit_once('@') {
-        Some((userinfo, hosts)) => {
+    let (before_query, query) = match rest.split_once('?') {
+        Some((before, query)) => (before, Some(query)),
+        None => (rest, None),
+    };
+    let mut shown = format!("{scheme}://");
+    match before_query.rsplit_once('@') {
+        Some((userinfo, after)) => {
             let user = userinfo.split_once(':').map_or(userinfo, |(user, _)| user);
-            format!("{user}@{hosts}")
+            shown.push_str(user);
+            shown.push('@');
+            shown.push_str(after);
         }
-        None => authority.to_owned(),
-    };
-    let tail = match tail.split_once('?') {
-        Some((path, query)) => {
-            let kept: Vec<&str> = query
-                .split('&')
-                .filter(|p| !p.starts_with("password="))
-                .collect();
-            if kept.is_empty() {
-                path.to_owned()
-            } else {
-                format!("{path}?{}", kept.join("&"))
-            }
-        }
-        None => tail.to_owned(),
-    };
-    format!("{scheme}://{authority}{tail}")
+        None => shown.push_str(before_query),
+    }
+    let kept: Vec<&str> = query
+        .into_iter()
+        .flat_map(|q| q.split('&'))
+        .filter(|p| !p.starts_with("password="))
+        .collect();
+    if !kept.is_empty() {
+        shown.push('?');
+        shown.push_str(&kept.join("&"));
+    }
+    shown
 }
 
 /// `PGPASSWORD`, or the password file's line for the first host of the configuration.
@@ -203,6 +205,8 @@ mod tests {
             "postgres://h/db?sslmode=disable&x=1",
         );
         check("postgres://u:secret@h1,h2", "postgres://u@h1,h2");
+        check("postgres://u:se/cr@et@h/db", "postgres://u@h/db");
+        check("postgres://h", "postgres://h");
     }
 
     #[test]
