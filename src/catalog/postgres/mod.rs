@@ -122,7 +122,12 @@ fn pg_error(name: &str, error: &::postgres::Error) -> InputError {
                 reason: format!("{} (a full disk?); nothing was written", db.message()),
             };
         }
-        let reason = if *code == SqlState::LOCK_NOT_AVAILABLE {
+        let reason = if *code == SqlState::ADMIN_SHUTDOWN || *code == SqlState::CRASH_SHUTDOWN {
+            format!(
+                "the connection to the PostgreSQL server was lost: {}",
+                db.message()
+            )
+        } else if *code == SqlState::LOCK_NOT_AVAILABLE {
             "the catalog is locked by another import; try again when it is done, or wait \
              longer with --lock-timeout"
                 .to_owned()
@@ -140,6 +145,10 @@ fn pg_error(name: &str, error: &::postgres::Error) -> InputError {
     };
     let reason = if error.is_closed() {
         "the connection to the PostgreSQL server was lost".to_owned()
+    } else if let Some(cause) =
+        text.strip_prefix("PostgreSQL: error communicating with the server: ")
+    {
+        format!("the connection to the PostgreSQL server was lost: {cause}")
     } else if text.ends_with("password missing") {
         "the server asks for a password and none was given: put it in the URL \
          (`postgres://user:password@host/db`), PGPASSWORD or ~/.pgpass"
@@ -560,5 +569,32 @@ mod tests {
         assert!(error.contains(host.as_str()), "{error}");
         assert!(!error.contains("not-the-secret"), "{error}");
         assert!(error.contains("password authentication failed"), "{error}");
+    }
+
+    #[test]
+    fn a_lost_connection_is_an_error_never_an_answer() {
+        let Some(location) = examples("lost") else {
+            return;
+        };
+        let Location::Postgres(url) = &location else {
+            unreachable!()
+        };
+        let reader = Store::open(url).unwrap();
+        let pid: i32 = reader
+            .client()
+            .query_one("SELECT pg_backend_pid()", &[])
+            .unwrap()
+            .get(0);
+        let mut admin = url.config().unwrap().connect(::postgres::NoTls).unwrap();
+        admin
+            .execute("SELECT pg_terminate_backend($1)", &[&pid])
+            .unwrap();
+        let error = reader.load_all().unwrap_err().to_string();
+        assert!(
+            error
+                .replace(&url.to_string(), "URL")
+                .starts_with("URL: cannot read: the connection to the PostgreSQL server was lost"),
+            "{error}"
+        );
     }
 }
