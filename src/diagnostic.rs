@@ -8,6 +8,9 @@
 use std::fmt;
 use std::sync::Arc;
 
+/// How input read from standard input (an environment given as `-`) is named in locations.
+pub const STDIN: &str = "<stdin>";
+
 /// A 1-based line and column in a text file; `0:0` when unknown.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
@@ -116,16 +119,61 @@ impl InputError {
 
     #[must_use]
     pub fn io(path: impl fmt::Display, error: &std::io::Error) -> Self {
-        let reason = match error.kind() {
-            std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
-            std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
-            std::io::ErrorKind::IsADirectory => "is a directory, expected a file".to_owned(),
-            _ => error.to_string().to_lowercase(),
-        };
         InputError::Io {
             path: path.to_string(),
-            reason,
+            reason: io_reason(error),
         }
+    }
+
+    /// A file that could not be written.
+    #[must_use]
+    pub fn write(path: impl fmt::Display, error: &std::io::Error) -> Self {
+        InputError::Write {
+            path: path.to_string(),
+            reason: io_reason(error),
+        }
+    }
+}
+
+impl InputError {
+    /// Where the error is, as far as it is known: the file (and the line and column when the
+    /// text was read); `None` for a command-line argument.
+    #[must_use]
+    pub fn file_location(&self) -> Option<FileLocation> {
+        match self {
+            InputError::Io { path, .. } | InputError::Write { path, .. } => Some(FileLocation {
+                file: Arc::from(path.as_str()),
+                location: Location::default(),
+            }),
+            InputError::Malformed { at, .. } => Some(at.clone()),
+            InputError::DuplicateRelease { second, .. } => Some(second.clone()),
+            InputError::Argument { .. } => None,
+        }
+    }
+
+    /// The message without its location prefix.
+    #[must_use]
+    pub fn reason(&self) -> String {
+        match self {
+            InputError::Io { reason, .. } => format!("cannot read: {reason}"),
+            InputError::Write { reason, .. } => format!("cannot write: {reason}"),
+            InputError::Malformed { message, .. } | InputError::Argument { message, .. } => {
+                message.clone()
+            }
+            InputError::DuplicateRelease { release, first, .. } => format!(
+                "release `{release}` is also described, differently, at {first}; a release must \
+                 have one manifest"
+            ),
+        }
+    }
+}
+
+fn io_reason(error: &std::io::Error) -> String {
+    match error.kind() {
+        std::io::ErrorKind::NotFound => "no such file or directory".to_owned(),
+        std::io::ErrorKind::PermissionDenied => "permission denied".to_owned(),
+        std::io::ErrorKind::IsADirectory => "is a directory, expected a file".to_owned(),
+        _ => error.to_string().to_lowercase(),
     }
 }
 

@@ -158,6 +158,17 @@ pub struct Finding {
         serialize_with = "location_json"
     )]
     pub location: Option<FileLocation>,
+    /// `unknown-release`: whether the catalog knows the product at all.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub known_product: Option<bool>,
+    /// `unknown-release` of a known product: the known versions nearest to `version`
+    /// (`suggest::nearest_versions`), ascending.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub nearest_versions: Option<Vec<String>>,
+    /// `unknown-release` of an unknown product: products with close names
+    /// (`suggest::similar_products`), closest first.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub similar_products: Option<Vec<ProductId>>,
 }
 
 impl Finding {
@@ -180,6 +191,9 @@ impl Finding {
             recommended: None,
             optional: None,
             location: None,
+            known_product: None,
+            nearest_versions: None,
+            similar_products: None,
         }
     }
 }

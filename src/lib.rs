@@ -22,6 +22,7 @@ pub mod product;
 pub mod range;
 pub mod report;
 pub mod solve;
+pub mod suggest;
 pub mod upgrade;
 pub mod validate;
 pub mod version;

@@ -10,6 +10,7 @@
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -53,27 +54,30 @@ pub fn read_text(path: &Path) -> Result<String, InputError> {
             ),
         });
     }
+    let file = fs::File::open(path).map_err(|e| InputError::io(&name, &e))?;
+    read_limited(file, &name, "the file grew past")
+}
+
+/// Reads a stream to its end as UTF-8 text, refusing more than the file size limit.
+fn read_limited(reader: impl Read, name: &Arc<str>, too_long: &str) -> Result<String, InputError> {
+    let limit = crate::limits::get().file_bytes;
     // Read at most one byte past the limit: a file that grows while it is read is caught too.
     let mut bytes = Vec::new();
-    std::io::Read::read_to_end(
-        &mut std::io::Read::take(
-            fs::File::open(path).map_err(|e| InputError::io(&name, &e))?,
-            limit + 1,
-        ),
-        &mut bytes,
-    )
-    .map_err(|e| InputError::io(&name, &e))?;
+    reader
+        .take(limit + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| InputError::io(name, &e))?;
     if bytes.len() as u64 > limit {
         return Err(InputError::Io {
             path: name.to_string(),
-            reason: format!("the file grew past the limit of {limit} bytes while it was read"),
+            reason: format!("{too_long} the limit of {limit} bytes; raise it with --max-file-mb"),
         });
     }
     String::from_utf8(bytes).map_err(|e| {
         let offset = e.utf8_error().valid_up_to();
         let location = Location::of_offset(e.as_bytes(), offset);
         InputError::malformed(
-            &name,
+            name,
             location,
             "expected UTF-8 text, found a byte that is not UTF-8 (is this a binary file?)",
         )
@@ -100,6 +104,17 @@ pub fn read_environment(path: &Path) -> Result<Environment, InputError> {
         |s| s.to_string_lossy().into_owned(),
     );
     environment::parse(&text, &display(path), &stem)
+}
+
+/// Reads an environment from standard input (the `-` path); locations name it `<stdin>` and
+/// an environment without a name is called `stdin`.
+///
+/// # Errors
+/// As [`read_text`] (the size limit holds) and [`environment::parse`].
+pub fn read_environment_from(reader: &mut dyn Read) -> Result<Environment, InputError> {
+    let name: Arc<str> = Arc::from(crate::diagnostic::STDIN);
+    let text = read_limited(reader, &name, "standard input has more than")?;
+    environment::parse(&text, &name, "stdin")
 }
 
 /// Every manifest file below `dir`, sorted; see the module documentation for the walk.
@@ -250,6 +265,6 @@ pub fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
     let result = fs::write(&temp, text).and_then(|()| fs::rename(&temp, path));
     result.map_err(|e| {
         let _ = fs::remove_file(&temp);
-        InputError::io(path.display(), &e)
+        InputError::write(path.display(), &e)
     })
 }

@@ -7,9 +7,9 @@
 //!   other installed release's constraints on it, optional ones included. Problems elsewhere
 //!   are not its concern.
 //! - `blocked_by`: the constraints `latest` would break that way, as findings.
-//! - `requires`: the fewest other installed products to upgrade (then the smallest moves) so
-//!   that `latest` becomes installable, found by the planner's own search; it never adds a
-//!   product that is not installed.
+//! - `requires`: the fewest other installed products to upgrade (then, within the first such
+//!   set the engine proves smallest, the smallest moves) so that `latest` becomes installable,
+//!   found by the planner's own search; it never adds a product that is not installed.
 //!
 //! One planning model serves every product, and the products are examined in parallel and
 //! collected in product order.
@@ -22,7 +22,7 @@ use crate::finding::Finding;
 use crate::plan::model::{Model, Policy, Value, Violation};
 use crate::product::ProductId;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
-use crate::solve::{Engine, Fewest, Query};
+use crate::solve::{Engine, Fewest, Moves, Query};
 use crate::version::Version;
 
 /// The upgrade picture of one installed product.
@@ -190,7 +190,10 @@ fn examine(
         baseline: current,
         restrict: vec![(p, vec![latest])],
         frozen: 0,
-        objective: Some(Fewest::default()),
+        objective: Some(Fewest {
+            repair: Vec::new(),
+            moves: Moves::WithinChanged,
+        }),
         deadline,
     };
     let outcome = engine.solve(model, &query);

@@ -20,18 +20,23 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::catalog::Catalog;
-use crate::diagnostic::{FileLocation, Location};
+use crate::diagnostic::{FileLocation, InputError, Location};
 use crate::environment::{Entity, Environment};
 use crate::finding::{Code, Finding, Severity};
 use crate::manifest::{Dependency, Incompatibility, Manifest};
 use crate::product::ProductId;
 use crate::range::Placement;
+use crate::suggest;
+use crate::version::Version;
 
 /// The outcome of validating one environment.
 #[derive(Clone, Debug)]
 pub struct Validation {
     pub environment: String,
     pub checks: Vec<Check>,
+    /// `invalid-manifest` findings for catalog files that could not be read as manifests
+    /// (SPEC section 8): what they describe was left out of the catalog. Reported first.
+    pub unreadable: Vec<Finding>,
 }
 
 /// One checked constraint of one entity, and what broke it.
@@ -46,7 +51,27 @@ pub struct Check {
 impl Validation {
     /// Every finding, in check order (entity name, then the check order above).
     pub fn findings(&self) -> impl Iterator<Item = &Finding> {
-        self.checks.iter().flat_map(|c| c.findings.iter())
+        self.unreadable
+            .iter()
+            .chain(self.checks.iter().flat_map(|c| c.findings.iter()))
+    }
+
+    /// Adds an `invalid-manifest` finding for each catalog file that could not be read as
+    /// manifests, located where the reader stopped, in the order given.
+    pub fn add_unreadable<'a>(&mut self, errors: impl IntoIterator<Item = &'a InputError>) {
+        for error in errors {
+            let reason = error.reason();
+            let mut finding = Finding::new(
+                Code::InvalidManifest,
+                format!(
+                    "catalog manifest cannot be read: {reason}; the releases it describes are \
+                     left out of the catalog"
+                ),
+                format!("catalog manifest cannot be read: {reason}"),
+            );
+            finding.location = error.file_location();
+            self.unreadable.push(finding);
+        }
     }
 
     /// How many findings have the given severity.
@@ -82,6 +107,87 @@ pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
     Validation {
         environment: environment.name.clone(),
         checks,
+        unreadable: Vec::new(),
+    }
+}
+
+impl Validation {
+    /// Adds a hint (module `suggest`) to every `unknown-release` finding: the known versions
+    /// nearest to the entity's when `catalog` knows the product, close product names when it
+    /// does not (`known_product`, `nearest_versions`, `similar_products`, and a sentence after
+    /// the message). `compat validate` calls it with a catalog read for the hints
+    /// (`Catalog::with_hint_releases`); findings that other commands reuse stay without, so
+    /// they do not depend on how much of a catalog those commands read.
+    /// When catalog files were left out unread ([`Validation::add_unreadable`], called first),
+    /// the hint says one of them may describe the release.
+    pub fn add_hints(&mut self, catalog: &Catalog) {
+        let unread = match self.unreadable.len() {
+            0 => String::new(),
+            1 => "; a catalog file that could not be read may describe it".to_owned(),
+            n => format!("; one of the {n} catalog files that could not be read may describe it"),
+        };
+        let unknown = self
+            .checks
+            .iter_mut()
+            .flat_map(|c| c.findings.iter_mut())
+            .filter(|f| f.code == Code::UnknownRelease);
+        for finding in unknown {
+            let (Some(product), Some(Ok(version))) = (
+                finding.product.clone(),
+                finding.version.as_deref().map(Version::parse),
+            ) else {
+                continue;
+            };
+            let hint = hint(finding, catalog, &product, &version) + &unread;
+            finding.message = format!("{}; {hint}", finding.message);
+            finding.detail = format!("{}; {hint}", finding.detail);
+        }
+    }
+}
+
+/// Fills the hint fields of one `unknown-release` finding and returns the sentence.
+fn hint(
+    finding: &mut Finding,
+    catalog: &Catalog,
+    product: &ProductId,
+    version: &Version,
+) -> String {
+    let releases = catalog.releases(product);
+    if releases.is_empty() {
+        let similar: Vec<ProductId> = suggest::similar_products(product, catalog.products())
+            .into_iter()
+            .cloned()
+            .collect();
+        let names: Vec<String> = similar.iter().map(ToString::to_string).collect();
+        finding.known_product = Some(false);
+        finding.similar_products = Some(similar);
+        if names.is_empty() {
+            format!("the catalog has no release of {product} at all")
+        } else {
+            format!(
+                "the catalog has no release of {product} at all; did you mean {}?",
+                or_list(&names)
+            )
+        }
+    } else {
+        let known: Vec<&Version> = releases.iter().map(|m| &m.version).collect();
+        let nearest: Vec<String> = suggest::nearest_versions(version, &known)
+            .iter()
+            .map(|v| v.as_str().to_owned())
+            .collect();
+        let hint = format!("known versions nearby: {}", nearest.join(", "));
+        finding.known_product = Some(true);
+        finding.nearest_versions = Some(nearest);
+        hint
+    }
+}
+
+/// `a`, `a or b`, `a, b or c`.
+fn or_list(items: &[String]) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
     }
 }
 
@@ -465,5 +571,36 @@ mod tests {
         assert_eq!(result.count(Severity::Warning), 1);
         assert!(result.passes(Severity::Error));
         assert!(!result.passes(Severity::Warning));
+    }
+
+    #[test]
+    fn unknown_releases_get_hints_and_unreadable_files_become_findings() {
+        let text = release("g:web", "1.0.0", "") + &release("g:web", "2.0.0", "");
+        let manifests = manifest::parse(&text, &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = "entities:\n  - product: g:web\n    version: 1.5.0\n  - product: g:wbe\n    version: 1.0.0\n";
+        let env = environment::parse(env, &Arc::from("e.yml"), "e").unwrap();
+        let mut result = validate(&env, &catalog);
+        let unreadable = InputError::malformed(&Arc::from("bad.yml"), Location::new(2, 3), "oops");
+        result.add_unreadable([&unreadable]);
+        result.add_hints(&catalog);
+        let messages: Vec<&str> = result.findings().map(|f| f.message.as_str()).collect();
+        assert_eq!(
+            messages,
+            [
+                "catalog manifest cannot be read: oops; the releases it describes are left out \
+                 of the catalog",
+                "wbe runs g:wbe 1.0.0, which has no manifest in the catalog; the catalog has no \
+                 release of g:wbe at all; did you mean g:web?; a catalog file that could not be \
+                 read may describe it",
+                "web runs g:web 1.5.0, which has no manifest in the catalog; known versions \
+                 nearby: 1.0.0, 2.0.0; a catalog file that could not be read may describe it",
+            ]
+        );
+        let first = result.findings().next().unwrap();
+        assert_eq!(first.location.as_ref().unwrap().to_string(), "bad.yml:2:3");
+        let wbe = result.findings().nth(1).unwrap();
+        assert_eq!(wbe.known_product, Some(false));
+        assert_eq!(wbe.similar_products.as_ref().unwrap().len(), 1);
     }
 }

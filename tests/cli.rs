@@ -72,6 +72,47 @@ mod catalog {
         (dir, db)
     }
 
+    /// An environment read from stdin (`-`) gives the reports the file gives, with a
+    /// database that explanations read again (they reuse the environment already read).
+    #[test]
+    fn an_environment_from_stdin_reads_like_its_file() {
+        use std::io::Write;
+        let (_dir, db) = imported("stdin");
+        let env = "testdata/cases/explain-older/env.yml";
+        let text = fs::read(env).unwrap();
+        for command in [
+            vec!["plan", "--all", "-f", "json"],
+            vec!["upgrades", "-f", "json"],
+            vec!["validate", "-f", "json"],
+        ] {
+            let run = |env: &str| {
+                let mut args = vec![command[0], env, "--catalog", path(&db)];
+                args.extend(&command[1..]);
+                let mut child = Command::new(env!("CARGO_BIN_EXE_compat"))
+                    .args(&args)
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::piped())
+                    .spawn()
+                    .unwrap();
+                child.stdin.take().unwrap().write_all(&text).unwrap();
+                child.wait_with_output().unwrap()
+            };
+            let (from_file, from_stdin) = (run(env), run("-"));
+            assert_eq!(
+                from_file.status.code(),
+                from_stdin.status.code(),
+                "{command:?}"
+            );
+            // Locations in the environment name `<stdin>` instead of the file.
+            let shown = String::from_utf8_lossy(&from_file.stdout).replace(env, "<stdin>");
+            assert_eq!(
+                shown,
+                String::from_utf8_lossy(&from_stdin.stdout),
+                "{command:?}"
+            );
+        }
+    }
+
     fn release_count(db: &Path) -> i64 {
         let conn = rusqlite::Connection::open(db).unwrap();
         conn.query_row("SELECT count(*) FROM release", [], |r| r.get(0))
@@ -95,6 +136,11 @@ mod catalog {
                 "testdata/cases/warnings/env.yml",
             ),
             ("testdata/cases/plan/catalog", "testdata/cases/plan/env.yml"),
+            // unknown releases: the hints read more than the installed releases
+            (
+                "testdata/examples/catalog",
+                "testdata/cases/unknown-release/env.yml",
+            ),
             // explanations that need releases older than the installed ones, which a
             // database catalog reads only when an explanation asks for them
             (
@@ -634,4 +680,35 @@ mod failures {
             .unwrap();
         assert_eq!(ok, "ok");
     }
+}
+
+/// `-o FILE` writes exactly what stdout would have shown, keeps the exit code and leaves
+/// stdout empty, for every command that has it.
+#[test]
+fn output_files_hold_what_stdout_would_have_shown() {
+    let dir = scratch("output");
+    let (env, catalog) = (
+        "testdata/examples/env-broken.yml",
+        "testdata/examples/catalog",
+    );
+    let commands: [&[&str]; 6] = [
+        &["validate", env, "--catalog", catalog, "-f", "sarif"],
+        &["upgrades", env, "--catalog", catalog, "-f", "json"],
+        &["plan", env, "--catalog", catalog, "--all"],
+        &["order", env, "--catalog", catalog, "--from-scratch"],
+        &["graph", env, "--catalog", catalog],
+        &["lint", catalog, "-f", "json"],
+    ];
+    for (i, command) in commands.iter().enumerate() {
+        let plain = compat(command);
+        let file = dir.join(format!("report-{i}"));
+        let mut args = command.to_vec();
+        args.extend(["-o", file.to_str().unwrap()]);
+        let written = compat(&args);
+        assert_eq!(written.status.code(), plain.status.code(), "{command:?}");
+        assert!(written.stdout.is_empty(), "{command:?}");
+        assert_eq!(std::fs::read(&file).unwrap(), plain.stdout, "{command:?}");
+    }
+    // Nothing is left behind but the reports (the temporary files were renamed).
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), commands.len());
 }

@@ -961,6 +961,52 @@ mod differential {
         });
     }
 
+    /// `requires` compares moves only within the first smallest set (`Moves::WithinChanged`):
+    /// it changes as many products as the full lexicographic optimum, with a valid state, and
+    /// never moves less than it (the full optimum is the least over every smallest set).
+    #[test]
+    fn moves_within_the_changed_set_keep_the_smallest_set() {
+        use compat::solve::{Engine, Fewest, Moves, Query, sat::Sat};
+        each_seed(|seed, catalog, env, model, _| {
+            let today = model.current();
+            let mut compared = 0;
+            for p in 0..model.vars.len() {
+                let Some(&latest) = model.base[p].last().filter(|&&v| v != today[p]) else {
+                    continue;
+                };
+                let ask = |moves| {
+                    let query = Query {
+                        baseline: &today,
+                        restrict: vec![(p, vec![latest])],
+                        frozen: 0,
+                        objective: Some(Fewest {
+                            repair: Vec::new(),
+                            moves,
+                        }),
+                        deadline: None,
+                    };
+                    Sat.solve(model, &query).values().map(<[Value]>::to_vec)
+                };
+                let (Some(within), Some(full)) =
+                    (ask(Moves::WithinChanged), ask(Moves::Everywhere))
+                else {
+                    continue;
+                };
+                let changed = |v: &[Value]| (0..v.len()).filter(|&q| v[q] != today[q]).count();
+                let distance = |v: &[Value]| -> usize {
+                    (0..v.len()).map(|q| model.vars[q].distance(v[q])).sum()
+                };
+                let here = format!("seed {seed}, {}", model.vars[p].product);
+                assert_eq!(changed(&within), changed(&full), "{here}");
+                assert!(distance(&within) >= distance(&full), "{here}");
+                let state = moved(env, &changes(model, &within));
+                assert!(errors(&state, catalog).is_empty(), "{here}: not valid");
+                compared += 1;
+            }
+            assert!(compared > 10, "seed {seed}: only {compared} rows compared");
+        });
+    }
+
     #[test]
     fn newest_targets_agree_with_the_oracle() {
         each_seed(|seed, catalog, env, model, oracle| {

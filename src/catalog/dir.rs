@@ -4,7 +4,10 @@
 //!
 //! Invariants: a directory is read-only for compat (an import into one is refused before
 //! anything is read); every unreadable file and every release described twice is reported,
-//! not just the first.
+//! not just the first. Opened for reading releases ([`Directory::open_lenient`]), a file that
+//! cannot be read as manifests is left out and kept as [`CatalogSource::unreadable`], so
+//! `validate` can report it as a finding and go on (SPEC section 8); a directory that cannot be
+//! walked and a release described twice stay errors.
 
 use std::path::Path;
 
@@ -21,6 +24,7 @@ use crate::version::Version;
 pub struct Directory {
     path: String,
     catalog: Catalog,
+    unreadable: Vec<InputError>,
 }
 
 impl Directory {
@@ -29,10 +33,35 @@ impl Directory {
     /// # Errors
     /// Every unreadable manifest and every release described twice.
     pub fn open(path: &Path) -> Result<Directory, InputErrors> {
-        let manifests = loader::read_manifest_paths(&[path.to_path_buf()])?;
+        let directory = Directory::open_lenient(path)?;
+        if directory.unreadable.is_empty() {
+            Ok(directory)
+        } else {
+            Err(InputErrors(directory.unreadable))
+        }
+    }
+
+    /// Reads a catalog directory into memory, leaving out the files whose text cannot be read
+    /// as manifests (bad YAML, wrong types, a version that is not a version, not UTF-8); they
+    /// are kept, located, for [`CatalogSource::unreadable`].
+    ///
+    /// # Errors
+    /// A directory that cannot be walked; a file that cannot be read at all (permissions, an
+    /// input limit); every release described twice among the files read.
+    pub fn open_lenient(path: &Path) -> Result<Directory, InputErrors> {
+        let files = loader::manifest_files(path)?;
+        let (sources, errors) = loader::read_sources_and_errors(&files);
+        let (unreadable, fatal): (Vec<_>, Vec<_>) = errors
+            .into_iter()
+            .partition(|e| matches!(e, InputError::Malformed { .. }));
+        if !fatal.is_empty() {
+            return Err(InputErrors(fatal));
+        }
+        let manifests = sources.into_iter().flat_map(|s| s.manifests);
         Ok(Directory {
             path: path.display().to_string(),
             catalog: Catalog::from_manifests(manifests).map_err(InputErrors)?,
+            unreadable,
         })
     }
 }
@@ -48,6 +77,10 @@ pub fn read_only(path: &str) -> InputError {
 }
 
 impl CatalogSource for Directory {
+    fn unreadable(&self) -> &[InputError] {
+        &self.unreadable
+    }
+
     fn load(&self, scope: &Scope) -> Result<Catalog, InputErrors> {
         self.catalog.load(scope)
     }

@@ -58,14 +58,16 @@ impl Location {
     }
 
     /// Opens the catalog for reading releases (`validate`, `upgrades`, `plan`, …); a
-    /// directory is read whole here.
+    /// directory is read whole here, and a file in it that cannot be read as manifests is left
+    /// out and listed by [`CatalogSource::unreadable`] (the caller decides whether that is an
+    /// error).
     ///
     /// # Errors
-    /// Every unreadable manifest and every release described twice (directory); a file that
-    /// is missing, not a catalog, or has a newer schema (catalog file).
+    /// A directory that cannot be walked and every release described twice (directory); a
+    /// file that is missing, not a catalog, or has a newer schema (catalog file).
     pub fn open(&self) -> Result<Box<dyn CatalogSource>, InputErrors> {
         match self {
-            Location::Directory(path) => Ok(Box::new(Directory::open(path)?)),
+            Location::Directory(path) => Ok(Box::new(Directory::open_lenient(path)?)),
             Location::Sqlite(path) => Ok(Box::new(Store::open_catalog(path)?)),
             Location::Postgres(url) => Ok(Box::new(postgres::Store::open(url)?)),
         }

@@ -79,6 +79,14 @@ pub trait CatalogSource {
         &self,
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors>;
+
+    /// The catalog files that could not be read as manifests and were left out, located
+    /// (SPEC section 8: `validate` reports each as an `invalid-manifest` finding, the other
+    /// commands warn, `--strict-catalog` makes them errors). Empty for a backend that refuses
+    /// to open instead.
+    fn unreadable(&self) -> &[InputError] {
+        &[]
+    }
 }
 
 /// What the `catalog` commands need: list and show releases, and import a batch where the

@@ -14,6 +14,41 @@ use crate::environment::Environment;
 use crate::product::ProductId;
 use crate::version::Version;
 
+impl Catalog {
+    /// This catalog (read for [`Scope::installed`]) with what the hints of `unknown-release`
+    /// need (module `suggest`): every release of each product an installed entity runs an
+    /// unknown release of, and, when one of those products has no release at all, every
+    /// product (for close names; a database reads whole only then, on a failing run). A
+    /// directory holds all of it already.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    pub fn with_hint_releases(
+        self,
+        source: &(impl CatalogSource + ?Sized),
+        env: &Environment,
+    ) -> Result<Catalog, InputErrors> {
+        let mut unknown: Vec<&ProductId> = env
+            .entities
+            .iter()
+            .filter(|e| e.is_installed() && self.release(&e.product, &e.version).is_none())
+            .map(|e| &e.product)
+            .collect();
+        unknown.sort();
+        unknown.dedup();
+        if unknown.is_empty() {
+            return Ok(self);
+        }
+        let wanted: Vec<(&ProductId, Option<&Version>)> =
+            unknown.iter().map(|p| (*p, None)).collect();
+        let catalog = self.overlaid(&source.load_from(&wanted)?);
+        if unknown.iter().all(|p| !catalog.releases(p).is_empty()) {
+            return Ok(catalog);
+        }
+        Ok(source.load_all()?.overlaid(&catalog))
+    }
+}
+
 /// The releases a command reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scope {

@@ -7,7 +7,7 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::{lint, loader};
 
-use super::{CliError, Format, Outcome};
+use super::{CliError, Format, Outcome, OutputArg};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
@@ -16,6 +16,8 @@ pub struct LintArgs {
     pub manifests: Vec<PathBuf>,
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
 pub fn run(args: &LintArgs) -> Result<Outcome, CliError> {

@@ -19,7 +19,7 @@ mod validate;
 mod version;
 
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -102,6 +102,27 @@ pub enum OrderFormat {
     Markdown,
 }
 
+/// `-o/--output FILE`: where a report goes instead of stdout.
+#[derive(Debug, clap::Args)]
+pub struct OutputArg {
+    /// Write the report to FILE (atomically: readers see the old file or the whole new one)
+    /// instead of stdout (`-`: stdout); the exit code is the same
+    #[arg(short, long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+}
+
+/// A path to write a file to must not name a directory: a usage error (exit 2), found
+/// before any work is done.
+pub fn file_to_write(flag: &str, path: &Path) -> Result<(), CliError> {
+    if path.is_dir() {
+        return Err(CliError::Usage(format!(
+            "{flag}: `{}` is a directory; expected the path of a file to write",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
 /// What a successful run prints and how it exits.
 #[derive(Debug)]
 pub struct Outcome {
@@ -133,6 +154,10 @@ pub enum CliError {
     /// What was asked for does not exist: exit 1.
     #[error("{0}")]
     NotFound(String),
+    /// Arguments that cannot work together or with the file system (exit 2), found after
+    /// clap parsed them.
+    #[error("{0}")]
+    Usage(String),
 }
 
 impl From<ImportError> for CliError {
@@ -156,6 +181,7 @@ impl CliError {
         match self {
             CliError::Input(_) => 3,
             CliError::Refused(_) | CliError::NotFound(_) => 1,
+            CliError::Usage(_) => 2,
         }
     }
 }
@@ -173,36 +199,104 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         entities: cli.limits.max_entities,
         lock_wait_ms: cli.limits.lock_timeout.saturating_mul(1000),
     });
-    match cli.command {
-        Command::Validate(args) => validate::run(&args),
+    let output = match &cli.command {
+        Command::Validate(validate::ValidateArgs { out, .. })
+        | Command::Lint(lint::LintArgs { out, .. })
+        | Command::Upgrades(upgrades::UpgradesArgs { out, .. })
+        | Command::Plan(plan::PlanArgs { out, .. })
+        | Command::Order(order::OrderArgs { out, .. })
+        | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
+        Command::Version(_) | Command::Catalog(_) | Command::Generate(_) => None,
+    }
+    .filter(|path| path != Path::new("-")); // `-o -`: stdout, as without the flag
+    if let Some(path) = &output {
+        file_to_write("--output", path)?;
+    }
+    let mut outcome = match cli.command {
+        Command::Validate(args) => validate::run(&args, stdin),
         Command::Lint(args) => lint::run(&args),
-        Command::Upgrades(args) => upgrades::run(&args),
-        Command::Plan(args) => plan::run(&args),
-        Command::Order(args) => order::run(&args),
-        Command::Graph(args) => graph::run(&args),
+        Command::Upgrades(args) => upgrades::run(&args, stdin),
+        Command::Plan(args) => plan::run(&args, stdin),
+        Command::Order(args) => order::run(&args, stdin),
+        Command::Graph(args) => graph::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command),
         Command::Generate(args) => generate::run(&args),
+    }?;
+    // The report goes to the file whatever the exit code it comes with; stdout stays empty.
+    if let Some(path) = output {
+        loader::write_atomically(&path, &outcome.stdout)?;
+        outcome.stdout.clear();
+    }
+    Ok(outcome)
+}
+
+/// The inputs of every command that reads an environment and a catalog.
+#[derive(Debug, clap::Args)]
+pub struct InputArgs {
+    /// The environment file (YAML or JSON); `-` reads it from standard input
+    pub env: PathBuf,
+    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
+    #[arg(long, value_name = "PATH")]
+    pub catalog: PathBuf,
+    /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
+    /// of the catalog with a finding (`validate`) or a warning (the other commands)
+    #[arg(long)]
+    pub strict_catalog: bool,
+}
+
+/// What a command reads: the environment, the releases of its scope, and where they came
+/// from.
+pub struct Inputs {
+    pub env: Environment,
+    pub catalog: Catalog,
+    pub source: Box<dyn CatalogSource>,
+}
+
+impl Inputs {
+    /// The catalog files left out because they cannot be read as manifests.
+    pub fn unreadable(&self) -> &[InputError] {
+        self.source.unreadable()
+    }
+
+    /// Warnings for stderr: the environment's own, then each catalog file left out (for the
+    /// commands other than `validate`, which reports those as findings).
+    pub fn warnings(&self) -> Vec<String> {
+        let mut warnings = env_warnings(&self.env);
+        warnings.extend(self.unreadable().iter().map(|e| {
+            format!("{e}; left out of the catalog (`--strict-catalog` makes this an error)")
+        }));
+        warnings
     }
 }
 
 /// Reads the environment and opens the catalog; both are tried before failing, so every
-/// input error is shown in one run.
+/// input error is shown in one run. With `strict`, a catalog file that cannot be read as
+/// manifests is an error too.
 fn open_inputs(
-    env_path: &Path,
-    catalog_path: &Path,
+    inputs: &InputArgs,
+    stdin: &mut dyn Read,
 ) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
+    let env = if inputs.env == Path::new("-") {
+        loader::read_environment_from(stdin)
+    } else {
+        loader::read_environment(&inputs.env)
+    };
     match (
-        loader::read_environment(env_path),
-        Location::parse(catalog_path)
+        env,
+        Location::parse(&inputs.catalog)
             .map_err(InputErrors::from)
             .and_then(|location| location.open()),
     ) {
-        (Ok(env), Ok(source)) => Ok((env, source)),
+        (Ok(env), Ok(source)) if !inputs.strict_catalog || source.unreadable().is_empty() => {
+            Ok((env, source))
+        }
         (env, source) => {
             let mut errors: Vec<InputError> = env.err().into_iter().collect();
-            if let Err(InputErrors(more)) = source {
-                errors.extend(more);
+            match source {
+                Err(InputErrors(more)) => errors.extend(more),
+                // Strict, or failing anyway: every input error in one run.
+                Ok(source) => errors.extend(source.unreadable().iter().cloned()),
             }
             Err(InputErrors(errors).into())
         }
@@ -213,20 +307,24 @@ fn open_inputs(
 /// (`Scope::installed`, `Scope::entities`, `Scope::upgrades`). Both inputs are read before
 /// failing, so every input error is shown in one run.
 pub fn load_inputs(
-    env_path: &Path,
-    catalog_path: &Path,
+    inputs: &InputArgs,
+    stdin: &mut dyn Read,
     scope: impl FnOnce(&Environment) -> Scope,
-) -> Result<(Environment, Catalog), CliError> {
-    let (env, source) = open_inputs(env_path, catalog_path)?;
+) -> Result<Inputs, CliError> {
+    let (env, source) = open_inputs(inputs, stdin)?;
     let catalog = source.load(&scope(&env))?;
-    Ok((env, catalog))
+    Ok(Inputs {
+        env,
+        catalog,
+        source,
+    })
 }
 
 /// For a database catalog, which is read only as far as the command's own policy needs
 /// ([`Scope::upgrades`]), a way for explanations to read what a relaxed policy reaches when
 /// they check a fix (each policy read once). A directory is read whole already: `None`.
 pub fn reload_for(
-    env_path: &Path,
+    env: &Environment,
     catalog_path: &Path,
     targets: &[ProductId],
 ) -> Option<compat::solve::explain::Reload> {
@@ -237,7 +335,8 @@ pub fn reload_for(
         Ok(Location::Directory(_)) | Err(_) => return None,
         Ok(location) => location,
     };
-    let (env_path, catalog_path) = (env_path.to_owned(), catalog_path.to_owned());
+    let env = Arc::new(env.clone());
+    let reread = location.clone();
     let targets = targets.to_vec();
     let cache: Mutex<Loaded> = Mutex::default();
     let by_policy = move |policy: compat::plan::Policy| {
@@ -248,11 +347,9 @@ pub fn reload_for(
         cache
             .entry(key)
             .or_insert_with(|| {
-                load_inputs(&env_path, &catalog_path, |env| {
-                    Scope::upgrades(env, &targets, key.0, key.1)
-                })
-                .ok()
-                .map(|(_, catalog)| Arc::new(catalog))
+                let scope = Scope::upgrades(&env, &targets, key.0, key.1);
+                let catalog = reread.open().ok()?.load(&scope).ok()?;
+                Some(Arc::new(catalog))
             })
             .clone()
     };

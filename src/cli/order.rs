@@ -1,30 +1,29 @@
 //! `compat order`: install order of the environment's entities, in waves.
 
-use std::path::PathBuf;
+use std::io::Read;
 
 use clap::Args;
 use compat::catalog::Scope;
 use compat::report::{self, human};
 
-use super::{CliError, OrderFormat, Outcome, env_warnings, load_inputs};
+use super::{CliError, InputArgs, OrderFormat, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Args)]
 pub struct OrderArgs {
-    /// The environment file (YAML or JSON)
-    pub env: PathBuf,
-    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
-    #[arg(long, value_name = "PATH")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub inputs: InputArgs,
     /// Order every entity, as for a new environment, not only the managed ones
     #[arg(long)]
     pub from_scratch: bool,
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
-pub fn run(args: &OrderArgs) -> Result<Outcome, CliError> {
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, Scope::entities)?;
-    let graph = compat::graph::build(&env, &catalog, None);
+pub fn run(args: &OrderArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    let inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
+    let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
     let stdout = match args.format {
         OrderFormat::Human => human::install_order(&result),
@@ -32,6 +31,6 @@ pub fn run(args: &OrderArgs) -> Result<Outcome, CliError> {
         OrderFormat::Markdown => report::markdown::install_order(&result),
     };
     let mut outcome = Outcome::new(stdout, result.missing.is_empty());
-    outcome.warnings = env_warnings(&env);
+    outcome.warnings = inputs.warnings();
     Ok(outcome)
 }

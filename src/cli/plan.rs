@@ -1,6 +1,7 @@
 //! `compat plan`: an upgrade plan for targets or `--all`, with `--write-env` for its final
 //! state.
 
+use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -13,19 +14,16 @@ use compat::report::{self, human};
 
 use super::progress::PlanProgress;
 use super::{
-    CUT_SHORT, CliError, Format, Outcome, argument, deadline_arg, env_warnings, load_inputs,
-    reload_for, version_arg,
+    CUT_SHORT, CliError, Format, InputArgs, Outcome, OutputArg, argument, deadline_arg,
+    file_to_write, load_inputs, reload_for, version_arg,
 };
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["target", "all"])))]
 #[allow(clippy::struct_excessive_bools)] // command-line switches
 pub struct PlanArgs {
-    /// The environment file (YAML or JSON)
-    pub env: PathBuf,
-    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
-    #[arg(long, value_name = "PATH")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub inputs: InputArgs,
     /// A product to upgrade, as new as possible (`group:name`) or to one release
     /// (`group:name@version`); repeatable
     #[arg(long, value_name = "PRODUCT[@VERSION]")]
@@ -50,6 +48,8 @@ pub struct PlanArgs {
     pub write_env: Option<PathBuf>,
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
 /// `group:name` or `group:name@version` from `--target`.
@@ -66,26 +66,30 @@ fn target_arg(text: &str) -> Result<Target, InputError> {
     }
 }
 
-pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
+pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     let targets = args
         .target
         .iter()
         .map(|t| target_arg(t))
         .collect::<Result<Vec<_>, _>>()?;
     let deadline = deadline_arg(args.timeout)?;
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, |env| {
+    if let Some(path) = &args.write_env {
+        file_to_write("--write-env", path)?;
+    }
+    let inputs = load_inputs(&args.inputs, stdin, |env| {
         let products = targets.iter().map(|t| match t {
             Target::Newest(p) | Target::Exact(p, _) => p,
         });
         Scope::upgrades(env, products, args.allow_downgrade, args.allow_install)
     })?;
+    let (env, catalog) = (&inputs.env, &inputs.catalog);
     let named: Vec<ProductId> = targets
         .iter()
         .map(|t| match t {
             Target::Newest(p) | Target::Exact(p, _) => p.clone(),
         })
         .collect();
-    let reload = reload_for(&args.env, &args.catalog, &named);
+    let reload = reload_for(env, &args.inputs.catalog, &named);
     let progress = PlanProgress::new();
     let request = compat::plan::Request {
         targets,
@@ -99,7 +103,7 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
         progress: Some(progress.sink()),
         reload,
     };
-    let plan = compat::plan::plan(&env, &catalog, &request);
+    let plan = compat::plan::plan(env, catalog, &request);
     progress.finish();
     if let (Some(path), true) = (&args.write_env, plan.feasible) {
         let entities: Vec<_> = plan
@@ -124,6 +128,6 @@ pub fn run(args: &PlanArgs) -> Result<Outcome, CliError> {
     if !plan.complete {
         outcome.code = CUT_SHORT;
     }
-    outcome.warnings = env_warnings(&env);
+    outcome.warnings = inputs.warnings();
     Ok(outcome)
 }

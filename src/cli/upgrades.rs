@@ -1,22 +1,20 @@
 //! `compat upgrades`: the safe upgrade of each installed product and what blocks the newest.
 
-use std::path::PathBuf;
+use std::io::Read;
 
 use clap::Args;
 use compat::catalog::Scope;
 use compat::report::{self, human};
 
 use super::{
-    CUT_SHORT, CliError, OrderFormat, Outcome, deadline_arg, env_warnings, load_inputs, reload_for,
+    CUT_SHORT, CliError, InputArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
+    reload_for,
 };
 
 #[derive(Debug, Args)]
 pub struct UpgradesArgs {
-    /// The environment file (YAML or JSON)
-    pub env: PathBuf,
-    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
-    #[arg(long, value_name = "PATH")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub inputs: InputArgs,
     /// Release candidates and snapshots are candidates too
     #[arg(long)]
     pub pre: bool,
@@ -29,20 +27,23 @@ pub struct UpgradesArgs {
     pub timeout: Option<f64>,
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
+    #[command(flatten)]
+    pub out: OutputArg,
 }
 
-pub fn run(args: &UpgradesArgs) -> Result<Outcome, CliError> {
+pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, |env| {
+    let inputs = load_inputs(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
+    let (env, catalog) = (&inputs.env, &inputs.catalog);
     let list = compat::upgrade::upgrades_with(
-        &env,
-        &catalog,
+        env,
+        catalog,
         args.pre,
         compat::solve::default_engine(),
         deadline,
-        reload_for(&args.env, &args.catalog, &[]).as_ref(),
+        reload_for(env, &args.inputs.catalog, &[]).as_ref(),
     );
     let stdout = match args.format {
         OrderFormat::Human => human::upgrades(&list),
@@ -58,6 +59,6 @@ pub fn run(args: &UpgradesArgs) -> Result<Outcome, CliError> {
     if !list.iter().all(|u| u.proven) {
         outcome.code = CUT_SHORT;
     }
-    outcome.warnings = env_warnings(&env);
+    outcome.warnings = inputs.warnings();
     Ok(outcome)
 }

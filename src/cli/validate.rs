@@ -1,6 +1,6 @@
 //! `compat validate`: every constraint of the installed releases, in the format asked for.
 
-use std::path::PathBuf;
+use std::io::Read;
 
 use clap::{Args, ValueEnum};
 use compat::catalog::Scope;
@@ -8,7 +8,7 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, Outcome, env_warnings, load_inputs};
+use super::{CliError, InputArgs, Outcome, OutputArg, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -27,21 +27,28 @@ pub enum FailOn {
 
 #[derive(Debug, Args)]
 pub struct ValidateArgs {
-    /// The environment file (YAML or JSON)
-    pub env: PathBuf,
-    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
-    #[arg(long, value_name = "PATH")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub inputs: InputArgs,
     #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
     pub format: ValidateFormat,
+    #[command(flatten)]
+    pub out: OutputArg,
     /// The lowest severity that makes the run fail (exit 1)
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
 }
 
-pub fn run(args: &ValidateArgs) -> Result<Outcome, CliError> {
-    let (env, catalog) = load_inputs(&args.env, &args.catalog, Scope::installed)?;
-    let result = validate::validate(&env, &catalog);
+pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    let inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
+    let catalog = inputs
+        .catalog
+        .clone()
+        .with_hint_releases(&*inputs.source, &inputs.env)?;
+    let mut result = validate::validate(&inputs.env, &catalog);
+    // Unreadable catalog files are findings here, not warnings (SPEC section 8); the hints
+    // of unknown releases mention them.
+    result.add_unreadable(inputs.unreadable());
+    result.add_hints(&catalog);
     let fail_on = match args.fail_on {
         FailOn::Error => Severity::Error,
         FailOn::Warning => Severity::Warning,
@@ -54,6 +61,6 @@ pub fn run(args: &ValidateArgs) -> Result<Outcome, CliError> {
         ValidateFormat::Sarif => report::sarif::validation(&result),
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
-    outcome.warnings = env_warnings(&env);
+    outcome.warnings = env_warnings(&inputs.env);
     Ok(outcome)
 }

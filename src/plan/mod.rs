@@ -327,7 +327,15 @@ pub fn plan_with(
                 } else {
                     model.pre_existing(&involved)
                 };
-                let outcome = asker.ask(&current, &fixed, 0, Some(Fewest { repair }));
+                let outcome = asker.ask(
+                    &current,
+                    &fixed,
+                    0,
+                    Some(Fewest {
+                        repair,
+                        ..Fewest::default()
+                    }),
+                );
                 notes.complete &= outcome.proven();
                 outcome.values().map(<[Value]>::to_vec)
             }

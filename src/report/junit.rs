@@ -29,10 +29,14 @@ fn xml(text: &str) -> String {
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
     let failing = |c: &&crate::validate::Check| c.findings.iter().any(|f| f.severity >= fail_on);
-    let failures = v.checks.iter().filter(failing).count();
+    let failures = v.checks.iter().filter(failing).count()
+        + v.unreadable
+            .iter()
+            .filter(|f| f.severity >= fail_on)
+            .count();
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     let suite = xml(&v.environment);
-    let tests = v.checks.len();
+    let tests = v.checks.len() + v.unreadable.len();
     let _ = writeln!(
         out,
         "<testsuites name=\"compat validate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">"
@@ -41,6 +45,24 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
         out,
         "  <testsuite name=\"{suite}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">"
     );
+    // Each unreadable catalog file is a failed case of its own: the catalog's, not an entity's.
+    for f in &v.unreadable {
+        let file = f.location.as_ref().map_or("", |l| &*l.file);
+        let at = f
+            .location
+            .as_ref()
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "    <testcase classname=\"catalog\" name=\"{} is a readable manifest file\">\n      \
+             <failure type=\"{}\" message=\"{}\">{}</failure>\n    </testcase>",
+            xml(file),
+            f.code,
+            xml(&f.message),
+            xml(&format!("{}: {}{at}", f.code, f.message)),
+        );
+    }
     for check in &v.checks {
         let _ = write!(
             out,

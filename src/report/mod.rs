@@ -50,8 +50,16 @@ pub fn validation_summary(v: &Validation, fail_on: Severity) -> String {
     } else {
         "invalid"
     };
+    let left_out = if v.unreadable.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "; {} left out of the catalog",
+            plural(v.unreadable.len(), "unreadable manifest file")
+        )
+    };
     format!(
-        "{}: {verdict}, {} ({} checked on {} installed)",
+        "{}: {verdict}, {} ({} checked on {} installed{left_out})",
         v.environment,
         count_summary(v.count(Severity::Error), v.count(Severity::Warning)),
         plural(v.checks.len(), "constraint"),

@@ -3,6 +3,7 @@
 
 use serde_json::{Value, json};
 
+use crate::diagnostic::STDIN;
 use crate::finding::{Code, Severity};
 use crate::validate::Validation;
 
@@ -32,7 +33,8 @@ pub fn validation(v: &Validation) -> String {
                 },
                 "message": {"text": f.message},
             });
-            if let Some(at) = &f.location {
+            // Standard input is no artifact a SARIF viewer can open (nor a valid URI).
+            if let Some(at) = f.location.as_ref().filter(|at| &*at.file != STDIN) {
                 let mut physical = json!({"artifactLocation": {"uri": at.file.replace('\\', "/")}});
                 if at.location.is_known() {
                     physical["region"] = json!({

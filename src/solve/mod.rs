@@ -35,6 +35,22 @@ pub use model::{Model, Value};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fewest {
     pub repair: Vec<(usize, usize, usize)>,
+    /// Where the distance is minimized.
+    pub moves: Moves,
+}
+
+/// Which states the distance level compares.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Moves {
+    /// Every state that is best by the levels before it (a plan: SPEC section 7 asks for the
+    /// fewest products changed, then the least moves).
+    #[default]
+    Everywhere,
+    /// Only states that change the very products the first optimum by the levels before it
+    /// changes (`upgrades`' `requires`: SPEC asks for the smallest set; the least moves within
+    /// that set are a courtesy, and comparing every set of that size for them costs most of
+    /// the time on windowed catalogs).
+    WithinChanged,
 }
 
 /// One question to an engine.

@@ -73,6 +73,24 @@ impl Cnf {
         }
     }
 
+    /// The literals of `assumed` the last unsatisfiable answer failed on (rustsat gives the core
+    /// as a clause over negated assumptions; matched by variable, in `assumed`'s order).
+    pub fn failed(&mut self, assumed: &[Lit]) -> Vec<Lit> {
+        use rustsat::solvers::SolveIncremental;
+        let core: std::collections::BTreeSet<u32> = self
+            .solver
+            .core()
+            .unwrap_or_default()
+            .into_iter()
+            .map(|l| l.var().idx32())
+            .collect();
+        assumed
+            .iter()
+            .copied()
+            .filter(|l| core.contains(&l.var().idx32()))
+            .collect()
+    }
+
     /// True when the last answer sets `lit`.
     pub fn holds(&self, lit: Lit) -> bool {
         self.solver

@@ -21,7 +21,7 @@ use std::time::Instant;
 use rustsat::solvers::{SolveIncremental, SolverResult};
 use rustsat::types::Lit;
 
-use super::Cnf;
+use super::{Cnf, Encoded};
 use crate::manifest::Manifest;
 use crate::solve::Query;
 use crate::solve::conflict::{Cause, Conflict, Declaration, Explained};
@@ -43,11 +43,6 @@ fn rule(flag: &str) -> Option<Exclusion> {
         "--allow-downgrade" => Some(Exclusion::Older),
         _ => None,
     }
-}
-
-struct Encoded {
-    domain: Vec<Value>,
-    lits: Vec<Lit>,
 }
 
 struct Explainer<'m, 'a, 'q> {
@@ -207,17 +202,17 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     }
                 }
                 Answer::Unsat(core) => {
+                    let failed: std::collections::BTreeSet<Lit> = core.iter().copied().collect();
                     let mut freed = false;
                     for &(p, l) in &held {
-                        if core.contains(&l) {
+                        if failed.contains(&l) {
                             free[p] = true;
                             freed = true;
                         }
                     }
                     if !freed {
-                        return Ok(Some(
-                            core.into_iter().filter(|l| active.contains(l)).collect(),
-                        ));
+                        // only selectors are left in it
+                        return Ok(Some(core));
                     }
                 }
                 Answer::Interrupted => return Err(()),
@@ -256,32 +251,13 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     fn solve(&mut self, assumed: &[Lit]) -> Answer {
         match self.cnf.solver.solve_assumps(assumed) {
             Ok(SolverResult::Sat) => Answer::Sat,
-            Ok(SolverResult::Unsat) => {
-                let failed = self.cnf.solver.core().unwrap_or_default();
-                // rustsat gives the core as a clause over negated assumptions
-                let core = assumed
-                    .iter()
-                    .copied()
-                    .filter(|l| failed.contains(&!*l) || failed.contains(l))
-                    .collect();
-                Answer::Unsat(core)
-            }
+            Ok(SolverResult::Unsat) => Answer::Unsat(self.cnf.failed(assumed)),
             Ok(SolverResult::Interrupted) | Err(_) => Answer::Interrupted,
         }
     }
 
     fn read(&self) -> Vec<Value> {
-        let mut values = self.query.baseline.to_vec();
-        for &p in &self.order {
-            if let Some(e) = &self.encoded[p] {
-                for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                    if self.cnf.holds(l) {
-                        values[p] = v;
-                    }
-                }
-            }
-        }
-        values
+        super::read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
     }
 
     fn selector(&mut self, cause: Cause) -> Lit {

@@ -51,7 +51,7 @@ mod core;
 
 use cnf::Cnf;
 
-use super::{Engine, Explained, Fewest, Model, Outcome, Query, Value, domain};
+use super::{Engine, Explained, Fewest, Model, Moves, Outcome, Query, Value, domain};
 
 /// The CDCL engine (see the module docs).
 #[derive(Clone, Copy, Debug, Default)]
@@ -100,6 +100,10 @@ struct Session<'m, 'a, 'q> {
     broken: Vec<Option<Lit>>,
     /// Per product, its distance ladder once made ([`Session::ladder`]).
     ladders: Vec<Option<(usize, Vec<Lit>)>>,
+    /// Products held at their baseline value (assumed), and whether products encoded from now
+    /// on are held too ([`Moves::WithinChanged`] once the changed products are settled).
+    held: Vec<bool>,
+    holding: bool,
     /// Per objective level, its sum as last encoded: for how many encoded products, the
     /// constant part, and the totalizer (encoded up to the bound it was built for, so tighter
     /// bounds only need new assumptions).
@@ -175,6 +179,8 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             order: Vec::new(),
             broken: vec![None; repairs],
             ladders: vec![None; model.vars.len()],
+            held: vec![false; model.vars.len()],
+            holding: false,
             sums: [None, None, None],
         }
     }
@@ -220,6 +226,13 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             lower = Some((self.cost(&optimum, &fewest), levels));
             if reached.is_empty() {
                 levels = LEVELS;
+                if fewest.moves == Moves::WithinChanged {
+                    // the changed products are settled: only their moves are compared
+                    self.holding = true;
+                    for &p in &self.order {
+                        self.held[p] = optimum[p] == self.query.baseline[p];
+                    }
+                }
             }
             for q in reached {
                 self.encode(q);
@@ -260,13 +273,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                     }
                 }
                 Ok(SolverResult::Unsat) => {
-                    let core = self.cnf.solver.core().unwrap_or_default();
+                    let failed = self.cnf.failed(&assumptions);
                     let mut freed = false;
-                    for &(p, l) in &held {
-                        if core.contains(&!l) || core.contains(&l) {
-                            free[p] = true;
-                            freed = true;
-                        }
+                    for (p, _) in held.iter().filter(|(_, l)| failed.contains(l)) {
+                        free[*p] = true;
+                        freed = true;
                     }
                     if !freed {
                         return Answer::Infeasible;
@@ -339,6 +350,12 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 }
             }
             debug_assert_eq!(size, self.order.len(), "bounds encode no product");
+            assumptions.extend(
+                self.order
+                    .iter()
+                    .filter(|&&p| self.held[p])
+                    .filter_map(|&p| self.lit(p, self.query.baseline[p])),
+            );
             match self.cnf.solver.solve_assumps(&assumptions) {
                 Ok(SolverResult::Sat) => {
                     let values = self.read();
@@ -436,6 +453,9 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             _ => {
                 for i in 0..self.order.len() {
                     let p = self.order[i];
+                    if self.held[p] {
+                        continue; // at its baseline: moves 0
+                    }
                     let (least, ladder) = self.ladder(p);
                     fixed += least;
                     terms.extend(ladder.iter().map(|&l| (l, 1)));
@@ -534,6 +554,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         self.cnf.at_most_one(&lits);
         self.encoded[p] = Some(Encoded { domain, lits });
         self.order.push(p);
+        self.held[p] = self.holding;
         for &q in &self.model.neighbors[p] {
             if self.encoded[q].is_some() {
                 self.link(p, q);
@@ -585,17 +606,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
 
     /// The whole state the solver's answer stands for.
     fn read(&self) -> Vec<Value> {
-        let mut values = self.query.baseline.to_vec();
-        for &p in &self.order {
-            if let Some(e) = &self.encoded[p] {
-                for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                    if self.cnf.holds(l) {
-                        values[p] = v;
-                    }
-                }
-            }
-        }
-        values
+        read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
     }
 
     /// Products not encoded that the answer would break with (see [`reached`]).
@@ -604,6 +615,22 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             self.encoded[q].is_some()
         })
     }
+}
+
+/// The whole state the solver's last answer stands for: `baseline` with every encoded product
+/// at the value the answer gives it.
+fn read(cnf: &Cnf, baseline: &[Value], order: &[usize], encoded: &[Option<Encoded>]) -> Vec<Value> {
+    let mut values = baseline.to_vec();
+    for &p in order {
+        if let Some(e) = &encoded[p] {
+            for (&v, &l) in e.domain.iter().zip(&e.lits) {
+                if cnf.holds(l) {
+                    values[p] = v;
+                }
+            }
+        }
+    }
+    values
 }
 
 /// Products not encoded that `values` would break with: neighbours of a moved encoded product
