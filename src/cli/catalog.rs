@@ -18,8 +18,8 @@ pub enum CatalogCommand {
         /// Manifest directories or files
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The catalog database (created when missing)
-        #[arg(long, value_name = "FILE")]
+        /// The catalog database: a file (created when missing) or a `postgres://` URL
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         /// Overwrite stored releases whose manifest differs
         #[arg(long)]
@@ -31,7 +31,7 @@ pub enum CatalogCommand {
     List {
         /// Only this product (`group:name`)
         product: Option<String>,
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -40,7 +40,7 @@ pub enum CatalogCommand {
     Show {
         /// The release as `group:name@version`
         release: String,
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
