@@ -18,8 +18,8 @@ pub enum CatalogCommand {
         /// Manifest directories or files
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The catalog database (created when missing)
-        #[arg(long, value_name = "FILE")]
+        /// The catalog database: a file (created when missing) or a `postgres://` URL
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         /// Overwrite stored releases whose manifest differs
         #[arg(long)]
@@ -31,7 +31,7 @@ pub enum CatalogCommand {
     List {
         /// Only this product (`group:name`)
         product: Option<String>,
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -40,7 +40,7 @@ pub enum CatalogCommand {
     Show {
         /// The release as `group:name@version`
         release: String,
-        #[arg(long, value_name = "FILE")]
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -77,11 +77,12 @@ fn catalog_import(
     // All or nothing: every problem of the batch is reported before the database is touched.
     let (files, unreadable) = loader::read_sources_and_errors(paths);
     let batch = Batch::check(files, unreadable)?;
-    let mut store = Location::parse(db)?.create_store()?;
+    let location = Location::parse(db)?; // shown as given, less a URL's password
+    let mut store = location.create_store()?;
     let summary = store.import(&batch, replace)?;
     let stdout = match format {
         Format::Json => to_json(&serde_json::json!({
-            "db": db.display().to_string(),
+            "db": location.to_string(),
             "files": batch.files().len(),
             "added": summary.added,
             "unchanged": summary.unchanged,
@@ -89,7 +90,7 @@ fn catalog_import(
         })),
         Format::Human => format!(
             "{}: {} added, {} unchanged, {} replaced (from {})\n",
-            db.display(),
+            location,
             report::plural(summary.added, "release"),
             summary.unchanged,
             summary.replaced,
@@ -107,14 +108,14 @@ fn catalog_list(
     let product = product
         .map(|p| ProductId::parse(p).map_err(|m| argument("argument PRODUCT", m)))
         .transpose()?;
-    let store = Location::parse(db)?.open_store()?;
+    let location = Location::parse(db)?;
+    let store = location.open_store()?;
     let products = store.list(product.as_ref())?;
     if let Some(p) = &product
         && products.is_empty()
     {
         return Err(CliError::NotFound(format!(
-            "{}: no releases of `{p}`",
-            db.display()
+            "{location}: no releases of `{p}`"
         )));
     }
     let stdout = match format {
@@ -137,11 +138,11 @@ fn catalog_show(release: &str, db: &std::path::Path, format: Format) -> Result<O
             version_arg("argument RELEASE", v)?,
         ))
     })?;
-    let store = Location::parse(db)?.open_store()?;
+    let location = Location::parse(db)?;
+    let store = location.open_store()?;
     let Some(m) = store.release(&product, &version)? else {
         return Err(CliError::NotFound(format!(
-            "{}: no release `{product} {version}`",
-            db.display()
+            "{location}: no release `{product} {version}`"
         )));
     };
     let stdout = match format {
