@@ -21,6 +21,7 @@ pub mod dfs;
 pub mod explain;
 pub mod model;
 pub mod sat;
+pub mod violation;
 
 use std::time::Instant;
 

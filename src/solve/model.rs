@@ -14,6 +14,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
+pub use super::violation::{Violation, check};
 use crate::catalog::Catalog;
 use crate::constraint::{self, Verdict};
 use crate::environment::Environment;
@@ -158,58 +159,6 @@ impl<'a> Var<'a> {
             .map(|c| position(c.version).map_or(1, |at| at.abs_diff(i)))
             .sum();
         moved.max(1)
-    }
-}
-
-/// A broken constraint between two products' values (or of one value alone).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Violation {
-    pub code: Code,
-    /// The product whose release declares the constraint, and that release's version.
-    pub declarer: ProductId,
-    pub declarer_version: String,
-    /// The entity that runs the declaring release, when it is an existing one.
-    pub declarer_entity: Option<String>,
-    /// Whether the broken constraint is an optional dependency.
-    pub optional: bool,
-    /// The range's two ends, as written.
-    pub minimum: Option<String>,
-    pub maximum: Option<String>,
-    /// The product the constraint is about.
-    pub dependency: ProductId,
-    /// The version found (absent for a missing dependency), and the entity that runs it when
-    /// it is an existing one.
-    pub found: Option<String>,
-    pub found_entity: Option<String>,
-    /// The range, as written.
-    pub range: String,
-    /// Where the constraint is declared.
-    pub location: Option<crate::diagnostic::FileLocation>,
-}
-
-impl Violation {
-    /// One line for the broken constraint, with both sides.
-    #[must_use]
-    pub fn describe(&self) -> String {
-        match (self.code, &self.found) {
-            (Code::MissingDependency, _) => format!(
-                "{} {} requires {} {}, which is not installed",
-                self.declarer, self.declarer_version, self.dependency, self.range
-            ),
-            (Code::IncompatibleRelease, Some(found)) => format!(
-                "{} {} is incompatible with {} {}, and {} would run {found}",
-                self.declarer, self.declarer_version, self.dependency, self.range, self.dependency
-            ),
-            (_, found) => format!(
-                "{} {} requires {} {}, but {} would run {}",
-                self.declarer,
-                self.declarer_version,
-                self.dependency,
-                self.range,
-                self.dependency,
-                found.as_deref().unwrap_or("nothing")
-            ),
-        }
     }
 }
 
@@ -608,64 +557,6 @@ fn neighbors(vars: &[Var<'_>], index: &BTreeMap<ProductId, usize>) -> Vec<Vec<us
         .into_iter()
         .map(|s| s.into_iter().collect())
         .collect()
-}
-
-/// The constraints the `ours` instances of `product` declare on `other` running `theirs`, and
-/// break. Works on any mix of instances (a product half-way through a rolling upgrade).
-#[must_use]
-pub fn check(
-    product: &ProductId,
-    ours: &[Instance<'_>],
-    other: &ProductId,
-    theirs: &[Instance<'_>],
-) -> Vec<Violation> {
-    {
-        let mut out = Vec::new();
-        for inst in ours {
-            let Some(m) = inst.manifest else { continue };
-            let conflict = |code,
-                            found: Option<&Instance<'_>>,
-                            range: &crate::range::Range,
-                            optional,
-                            at: crate::diagnostic::Location| Violation {
-                code,
-                declarer: product.clone(),
-                declarer_version: inst.version.to_string(),
-                declarer_entity: inst.entity.map(str::to_owned),
-                optional,
-                minimum: range.minimum.as_ref().map(ToString::to_string),
-                maximum: range.maximum.as_ref().map(ToString::to_string),
-                dependency: other.clone(),
-                found: found.map(|t| t.version.to_string()),
-                found_entity: found.and_then(|t| t.entity.map(str::to_owned)),
-                range: range.to_string(),
-                location: Some(crate::diagnostic::FileLocation {
-                    file: Arc::clone(&m.file),
-                    location: at,
-                }),
-            };
-            for d in m.dependencies.iter().filter(|d| d.product == *other) {
-                if theirs.is_empty()
-                    && let Some(code) = constraint::dependency_absent(d).code()
-                {
-                    out.push(conflict(code, None, &d.range, false, d.location));
-                }
-                for t in theirs {
-                    if let Some(code) = constraint::dependency_on(d, t.version).code() {
-                        out.push(conflict(code, Some(t), &d.range, d.optional, d.location));
-                    }
-                }
-            }
-            for c in m.incompatibilities.iter().filter(|c| c.product == *other) {
-                for t in theirs {
-                    if let Some(code) = constraint::incompatibility_on(c, t.version).code() {
-                        out.push(conflict(code, Some(t), &c.range, false, c.location));
-                    }
-                }
-            }
-        }
-        out
-    }
 }
 
 #[cfg(test)]
