@@ -39,17 +39,15 @@
 
 use std::time::Instant;
 
-use rustsat::encodings::EnforceError;
-use rustsat::encodings::card::{self, Totalizer};
-use rustsat::encodings::pb::{self, GeneralizedTotalizer};
-use rustsat::instances::BasicVarManager;
 use rustsat::solvers::{SolveIncremental, SolverResult};
 use rustsat::types::Lit;
 
 mod cnf;
 mod core;
+mod objective;
 
 use cnf::Cnf;
+use objective::Sum;
 
 use super::{Engine, Explained, Fewest, Model, Moves, Outcome, Query, Value, domain};
 
@@ -108,64 +106,6 @@ struct Session<'m, 'a, 'q> {
     /// constant part, and the totalizer (encoded up to the bound it was built for, so tighter
     /// bounds only need new assumptions).
     sums: [Option<Sum>; LEVELS],
-}
-
-/// A sum's encoding: a plain totalizer when every weight is 1 (much smaller), else the
-/// generalized one.
-enum Encoding {
-    Count(Totalizer),
-    Weighted(GeneralizedTotalizer),
-}
-
-impl Encoding {
-    fn new(terms: Vec<(Lit, usize)>) -> Self {
-        if terms.iter().all(|&(_, w)| w == 1) {
-            Encoding::Count(terms.into_iter().map(|(l, _)| l).collect())
-        } else {
-            Encoding::Weighted(terms.into_iter().collect())
-        }
-    }
-
-    /// Clauses for every bound up to `top`.
-    fn extend(
-        &mut self,
-        top: usize,
-        solver: &mut rustsat_batsat::BasicSolver,
-        vars: &mut BasicVarManager,
-    ) -> bool {
-        match self {
-            Encoding::Count(t) => {
-                card::BoundUpperIncremental::encode_ub_change(t, 0..=top, solver, vars).is_ok()
-            }
-            Encoding::Weighted(t) => {
-                pb::BoundUpperIncremental::encode_ub_change(t, 0..=top, solver, vars).is_ok()
-            }
-        }
-    }
-
-    /// Assumptions for "at most `bound`"; `None` when no assignment can meet it.
-    fn enforce(&self, bound: usize) -> Option<Vec<Lit>> {
-        match self {
-            Encoding::Count(t) => {
-                Some(card::BoundUpper::enforce_ub(t, bound).expect("encoded up to this bound"))
-            }
-            Encoding::Weighted(t) => match pb::BoundUpper::enforce_ub(t, bound) {
-                Ok(lits) => Some(lits),
-                Err(EnforceError::Unsat) => None,
-                Err(EnforceError::NotEncoded) => unreachable!("encoded up to this bound"),
-            },
-        }
-    }
-}
-
-/// One objective level's weighted sum over the encoded products.
-struct Sum {
-    products: usize,
-    fixed: usize,
-    total: usize,
-    encoding: Encoding,
-    /// The largest bound the encoding covers so far (bounds below it need nothing new).
-    top: Option<usize>,
 }
 
 impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
@@ -375,149 +315,6 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 Ok(SolverResult::Interrupted) | Err(_) => return Answer::Interrupted,
             }
         }
-    }
-
-    /// Assumptions enforcing "level `level` of the objective is at most `bound`" over the
-    /// encoded products; `Err(Infeasible)` when no state can meet it, `Err(Interrupted)` when
-    /// the bound could not be encoded (out of memory: nothing is proven then).
-    fn bound(&mut self, level: usize, bound: usize, fewest: &Fewest) -> Result<Vec<Lit>, Answer> {
-        let stale = self.sums[level]
-            .as_ref()
-            .is_none_or(|s| s.products != self.order.len());
-        if stale {
-            let (terms, fixed) = self.terms(level, fewest);
-            self.sums[level] = Some(Sum {
-                products: self.order.len(),
-                fixed,
-                total: terms.iter().map(|(_, w)| w).sum(),
-                encoding: Encoding::new(terms),
-                top: None,
-            });
-        }
-        let Some(sum) = self.sums[level].as_mut() else {
-            unreachable!("made just above")
-        };
-        let bound = bound.checked_sub(sum.fixed).ok_or(Answer::Infeasible)?;
-        if sum.total <= bound {
-            return Ok(Vec::new());
-        }
-        // Encoded for every bound up to this one: later, tighter bounds reuse it.
-        if sum.top.is_none_or(|t| bound > t) {
-            if !sum
-                .encoding
-                .extend(bound, &mut self.cnf.solver, &mut self.cnf.vars)
-            {
-                return Err(Answer::Interrupted);
-            }
-            sum.top = Some(bound);
-        }
-        sum.encoding.enforce(bound).ok_or(Answer::Infeasible)
-    }
-
-    /// The weighted literals of one objective level over the encoded products, and the part
-    /// of it that no choice can avoid.
-    fn terms(&mut self, level: usize, fewest: &Fewest) -> (Vec<(Lit, usize)>, usize) {
-        let mut terms = Vec::new();
-        let mut fixed = 0;
-        match level {
-            0 => {
-                for (i, &(p, q, weight)) in fewest.repair.iter().enumerate() {
-                    let (Some(kp), Some(kq)) = (self.lit(p, Value::Keep), self.lit(q, Value::Keep))
-                    else {
-                        continue; // one side cannot keep: repaired in every state
-                    };
-                    if p == q {
-                        terms.push((kp, weight)); // its own requirements, broken while it keeps
-                        continue;
-                    }
-                    let broken = if let Some(l) = self.broken[i] {
-                        l
-                    } else {
-                        let l = self.fresh(false);
-                        self.add(vec![l, !kp, !kq]); // both keep: still broken
-                        self.broken[i] = Some(l);
-                        l
-                    };
-                    terms.push((broken, weight));
-                }
-            }
-            1 => {
-                for &p in &self.order {
-                    let now = self.model.vars[p].domain[0];
-                    match self.lit(p, now) {
-                        Some(stay) => terms.push((!stay, 1)),
-                        None => fixed += 1,
-                    }
-                }
-            }
-            _ => {
-                for i in 0..self.order.len() {
-                    let p = self.order[i];
-                    if self.held[p] {
-                        continue; // at its baseline: moves 0
-                    }
-                    let (least, ladder) = self.ladder(p);
-                    fixed += least;
-                    terms.extend(ladder.iter().map(|&l| (l, 1)));
-                }
-            }
-        }
-        (terms, fixed)
-    }
-
-    /// `p`'s distance as a unary count: the least distance any of its values moves (no state
-    /// can avoid it) and literals "moves at least least + t" for t = 1, 2, ..., each implied
-    /// by the values that move that far. Counting them makes distance a plain cardinality,
-    /// far smaller to bound than a sum of per-value weights. Made once per product.
-    fn ladder(&mut self, p: usize) -> (usize, Vec<Lit>) {
-        if let Some(made) = &self.ladders[p] {
-            return made.clone();
-        }
-        let var = &self.model.vars[p];
-        let Some(e) = &self.encoded[p] else {
-            return (0, Vec::new());
-        };
-        let moves: Vec<(usize, Lit)> = e
-            .domain
-            .iter()
-            .zip(&e.lits)
-            .map(|(&v, &l)| (var.distance(v), l))
-            .collect();
-        let least = moves.iter().map(|&(d, _)| d).min().unwrap_or(0);
-        let most = moves.iter().map(|&(d, _)| d).max().unwrap_or(0) - least;
-        let ladder: Vec<Lit> = (0..most).map(|_| self.fresh(false)).collect();
-        for pair in ladder.windows(2) {
-            self.add(vec![!pair[1], pair[0]]); // at least t+1 -> at least t
-        }
-        for (d, l) in moves {
-            if d > least {
-                self.add(vec![!l, ladder[d - least - 1]]);
-            }
-        }
-        let made = (least, ladder);
-        self.ladders[p] = Some(made.clone());
-        made
-    }
-
-    /// The objective levels of a whole state (every product not encoded is at its baseline,
-    /// which for an optimizing query is the environment as it is).
-    fn cost(&self, values: &[Value], fewest: &Fewest) -> Cost {
-        let keep = |p: usize| values[p] == Value::Keep;
-        let broken = fewest
-            .repair
-            .iter()
-            .filter(|&&(p, q, _)| keep(p) && keep(q))
-            .map(|&(_, _, w)| w)
-            .sum();
-        let (mut changed, mut distance) = (0, 0);
-        for (p, &v) in values.iter().enumerate() {
-            let var = &self.model.vars[p];
-            if v != var.domain[0] {
-                changed += 1;
-                distance += var.distance(v);
-            }
-        }
-        [broken, changed, distance]
     }
 
     fn lit(&self, p: usize, value: Value) -> Option<Lit> {
