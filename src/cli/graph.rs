@@ -7,7 +7,7 @@ use compat::catalog::Scope;
 use compat::report;
 use compat::validate;
 
-use super::{CliError, InputArgs, Outcome, OutputArg, load_inputs};
+use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GraphFormat {
@@ -23,6 +23,8 @@ pub struct GraphArgs {
     pub format: GraphFormat,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &GraphArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {

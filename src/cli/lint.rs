@@ -7,9 +7,11 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::{lint, loader};
 
-use super::{CliError, Format, Outcome, OutputArg};
+use super::{CliError, Format, LimitArgs, Outcome, OutputArg, hidden};
 
 #[derive(Debug, Args)]
+// It reads no environment and opens no database.
+#[command(mut_args(hidden(&["max_entities", "lock_timeout"])))]
 pub struct LintArgs {
     /// Manifest files, or directories searched like a catalog
     #[arg(required = true)]
@@ -18,6 +20,8 @@ pub struct LintArgs {
     pub format: Format,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &LintArgs) -> Result<Outcome, CliError> {

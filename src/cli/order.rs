@@ -6,7 +6,7 @@ use clap::Args;
 use compat::catalog::Scope;
 use compat::report::{self, human};
 
-use super::{CliError, InputArgs, OrderFormat, Outcome, OutputArg, load_inputs};
+use super::{CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Args)]
 pub struct OrderArgs {
@@ -19,6 +19,8 @@ pub struct OrderArgs {
     pub format: OrderFormat,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &OrderArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {

@@ -14,7 +14,7 @@ use compat::report::{self, human};
 
 use super::progress::PlanProgress;
 use super::{
-    CUT_SHORT, CliError, Format, InputArgs, Outcome, OutputArg, argument, deadline_arg,
+    CUT_SHORT, CliError, Format, InputArgs, LimitArgs, Outcome, OutputArg, argument, deadline_arg,
     file_to_write, load_inputs, reload_for, version_arg,
 };
 
@@ -50,6 +50,8 @@ pub struct PlanArgs {
     pub format: Format,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// `group:name` or `group:name@version` from `--target`.

@@ -7,8 +7,8 @@ use compat::catalog::Scope;
 use compat::report::{self, human};
 
 use super::{
-    CUT_SHORT, CliError, InputArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
-    reload_for,
+    CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg,
+    load_inputs, reload_for,
 };
 
 #[derive(Debug, Args)]
@@ -29,6 +29,8 @@ pub struct UpgradesArgs {
     pub format: OrderFormat,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {

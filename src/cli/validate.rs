@@ -8,7 +8,7 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, InputArgs, Outcome, OutputArg, env_warnings, load_inputs};
+use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -36,6 +36,8 @@ pub struct ValidateArgs {
     /// The lowest severity that makes the run fail (exit 1)
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
