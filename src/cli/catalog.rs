@@ -16,6 +16,9 @@ use super::{CliError, Format, LimitArgs, Outcome, argument, hidden, version_arg}
 pub enum CatalogCommand {
     /// Import manifest directories or files into a catalog database (all or nothing)
     #[command(mut_args(hidden(&["max_entities"])))]
+    #[command(after_long_help = "\
+Example:
+  compat catalog import testdata/examples/catalog --db catalog.db")]
     Import {
         /// Manifest directories or files
         #[arg(required = true)]
@@ -26,6 +29,7 @@ pub enum CatalogCommand {
         /// Overwrite stored releases whose manifest differs
         #[arg(long)]
         replace: bool,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
         #[command(flatten)]
@@ -33,11 +37,16 @@ pub enum CatalogCommand {
     },
     /// List products and their versions in version order
     #[command(mut_args(hidden(&["max_entities"])))]
+    #[command(after_long_help = "\
+Example:
+  compat catalog list --db testdata/examples/catalog")]
     List {
         /// Only this product (`group:name`)
         product: Option<String>,
+        /// The catalog database, or a directory of manifests
         #[arg(long, value_name = "FILE")]
         db: PathBuf,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
         #[command(flatten)]
@@ -45,11 +54,16 @@ pub enum CatalogCommand {
     },
     /// Show one release's declarations
     #[command(mut_args(hidden(&["max_entities"])))]
+    #[command(after_long_help = "\
+Example:
+  compat catalog show com.example:api@1.1.0 --db testdata/examples/catalog")]
     Show {
         /// The release as `group:name@version`
         release: String,
+        /// The catalog database, or a directory of manifests
         #[arg(long, value_name = "FILE")]
         db: PathBuf,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
         #[command(flatten)]

@@ -11,14 +11,21 @@ use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GraphFormat {
+    /// Graphviz DOT, for `dot -Tsvg`
     Dot,
+    /// A Mermaid flowchart, which GitHub and GitLab render in Markdown
     Mermaid,
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Example:
+  compat graph testdata/examples/env-broken.yml --catalog testdata/examples/catalog \\
+    | dot -Tsvg > graph.svg")]
 pub struct GraphArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = GraphFormat::Dot)]
     pub format: GraphFormat,
     #[command(flatten)]

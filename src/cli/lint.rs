@@ -12,10 +12,14 @@ use super::{CliError, Format, LimitArgs, Outcome, OutputArg, hidden};
 #[derive(Debug, Args)]
 // It reads no environment and opens no database.
 #[command(mut_args(hidden(&["max_entities", "lock_timeout"])))]
+#[command(after_long_help = "\
+Example:
+  compat lint testdata/examples/catalog")]
 pub struct LintArgs {
     /// Manifest files, or directories searched like a catalog
     #[arg(required = true)]
     pub manifests: Vec<PathBuf>,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     #[command(flatten)]

@@ -33,13 +33,19 @@ use compat::version::Version;
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.
 #[derive(Debug, Parser)]
-#[command(name = "compat", version, about, max_term_width = 100)]
+#[command(name = "compat", version, about, max_term_width = 100, after_long_help = EXAMPLE)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     #[command(flatten)]
     pub early: EarlyLimits,
 }
+
+const EXAMPLE: &str = "\
+Example:
+  compat validate testdata/examples/env-valid.yml --catalog testdata/examples/catalog
+
+Each command's --help shows an example of its own.";
 
 /// The heading the limit flags are listed under, apart from the command's own options.
 const LIMITS: &str = "Limits";
@@ -166,16 +172,23 @@ pub enum Command {
     Generate(generate::GenerateArgs),
 }
 
+/// The output formats of most commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Text and tables for people, the same bytes on a terminal and in a log
     Human,
+    /// JSON for programs, one pretty-printed document
     Json,
 }
 
+/// The output formats of `upgrades` and `order`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderFormat {
+    /// Text and tables for people, the same bytes on a terminal and in a log
     Human,
+    /// JSON for programs, one pretty-printed document
     Json,
+    /// A Markdown table, for a pull-request comment or a change request
     Markdown,
 }
 

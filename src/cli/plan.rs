@@ -20,6 +20,10 @@ use super::{
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["target", "all"])))]
+#[command(after_long_help = "\
+Example:
+  compat plan testdata/cases/plan/env.yml --catalog testdata/cases/plan/catalog \\
+    --target g:app --allow-install")]
 #[allow(clippy::struct_excessive_bools)] // command-line switches
 pub struct PlanArgs {
     #[command(flatten)]
@@ -46,6 +50,7 @@ pub struct PlanArgs {
     /// Write the final state as an environment file
     #[arg(long, value_name = "FILE")]
     pub write_env: Option<PathBuf>,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     #[command(flatten)]

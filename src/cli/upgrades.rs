@@ -12,6 +12,9 @@ use super::{
 };
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Example:
+  compat upgrades testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
 pub struct UpgradesArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
@@ -25,6 +28,7 @@ pub struct UpgradesArgs {
     /// not proven and the command exits 4
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
     #[command(flatten)]
