@@ -8,9 +8,11 @@
 //! `false` answer), 2 usage error, 3 unreadable or malformed input, 4 a search cut short.
 
 mod catalog;
+mod completions;
 mod generate;
 mod graph;
 mod lint;
+mod man;
 mod order;
 mod plan;
 mod progress;
@@ -167,6 +169,11 @@ pub enum Command {
     /// Maintain a SQLite release catalog
     #[command(subcommand)]
     Catalog(catalog::CatalogCommand),
+    /// Print a shell completion script to stdout
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff) to stdout
+    #[command(after_long_help = man::EXAMPLE)]
+    Man,
     /// Write a seeded, realistic catalog and environment (for benchmarks)
     #[command(hide = true)]
     Generate(generate::GenerateArgs),
@@ -290,7 +297,9 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Graph(graph::GraphArgs { limits, .. }) => *limits,
         Command::Catalog(command) => command.limits(),
         // They read no files and open no catalog.
-        Command::Version(_) | Command::Generate(_) => defaults(),
+        Command::Version(_) | Command::Completions(_) | Command::Man | Command::Generate(_) => {
+            defaults()
+        }
     };
     compat::limits::set(limits.resolve(&cli.early));
     let output = match &cli.command {
@@ -300,7 +309,11 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Plan(plan::PlanArgs { out, .. })
         | Command::Order(order::OrderArgs { out, .. })
         | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
-        Command::Version(_) | Command::Catalog(_) | Command::Generate(_) => None,
+        Command::Version(_)
+        | Command::Catalog(_)
+        | Command::Completions(_)
+        | Command::Man
+        | Command::Generate(_) => None,
     }
     .filter(|path| path != Path::new("-")); // `-o -`: stdout, as without the flag
     if let Some(path) = &output {
@@ -315,6 +328,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Graph(args) => graph::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command),
+        Command::Completions(args) => Ok(completions::run(&args)),
+        Command::Man => Ok(man::run()),
         Command::Generate(args) => generate::run(&args),
     }?;
     // The report goes to the file whatever the exit code it comes with; stdout stays empty.
