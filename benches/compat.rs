@@ -265,6 +265,18 @@ fn hard(c: &mut Criterion) {
             let r = Request::new(vec![Target::Newest(early.clone())], false);
             b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
         });
+        // The first latest release no co-upgrade reaches, as an exact target: the plan is its
+        // explanation (core, minimization, chain, fixes checked).
+        let rows = compat::upgrade::upgrades(&env, &catalog, false);
+        let blocked = rows
+            .iter()
+            .find(|u| u.proven && !u.latest_installable && u.latest.is_some())
+            .expect("the hard family has unreachable latest releases");
+        let version = Version::parse(blocked.latest.as_deref().unwrap()).unwrap();
+        let exact = Request::new(vec![Target::Exact(blocked.product.clone(), version)], false);
+        group.bench_function(format!("explain/{name}"), |b| {
+            b.iter(|| black_box(planner::plan(&env, &catalog, &exact)));
+        });
     }
     group.finish();
 }

@@ -6,6 +6,7 @@
 //! is the binary's (`src/cli/`), not part of the library.
 
 pub mod catalog;
+pub mod constraint;
 pub mod diagnostic;
 pub mod environment;
 pub mod finding;

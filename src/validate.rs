@@ -20,12 +20,12 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::catalog::Catalog;
+use crate::constraint::{self, Verdict};
 use crate::diagnostic::{FileLocation, InputError, Location};
 use crate::environment::{Entity, Environment};
 use crate::finding::{Code, Finding, Severity};
 use crate::manifest::{Dependency, Incompatibility, Manifest};
 use crate::product::ProductId;
-use crate::range::Placement;
 use crate::suggest;
 use crate::version::Version;
 
@@ -305,26 +305,21 @@ impl EntityChecker<'_> {
             .installed
             .get(&dep.product)
             .map_or(&[][..], Vec::as_slice);
-        if present.is_empty() && !dep.optional {
+        if present.is_empty() && constraint::dependency_absent(dep) == Verdict::Missing {
             findings.push(base(
                 Code::MissingDependency,
                 ", which is not installed".into(),
             ));
         }
         for other in present {
-            let (code, why) = match dep.range.place(&other.version) {
-                Placement::BelowMinimum => (Code::VersionTooLow, "below the minimum"),
-                Placement::AboveMaximum => (Code::VersionTooHigh, "above the maximum"),
-                Placement::Unordered => (
-                    Code::NonOrderableVersion,
-                    "a version that cannot be ordered",
-                ),
-                Placement::Inside => match &dep.recommended {
-                    Some(r) if other.version < *r => {
-                        (Code::BelowRecommended, "below the recommended version")
-                    }
-                    _ => continue,
-                },
+            let verdict = constraint::dependency_on(dep, &other.version);
+            let (code, why) = match (verdict.code(), &dep.recommended) {
+                (Some(code), _) => (code, verdict.why()),
+                // the recommendation is validate's own warning, not part of what holds
+                (None, Some(r)) if other.version < *r => {
+                    (Code::BelowRecommended, "below the recommended version")
+                }
+                (None, _) => continue,
             };
             let mut f = base(
                 code,
@@ -356,7 +351,10 @@ impl EntityChecker<'_> {
             .map_or(&[][..], Vec::as_slice);
         let findings = present
             .iter()
-            .filter(|other| other.name != self.entity.name && inc.range.contains(&other.version))
+            .filter(|other| {
+                other.name != self.entity.name
+                    && constraint::incompatibility_on(inc, &other.version) == Verdict::Incompatible
+            })
             .map(|other| {
                 let message = format!(
                     "{} {constraint}{reason}; {} runs {}",

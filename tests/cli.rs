@@ -38,6 +38,9 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
+#[path = "cli/postgres.rs"]
+mod postgres;
+
 mod catalog {
     //! Catalog database flows that need several commands and a scratch directory.
 

@@ -2,16 +2,19 @@
 //! opened by the backend it names, for reading releases ([`CatalogSource`]) or for the
 //! `catalog` commands ([`CatalogStore`]), so callers never name a backend.
 //!
-//! An argument of the form `scheme://…` is a URL: none is supported yet, and an unknown scheme
-//! is an error rather than a file name that does not exist (a PostgreSQL backend adds its
-//! scheme here and nowhere else). Otherwise it is a path: a directory is a manifest
-//! directory, anything else is taken for a catalog file, and opening it finds out whether it
-//! is one.
+//! An argument of the form `scheme://…` is a URL: `postgres://` and `postgresql://` name a
+//! PostgreSQL catalog; any other scheme is an error rather than a file name that does not
+//! exist. Otherwise it is a path: a directory is a manifest directory, anything else is taken
+//! for a catalog file, and opening it finds out whether it is one.
+//!
+//! Invariant: a PostgreSQL URL is shown (`Display`, `Debug`, error messages) without its
+//! password ([`PostgresUrl`]).
 
 use std::fmt;
 use std::path::{Path, PathBuf};
 
 use super::dir::{self, Directory};
+use super::postgres::{self, PostgresUrl};
 use super::sqlite::Store;
 use super::{CatalogSource, CatalogStore};
 use crate::diagnostic::{InputError, InputErrors};
@@ -23,21 +26,27 @@ pub enum Location {
     Directory(PathBuf),
     /// A SQLite catalog file made by `compat catalog import` (or one to create).
     Sqlite(PathBuf),
+    /// A PostgreSQL database (`postgres://…` or `postgresql://…`).
+    Postgres(PostgresUrl),
 }
 
 impl Location {
     /// The location an argument names. Looks at the file system only to tell a directory.
     ///
     /// # Errors
-    /// A URL: no URL scheme is supported yet.
+    /// A URL of a scheme other than PostgreSQL's.
     pub fn parse(arg: &Path) -> Result<Location, InputError> {
         if let Some(scheme) = url_scheme(arg) {
+            if matches!(scheme, "postgres" | "postgresql") {
+                let url = arg.to_str().unwrap_or_default();
+                return Ok(Location::Postgres(PostgresUrl::new(url)));
+            }
             return Err(InputError::Io {
                 path: arg.display().to_string(),
                 reason: format!(
                     "expected a catalog directory of manifests or a catalog file made by \
-                     `compat catalog import`, found a URL with the scheme `{scheme}`, which \
-                     compat cannot open"
+                     `compat catalog import`, or a `postgres://` URL, found a URL with the \
+                     scheme `{scheme}`, which compat cannot open"
                 ),
             });
         }
@@ -60,6 +69,7 @@ impl Location {
         match self {
             Location::Directory(path) => Ok(Box::new(Directory::open_lenient(path)?)),
             Location::Sqlite(path) => Ok(Box::new(Store::open_catalog(path)?)),
+            Location::Postgres(url) => Ok(Box::new(postgres::Store::open(url)?)),
         }
     }
 
@@ -72,6 +82,7 @@ impl Location {
         match self {
             Location::Directory(path) => Ok(Box::new(Directory::open(path)?)),
             Location::Sqlite(path) => Ok(Box::new(Store::open(path)?)),
+            Location::Postgres(url) => Ok(Box::new(postgres::Store::open(url)?)),
         }
     }
 
@@ -84,15 +95,17 @@ impl Location {
         match self {
             Location::Directory(path) => Err(dir::read_only(&path.display().to_string()).into()),
             Location::Sqlite(path) => Ok(Box::new(Store::create(path)?)),
+            Location::Postgres(url) => Ok(Box::new(postgres::Store::create(url)?)),
         }
     }
 }
 
-/// As the argument was given.
+/// As the argument was given, less a URL's password.
 impl fmt::Display for Location {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Location::Directory(path) | Location::Sqlite(path) => path.display().fmt(f),
+            Location::Postgres(url) => url.fmt(f),
         }
     }
 }
@@ -113,13 +126,22 @@ mod tests {
 
     #[test]
     fn urls_are_refused_by_scheme_and_paths_are_kept_as_given() {
-        let error = Location::parse(Path::new("postgres://db.example/compat")).unwrap_err();
+        let error = Location::parse(Path::new("mysql://db.example/compat")).unwrap_err();
         assert_eq!(
             error.to_string(),
-            "postgres://db.example/compat: cannot read: expected a catalog directory of \
-             manifests or a catalog file made by `compat catalog import`, found a URL with the \
-             scheme `postgres`, which compat cannot open"
+            "mysql://db.example/compat: cannot read: expected a catalog directory of \
+             manifests or a catalog file made by `compat catalog import`, or a `postgres://` \
+             URL, found a URL with the scheme `mysql`, which compat cannot open"
         );
+        for url in [
+            "postgres://db.example/compat",
+            "postgresql://u:secret@db.example:5433/compat",
+        ] {
+            let location = Location::parse(Path::new(url)).unwrap();
+            assert!(matches!(location, Location::Postgres(_)), "{url}");
+            assert!(!location.to_string().contains("secret"));
+            assert!(!format!("{location:?}").contains("secret"));
+        }
         let dir = Location::parse(Path::new("testdata/examples/catalog")).unwrap();
         assert_eq!(dir, Location::Directory("testdata/examples/catalog".into()));
         let file = Location::parse(Path::new("no/such/c.db")).unwrap();

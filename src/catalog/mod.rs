@@ -5,7 +5,8 @@
 //! more). A command opens a [`Location`] (from `--catalog` or `--db`) and asks the backend it
 //! names, through [`CatalogSource`], for the [`Scope`] the library states for that command;
 //! the `catalog` commands use [`CatalogStore`]. Backends: `dir.rs` (a manifest directory,
-//! read-only) and `sqlite.rs` (the catalog file); what they share lives here once: `scope.rs`
+//! read-only), `sqlite/` (the catalog file) and `postgres/` (a catalog in a PostgreSQL
+//! database, `postgres://…`); what they share lives here once: `scope.rs`
 //! (which releases a command reads, and the closure over dependencies), `import.rs` (what a
 //! batch must be, and what an import does per release), `rows.rs` (a manifest as stored rows,
 //! and the one decoder). `suite.rs` is the test suite every backend passes.
@@ -22,6 +23,7 @@
 mod dir;
 mod import;
 mod location;
+mod postgres;
 mod rows;
 mod scope;
 mod sqlite;
@@ -33,6 +35,7 @@ use std::sync::Arc;
 
 pub use import::{Batch, Conflict, ImportError, ImportSummary};
 pub use location::Location;
+pub use postgres::PostgresUrl;
 pub use scope::Scope;
 
 use crate::diagnostic::{FileLocation, InputError, InputErrors};
@@ -40,7 +43,7 @@ use crate::manifest::Manifest;
 use crate::product::ProductId;
 use crate::version::Version;
 
-/// Where releases come from: a manifest directory or a SQLite catalog. A command states the
+/// Where releases come from: a manifest directory, a SQLite or a PostgreSQL catalog. A command states the
 /// [`Scope`] it needs, so a database can answer without reading everything; a source may
 /// return more than was asked for (a directory has to read all of its files anyway).
 pub trait CatalogSource {

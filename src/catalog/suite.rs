@@ -1,9 +1,11 @@
 //! The one test suite every catalog backend passes, through the traits only: the same example
-//! catalog in a directory and imported into a catalog file must answer every scope, listing
-//! and lookup alike. A new backend adds one line to [`backends`].
+//! catalog in a directory, imported into a catalog file and into a PostgreSQL database must
+//! answer every scope, listing and lookup alike. A new backend adds one line to [`backends`].
+//! PostgreSQL takes part when a test server is set (`postgres::testing`; required in CI).
 
 use std::path::PathBuf;
 
+use super::postgres::testing;
 use super::{Batch, Catalog, CatalogSource, CatalogStore, Location, Scope};
 use crate::loader;
 use crate::product::ProductId;
@@ -36,12 +38,26 @@ fn imported(name: &str) -> PathBuf {
     db
 }
 
+/// A fresh PostgreSQL catalog holding the examples, when there is a test server.
+fn imported_postgres(name: &str) -> Option<Location> {
+    let location = Location::Postgres(testing::fresh(&format!("suite_{name}"))?);
+    let summary = location
+        .create_store()
+        .unwrap()
+        .import(&batch(), false)
+        .unwrap();
+    assert_eq!(summary.added, 27);
+    Some(location)
+}
+
 /// Every backend, holding the examples, by name.
 fn backends(name: &str) -> Vec<(&'static str, Location)> {
-    vec![
+    let mut all = vec![
         ("directory", Location::Directory(PathBuf::from(EXAMPLES))),
         ("sqlite", Location::Sqlite(imported(name))),
-    ]
+    ];
+    all.extend(imported_postgres(name).map(|location| ("postgres", location)));
+    all
 }
 
 /// The releases of a catalog as `product version` lines.
@@ -174,11 +190,18 @@ fn directories_refuse_imports_and_catalog_files_take_a_batch_once() {
     let opened = directory.open_store().unwrap().import(&batch(), false);
     refused(&opened.unwrap_err());
 
-    let file = Location::Sqlite(imported("imports"));
-    let again = file
-        .create_store()
-        .unwrap()
-        .import(&batch(), false)
-        .unwrap();
-    assert_eq!((again.added, again.unchanged, again.replaced), (0, 27, 0));
+    let stores =
+        std::iter::once(Location::Sqlite(imported("imports"))).chain(imported_postgres("imports"));
+    for store in stores {
+        let again = store
+            .create_store()
+            .unwrap()
+            .import(&batch(), false)
+            .unwrap();
+        assert_eq!(
+            (again.added, again.unchanged, again.replaced),
+            (0, 27, 0),
+            "{store}"
+        );
+    }
 }

@@ -23,8 +23,8 @@ Example:
         /// Manifest directories or files
         #[arg(required = true)]
         paths: Vec<PathBuf>,
-        /// The catalog database (created when missing)
-        #[arg(long, value_name = "FILE")]
+        /// The catalog database: a file (created when missing) or a `postgres://` URL
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         /// Overwrite stored releases whose manifest differs
         #[arg(long)]
@@ -43,8 +43,8 @@ Example:
     List {
         /// Only this product (`group:name`)
         product: Option<String>,
-        /// The catalog database, or a directory of manifests
-        #[arg(long, value_name = "FILE")]
+        /// The catalog: a database file, a `postgres://` URL, or a directory of manifests
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
@@ -60,8 +60,8 @@ Example:
     Show {
         /// The release as `group:name@version`
         release: String,
-        /// The catalog database, or a directory of manifests
-        #[arg(long, value_name = "FILE")]
+        /// The catalog: a database file, a `postgres://` URL, or a directory of manifests
+        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
         /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
@@ -115,11 +115,12 @@ fn catalog_import(
     // All or nothing: every problem of the batch is reported before the database is touched.
     let (files, unreadable) = loader::read_sources_and_errors(paths);
     let batch = Batch::check(files, unreadable)?;
-    let mut store = Location::parse(db)?.create_store()?;
+    let location = Location::parse(db)?; // shown as given, less a URL's password
+    let mut store = location.create_store()?;
     let summary = store.import(&batch, replace)?;
     let stdout = match format {
         Format::Json => to_json(&serde_json::json!({
-            "db": db.display().to_string(),
+            "db": location.to_string(),
             "files": batch.files().len(),
             "added": summary.added,
             "unchanged": summary.unchanged,
@@ -127,7 +128,7 @@ fn catalog_import(
         })),
         Format::Human => format!(
             "{}: {} added, {} unchanged, {} replaced (from {})\n",
-            db.display(),
+            location,
             report::plural(summary.added, "release"),
             summary.unchanged,
             summary.replaced,
@@ -145,14 +146,14 @@ fn catalog_list(
     let product = product
         .map(|p| ProductId::parse(p).map_err(|m| argument("argument PRODUCT", m)))
         .transpose()?;
-    let store = Location::parse(db)?.open_store()?;
+    let location = Location::parse(db)?;
+    let store = location.open_store()?;
     let products = store.list(product.as_ref())?;
     if let Some(p) = &product
         && products.is_empty()
     {
         return Err(CliError::NotFound(format!(
-            "{}: no releases of `{p}`",
-            db.display()
+            "{location}: no releases of `{p}`"
         )));
     }
     let stdout = match format {
@@ -175,11 +176,11 @@ fn catalog_show(release: &str, db: &std::path::Path, format: Format) -> Result<O
             version_arg("argument RELEASE", v)?,
         ))
     })?;
-    let store = Location::parse(db)?.open_store()?;
+    let location = Location::parse(db)?;
+    let store = location.open_store()?;
     let Some(m) = store.release(&product, &version)? else {
         return Err(CliError::NotFound(format!(
-            "{}: no release `{product} {version}`",
-            db.display()
+            "{location}: no release `{product} {version}`"
         )));
     };
     let stdout = match format {

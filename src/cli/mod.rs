@@ -345,8 +345,9 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
 pub struct InputArgs {
     /// The environment file (YAML or JSON); `-` reads it from standard input
     pub env: PathBuf,
-    /// A catalog directory of manifests, or a catalog file made by `compat catalog import`
-    #[arg(long, value_name = "PATH")]
+    /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
+    /// `postgres://` URL
+    #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
     pub catalog: PathBuf,
     /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
     /// of the catalog with a finding (`validate`) or a warning (the other commands)

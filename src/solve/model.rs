@@ -15,11 +15,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use crate::catalog::Catalog;
+use crate::constraint::{self, Verdict};
 use crate::environment::Environment;
 use crate::finding::Code;
 use crate::manifest::Manifest;
 use crate::product::ProductId;
-use crate::range::Placement;
 use crate::version::Version;
 
 /// What the planner needs to know about releases. The catalog implements it; tests can feed
@@ -545,11 +545,10 @@ impl<'a> Model<'a> {
     #[must_use]
     pub fn meets(&self, d: &crate::manifest::Dependency, q: usize, b: Value) -> bool {
         let vq = &self.vars[q];
-        let inside = |v: &Version| d.range.place(v) == Placement::Inside;
         match b {
-            Value::Keep if !vq.current.is_empty() => vq.current.iter().all(|i| inside(i.version)),
-            Value::Release(j) => inside(&vq.releases[j].version),
-            Value::Keep | Value::Absent => d.optional,
+            Value::Keep => constraint::dependency_holds(d, vq.current.iter().map(|i| i.version)),
+            Value::Release(j) => constraint::dependency_holds(d, [&vq.releases[j].version]),
+            Value::Absent => constraint::dependency_holds(d, []),
         }
     }
 
@@ -557,9 +556,10 @@ impl<'a> Model<'a> {
     #[must_use]
     pub fn avoids(&self, c: &crate::manifest::Incompatibility, q: usize, b: Value) -> bool {
         let vq = &self.vars[q];
+        let avoided = |v: &Version| constraint::incompatibility_on(c, v) == Verdict::Holds;
         match b {
-            Value::Keep => vq.current.iter().all(|i| !c.range.contains(i.version)),
-            Value::Release(j) => !c.range.contains(&vq.releases[j].version),
+            Value::Keep => vq.current.iter().all(|i| avoided(i.version)),
+            Value::Release(j) => avoided(&vq.releases[j].version),
             Value::Absent => true,
         }
     }
@@ -645,35 +645,21 @@ pub fn check(
                 }),
             };
             for d in m.dependencies.iter().filter(|d| d.product == *other) {
-                if theirs.is_empty() && !d.optional {
-                    out.push(conflict(
-                        Code::MissingDependency,
-                        None,
-                        &d.range,
-                        false,
-                        d.location,
-                    ));
+                if theirs.is_empty()
+                    && let Some(code) = constraint::dependency_absent(d).code()
+                {
+                    out.push(conflict(code, None, &d.range, false, d.location));
                 }
                 for t in theirs {
-                    let code = match d.range.place(t.version) {
-                        Placement::Inside => continue,
-                        Placement::BelowMinimum => Code::VersionTooLow,
-                        Placement::AboveMaximum => Code::VersionTooHigh,
-                        Placement::Unordered => Code::NonOrderableVersion,
-                    };
-                    out.push(conflict(code, Some(t), &d.range, d.optional, d.location));
+                    if let Some(code) = constraint::dependency_on(d, t.version).code() {
+                        out.push(conflict(code, Some(t), &d.range, d.optional, d.location));
+                    }
                 }
             }
             for c in m.incompatibilities.iter().filter(|c| c.product == *other) {
                 for t in theirs {
-                    if c.range.contains(t.version) {
-                        out.push(conflict(
-                            Code::IncompatibleRelease,
-                            Some(t),
-                            &c.range,
-                            false,
-                            c.location,
-                        ));
+                    if let Some(code) = constraint::incompatibility_on(c, t.version).code() {
+                        out.push(conflict(code, Some(t), &c.range, false, c.location));
                     }
                 }
             }

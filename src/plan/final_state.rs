@@ -1,0 +1,143 @@
+//! The plan's final state: every entity after the plan (installs named after the managed
+//! entity they fill, or the product), and which of today's violations it repairs.
+
+use std::collections::BTreeMap;
+
+use super::{FinalEntity, Model, Value};
+use crate::catalog::Catalog;
+use crate::environment::Environment;
+use crate::product::ProductId;
+use crate::version::Version;
+
+/// The error findings of today's environment, split into those the final state no longer
+/// has and those it still has (matched by entity, code, dependency and found version).
+pub(super) fn compare_violations(
+    env: &Environment,
+    catalog: &Catalog,
+    before: &crate::validate::Validation,
+    final_state: &[FinalEntity],
+) -> (Vec<String>, Vec<String>) {
+    use crate::finding::Severity;
+    if before.passes(Severity::Error) {
+        return (Vec::new(), Vec::new());
+    }
+    let mut after_env = env.clone();
+    for e in &mut after_env.entities {
+        if let Some(f) = final_state.iter().find(|f| f.entity == e.name)
+            && let Ok(v) = Version::parse(&f.version)
+        {
+            e.version = v;
+        }
+    }
+    let after = crate::validate::validate(&after_env, catalog);
+    let key = |f: &crate::finding::Finding| {
+        (
+            f.entity.clone(),
+            f.code,
+            f.dependency.clone(),
+            f.found_entity.clone(),
+        )
+    };
+    let remaining: std::collections::BTreeSet<_> = after
+        .findings()
+        .filter(|f| f.severity == Severity::Error)
+        .map(key)
+        .collect();
+    let (mut repairs, mut unrepaired) = (Vec::new(), Vec::new());
+    for f in before.findings().filter(|f| f.severity == Severity::Error) {
+        if remaining.contains(&key(f)) {
+            unrepaired.push(f.message.clone());
+        } else {
+            repairs.push(f.message.clone());
+        }
+    }
+    (repairs, unrepaired)
+}
+
+/// Every entity of the environment after the plan, sorted by name.
+pub(super) fn final_state(
+    env: &Environment,
+    model: &Model<'_>,
+    values: &[Value],
+) -> Vec<FinalEntity> {
+    use crate::environment::State;
+    // Products the plan installs, by the entity that becomes them.
+    let installs: BTreeMap<String, (ProductId, String)> = model
+        .vars
+        .iter()
+        .enumerate()
+        .filter_map(|(p, var)| match (var.installed(), values[p]) {
+            (false, Value::Release(i)) => Some((
+                install_name(env, &var.product),
+                (var.product.clone(), var.releases[i].version.to_string()),
+            )),
+            _ => None,
+        })
+        .collect();
+    let mut out: Vec<FinalEntity> = env
+        .entities
+        .iter()
+        .map(|e| {
+            if let Some((product, version)) = installs.get(&e.name) {
+                // a managed entity the plan installs
+                return FinalEntity {
+                    entity: e.name.clone(),
+                    product: product.clone(),
+                    version: version.clone(),
+                    state: State::Installed,
+                };
+            }
+            let version = model
+                .index
+                .get(&e.product)
+                .filter(|_| e.is_installed())
+                .and_then(|&p| match values[p] {
+                    Value::Release(i) => Some(model.vars[p].releases[i].version.to_string()),
+                    _ => None,
+                })
+                .unwrap_or_else(|| e.version.to_string());
+            FinalEntity {
+                entity: e.name.clone(),
+                product: e.product.clone(),
+                version,
+                state: e.state,
+            }
+        })
+        .collect();
+    for (entity, (product, version)) in installs {
+        if !env.entities.iter().any(|e| e.name == entity) {
+            out.push(FinalEntity {
+                entity,
+                product,
+                version,
+                state: State::Installed,
+            });
+        }
+    }
+    out.sort_by(|a, b| a.entity.cmp(&b.entity));
+    out
+}
+
+/// The entity an install becomes: the product's first managed entity (installing is what a
+/// managed entity is waiting for), or a new one named after the product, made unique.
+pub(super) fn install_name(env: &Environment, product: &ProductId) -> String {
+    if let Some(managed) = env
+        .entities
+        .iter()
+        .filter(|e| e.product == *product && !e.is_installed())
+        .map(|e| &e.name)
+        .min()
+    {
+        return managed.clone();
+    }
+    let taken = |n: &str| env.entities.iter().any(|e| e.name == n);
+    let base = product.name().to_owned();
+    if !taken(&base) {
+        return base;
+    }
+    // there are fewer entities than numbers to try, so this always finds one
+    (2..=env.entities.len() + 2)
+        .map(|k| format!("{base}-{k}"))
+        .find(|n| !taken(n))
+        .unwrap_or(base)
+}

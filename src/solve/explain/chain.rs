@@ -1,0 +1,407 @@
+//! A proven conflict as a chain of sentences: what was asked first, then the declarations in
+//! the order a derivation reads, alike declarations merged over version spans, and the
+//! missing steps ("no release in range", "can run only") where they belong.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::sync::Arc;
+
+use super::{Explanation, Kind, Link};
+use crate::diagnostic::FileLocation;
+use crate::product::ProductId;
+use crate::range::Placement;
+use crate::solve::conflict::{Cause, Conflict, Declaration, declared};
+use crate::solve::model::{Exclusion, Model, Value};
+
+/// The chain of sentences for `conflict` (no fixes yet).
+#[must_use]
+pub fn chain(model: &Model<'_>, conflict: &Conflict) -> Explanation {
+    Explanation {
+        chain: walk(model, parts(model, conflict)),
+        fixes: Vec::new(),
+        minimal: conflict.minimal,
+        beyond: None,
+    }
+}
+
+/// Declarations alike across releases of one product: declarer, kind, product it is about,
+/// range, optional.
+type Key = (usize, Kind, ProductId, String, bool);
+
+/// A conflict's parts, sorted for the walk.
+#[derive(Default)]
+struct Parts {
+    /// Declarations, merged across releases.
+    groups: BTreeMap<Key, Group>,
+    /// Products asked for or held: where the walk starts.
+    starts: BTreeSet<usize>,
+    /// Links about one product alone (asked, held, excluded).
+    own: BTreeMap<usize, Vec<Link>>,
+    /// Products that may not be installed.
+    missing: BTreeMap<ProductId, Link>,
+}
+
+fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
+    let mut parts = Parts::default();
+    for cause in &conflict.causes {
+        match cause {
+            Cause::Asked { product, values } => {
+                parts.starts.insert(*product);
+                parts
+                    .own
+                    .entry(*product)
+                    .or_default()
+                    .push(asked_link(model, *product, values));
+            }
+            Cause::Held { product, value } => {
+                parts.starts.insert(*product);
+                parts
+                    .own
+                    .entry(*product)
+                    .or_default()
+                    .push(held_link(model, *product, *value));
+            }
+            Cause::Excluded { product, rule } => {
+                parts
+                    .own
+                    .entry(*product)
+                    .or_default()
+                    .push(excluded_link(model, *product, *rule));
+            }
+            Cause::Missing { product } => {
+                parts.missing.insert(product.clone(), missing_link(product));
+            }
+            Cause::Declares {
+                product,
+                release,
+                declaration,
+            } => {
+                let (m, on) = declared(model, *product, *release, *declaration);
+                let (kind, range, optional, location, unmet) = match *declaration {
+                    Declaration::Dependency(i) => {
+                        let d = &m.dependencies[i];
+                        // no release of the dependency at all lies in the range
+                        let unmet = model.index.get(on).is_some_and(|&q| {
+                            !model.vars[q]
+                                .releases
+                                .iter()
+                                .any(|r| d.range.place(&r.version) == Placement::Inside)
+                        });
+                        let range = d.range.to_string();
+                        (Kind::Needs, range, d.optional, d.location, unmet)
+                    }
+                    Declaration::Incompatibility(i) => {
+                        let c = &m.incompatibilities[i];
+                        (Kind::Refuses, c.range.to_string(), false, c.location, false)
+                    }
+                };
+                let entry = parts
+                    .groups
+                    .entry((*product, kind, on.clone(), range, optional))
+                    .or_default();
+                entry.releases.insert(*release);
+                entry.unmet = unmet;
+                entry.location.get_or_insert_with(|| FileLocation {
+                    file: Arc::clone(&m.file),
+                    location,
+                });
+            }
+        }
+    }
+    parts
+}
+
+/// The links in derivation order: breadth first from what was asked along the declarations,
+/// each product's own links, then its declarations, each followed by what it leads to (a
+/// product that may not be installed, no release in range); parts no walk reaches (a
+/// conflict among held products) follow in product order.
+fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
+    let mut queue: VecDeque<usize> = parts.starts.iter().copied().collect();
+    let mut seen: BTreeSet<usize> = parts.starts.clone();
+    let mut chain: Vec<Link> = Vec::new();
+    let mut said: BTreeSet<(ProductId, String)> = BTreeSet::new();
+    let mut rest: BTreeSet<usize> = parts.groups.keys().map(|k| k.0).collect();
+    rest.extend(parts.own.keys().copied());
+    let mut rest = rest.into_iter();
+    while let Some(p) = queue
+        .pop_front()
+        .or_else(|| rest.find(|p| !seen.contains(p)))
+    {
+        seen.insert(p);
+        chain.extend(parts.own.remove(&p).unwrap_or_default());
+        let mine: Vec<(Key, Group)> = parts
+            .groups
+            .iter()
+            .filter(|(k, _)| k.0 == p)
+            .map(|(k, v)| (k.clone(), v.clone()))
+            .collect();
+        if mine.len() > 1 && !parts.starts.contains(&p) {
+            // several releases each rule something out: say which ones there are to choose
+            chain.push(choices_link(model, p));
+        }
+        for (key, group) in mine {
+            chain.push(declaration_link(model, &key, &group));
+            let (_, _, on, range, _) = key;
+            if let Some(link) = parts.missing.remove(&on) {
+                chain.push(link);
+            }
+            if let Some(&q) = model.index.get(&on) {
+                // a product with no release at all is said once; else once per range
+                let said_as = if model.vars[q].releases.is_empty() {
+                    String::new()
+                } else {
+                    range.clone()
+                };
+                if group.unmet && said.insert((on.clone(), said_as)) {
+                    chain.push(no_release_link(model, q, &range));
+                }
+                if seen.insert(q) {
+                    queue.push_back(q);
+                }
+            }
+        }
+    }
+    chain.extend(parts.missing.into_values());
+    chain
+}
+
+/// Releases of one product that declare the same thing.
+#[derive(Clone, Default)]
+struct Group {
+    releases: BTreeSet<usize>,
+    location: Option<FileLocation>,
+    /// No release of the product it is about satisfies it.
+    unmet: bool,
+}
+
+/// Release indices of `p` as version spans, consecutive ones merged; and whether they are all
+/// of its releases.
+fn spans(model: &Model<'_>, p: usize, releases: &BTreeSet<usize>) -> (Vec<String>, bool) {
+    let var = &model.vars[p];
+    let indices: Vec<usize> = releases.iter().copied().collect();
+    let mut out = Vec::new();
+    let mut start = 0;
+    while start < indices.len() {
+        let mut end = start;
+        while end + 1 < indices.len() && indices[end + 1] == indices[end] + 1 {
+            end += 1;
+        }
+        let first = &var.releases[indices[start]].version;
+        let last = &var.releases[indices[end]].version;
+        out.push(if start == end {
+            first.to_string()
+        } else {
+            format!("{first}..{last}")
+        });
+        start = end + 1;
+    }
+    let every = releases.len() == var.releases.len() && releases.len() > 1;
+    (out, every)
+}
+
+fn link(kind: Kind, product: ProductId, text: String) -> Link {
+    Link {
+        kind,
+        product,
+        versions: Vec::new(),
+        every: false,
+        dependency: None,
+        range: None,
+        optional: false,
+        flag: None,
+        location: None,
+        text,
+    }
+}
+
+fn value_text(model: &Model<'_>, p: usize, v: Value) -> String {
+    match v {
+        Value::Absent => "nothing (not installed)".to_owned(),
+        _ => model.vars[p]
+            .version(v)
+            .map_or_else(|| "its installed version".to_owned(), ToString::to_string),
+    }
+}
+
+/// The release indices among `values`.
+fn releases(values: &[Value]) -> BTreeSet<usize> {
+    values
+        .iter()
+        .filter_map(|v| match v {
+            Value::Release(i) => Some(*i),
+            _ => None,
+        })
+        .collect()
+}
+
+/// "`p` can run only ...": the values the policy leaves it.
+fn choices_link(model: &Model<'_>, p: usize) -> Link {
+    let var = &model.vars[p];
+    let (mut versions, _) = spans(model, p, &releases(&var.domain));
+    let text = if var.domain[0] == Value::Keep {
+        versions.insert(
+            0,
+            format!("{} (installed)", value_text(model, p, Value::Keep)),
+        );
+        format!("{} can run only {}", var.product, versions.join(", "))
+    } else {
+        format!(
+            "{} can run only {}, or nothing",
+            var.product,
+            versions.join(", ")
+        )
+    };
+    let mut out = link(Kind::Choices, var.product.clone(), text);
+    out.versions = versions;
+    out
+}
+
+fn asked_link(model: &Model<'_>, p: usize, values: &[Value]) -> Link {
+    let var = &model.vars[p];
+    let (mut versions, _) = spans(model, p, &releases(values));
+    versions.extend(
+        values
+            .iter()
+            .filter(|v| !matches!(v, Value::Release(_)))
+            .map(|&v| value_text(model, p, v)),
+    );
+    let text = format!("asked for: {} {}", var.product, versions.join(" or "));
+    let mut out = link(Kind::Asked, var.product.clone(), text);
+    out.versions = versions;
+    out
+}
+
+fn held_link(model: &Model<'_>, p: usize, value: Value) -> Link {
+    let var = &model.vars[p];
+    let at = value_text(model, p, value);
+    let mut out = link(
+        Kind::Held,
+        var.product.clone(),
+        format!("{} stays at {at} (decided before)", var.product),
+    );
+    out.versions = vec![at];
+    out
+}
+
+fn excluded_link(model: &Model<'_>, p: usize, rule: Exclusion) -> Link {
+    let var = &model.vars[p];
+    let product = &var.product;
+    let installed = var
+        .installed_version()
+        .map_or_else(String::new, ToString::to_string);
+    let left_out: BTreeSet<usize> = (0..var.releases.len())
+        .filter(|&i| var.exclusions(i, model.policy).contains(&rule))
+        .collect();
+    let (versions, _) = spans(model, p, &left_out);
+    let listed = shortened(&versions, left_out.len());
+    let text = match rule {
+        Exclusion::NotInstalled => {
+            format!("{product} is not installed, and installing it needs --allow-install")
+        }
+        Exclusion::Prerelease => format!(
+            "{product} {listed} {}, left out without --pre",
+            if left_out.len() == 1 {
+                "is a release candidate or snapshot"
+            } else {
+                "are release candidates or snapshots"
+            }
+        ),
+        Exclusion::Older => format!(
+            "{product} {listed} {} older than the installed {installed}, left out without \
+             --allow-downgrade",
+            if left_out.len() == 1 { "is" } else { "are" }
+        ),
+        Exclusion::Invalid | Exclusion::Installed | Exclusion::Unorderable => format!(
+            "{product} {listed} break the manifest rules (see `compat lint`) and are never chosen"
+        ),
+    };
+    let mut out = link(Kind::Excluded, product.clone(), text);
+    out.versions = versions;
+    out.flag = rule.flag();
+    out
+}
+
+/// Version spans for a sentence: all of them when there are a few, else the first and the
+/// last with the count (JSON keeps the whole list).
+fn shortened(spans: &[String], releases: usize) -> String {
+    match spans {
+        [first, .., last] if spans.len() > 3 => format!("{first} ... {last} ({releases} releases)"),
+        _ => spans.join(", "),
+    }
+}
+
+fn missing_link(product: &ProductId) -> Link {
+    let mut out = link(
+        Kind::Missing,
+        product.clone(),
+        format!("{product} is not installed, and installing it needs --allow-install"),
+    );
+    out.flag = Some("--allow-install");
+    out
+}
+
+/// "No release of `q` lies in `range`", saying which releases there are.
+fn no_release_link(model: &Model<'_>, q: usize, range: &str) -> Link {
+    let var = &model.vars[q];
+    let product = &var.product;
+    let text = if var.releases.is_empty() {
+        format!("{product} has no release in the catalog")
+    } else {
+        const SHOWN: usize = 5;
+        let mut known: Vec<String> = var
+            .releases
+            .iter()
+            .rev()
+            .take(SHOWN)
+            .rev()
+            .map(|m| m.version.to_string())
+            .collect();
+        if var.releases.len() > SHOWN {
+            known.insert(0, "...".to_owned());
+        }
+        format!(
+            "no {product} release is in {range} (the catalog has {})",
+            known.join(", ")
+        )
+    };
+    let mut out = link(Kind::NoRelease, product.clone(), text);
+    out.range = Some(range.to_owned());
+    out
+}
+
+fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
+    let (p, kind, on, range, optional) = key.clone();
+    let releases = &group.releases;
+    let location = group.location.clone();
+    let product = &model.vars[p].product;
+    let (versions, every) = spans(model, p, releases);
+    let subject = if every {
+        format!("every {product} release ({})", versions.join(", "))
+    } else {
+        format!("{product} {}", versions.join(", "))
+    };
+    let plural = releases.len() > 1 && !every;
+    let verb = match (kind, plural) {
+        (Kind::Refuses, false) => "is incompatible with",
+        (Kind::Refuses, true) => "are incompatible with",
+        (_, false) => "needs",
+        (_, true) => "need",
+    };
+    let condition = if optional {
+        " when it is installed"
+    } else {
+        ""
+    };
+    let text = format!("{subject} {verb} {on} {range}{condition}");
+    Link {
+        kind,
+        product: product.clone(),
+        versions,
+        every,
+        dependency: Some(on.clone()),
+        range: Some(range),
+        optional,
+        flag: None,
+        location,
+        text,
+    }
+}
