@@ -166,7 +166,7 @@ pub enum Command {
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(version::VersionCommand),
-    /// Maintain a SQLite release catalog
+    /// Maintain a release catalog: a SQLite file or a PostgreSQL database
     #[command(subcommand)]
     Catalog(catalog::CatalogCommand),
     /// Print a shell completion script to stdout
