@@ -9,11 +9,16 @@ use compat::loader;
 use compat::product::ProductId;
 use compat::report::{self, human, json::to_json};
 
-use super::{CliError, Format, Outcome, argument, version_arg};
+use super::{CliError, Format, LimitArgs, Outcome, argument, hidden, version_arg};
 
+// None of them reads an environment: `--max-entities` is accepted, hidden.
 #[derive(Debug, Subcommand)]
 pub enum CatalogCommand {
     /// Import manifest directories or files into a catalog database (all or nothing)
+    #[command(mut_args(hidden(&["max_entities"])))]
+    #[command(after_long_help = "\
+Example:
+  compat catalog import testdata/examples/catalog --db catalog.db")]
     Import {
         /// Manifest directories or files
         #[arg(required = true)]
@@ -24,27 +29,57 @@ pub enum CatalogCommand {
         /// Overwrite stored releases whose manifest differs
         #[arg(long)]
         replace: bool,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// List products and their versions in version order
+    #[command(mut_args(hidden(&["max_entities"])))]
+    #[command(after_long_help = "\
+Example:
+  compat catalog list --db testdata/examples/catalog")]
     List {
         /// Only this product (`group:name`)
         product: Option<String>,
+        /// The catalog: a database file, a `postgres://` URL, or a directory of manifests
         #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
     /// Show one release's declarations
+    #[command(mut_args(hidden(&["max_entities"])))]
+    #[command(after_long_help = "\
+Example:
+  compat catalog show com.example:api@1.1.0 --db testdata/examples/catalog")]
     Show {
         /// The release as `group:name@version`
         release: String,
+        /// The catalog: a database file, a `postgres://` URL, or a directory of manifests
         #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
         db: PathBuf,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
+        #[command(flatten)]
+        limits: LimitArgs,
     },
+}
+
+impl CatalogCommand {
+    /// The limit flags given to the command.
+    pub fn limits(&self) -> LimitArgs {
+        match self {
+            CatalogCommand::Import { limits, .. }
+            | CatalogCommand::List { limits, .. }
+            | CatalogCommand::Show { limits, .. } => *limits,
+        }
+    }
 }
 
 pub fn run(command: CatalogCommand) -> Result<Outcome, CliError> {
@@ -54,16 +89,19 @@ pub fn run(command: CatalogCommand) -> Result<Outcome, CliError> {
             db,
             replace,
             format,
+            ..
         } => catalog_import(&paths, &db, replace, format),
         CatalogCommand::List {
             product,
             db,
             format,
+            ..
         } => catalog_list(product.as_deref(), &db, format),
         CatalogCommand::Show {
             release,
             db,
             format,
+            ..
         } => catalog_show(&release, &db, format),
     }
 }

@@ -13,10 +13,13 @@ pub struct GenerateArgs {
     /// The directory to write `catalog/` and `env.yml` into
     #[arg(long)]
     pub out: PathBuf,
+    /// How many products
     #[arg(long, default_value_t = 100)]
     pub products: usize,
+    /// How many releases of each product
     #[arg(long, default_value_t = 10)]
     pub releases: usize,
+    /// The seed: the same seed writes the same files
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Tight two-sided windows on every dependency (adversarial for the planner)

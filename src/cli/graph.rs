@@ -7,22 +7,31 @@ use compat::catalog::Scope;
 use compat::report;
 use compat::validate;
 
-use super::{CliError, InputArgs, Outcome, OutputArg, load_inputs};
+use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum GraphFormat {
+    /// Graphviz DOT, for `dot -Tsvg`
     Dot,
+    /// A Mermaid flowchart, which GitHub and GitLab render in Markdown
     Mermaid,
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Example:
+  compat graph testdata/examples/env-broken.yml --catalog testdata/examples/catalog \\
+    | dot -Tsvg > graph.svg")]
 pub struct GraphArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = GraphFormat::Dot)]
     pub format: GraphFormat,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &GraphArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {

@@ -7,17 +7,25 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::{lint, loader};
 
-use super::{CliError, Format, Outcome, OutputArg};
+use super::{CliError, Format, LimitArgs, Outcome, OutputArg, hidden};
 
 #[derive(Debug, Args)]
+// It reads no environment and opens no database.
+#[command(mut_args(hidden(&["max_entities", "lock_timeout"])))]
+#[command(after_long_help = "\
+Example:
+  compat lint testdata/examples/catalog")]
 pub struct LintArgs {
     /// Manifest files, or directories searched like a catalog
     #[arg(required = true)]
     pub manifests: Vec<PathBuf>,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &LintArgs) -> Result<Outcome, CliError> {

@@ -8,9 +8,11 @@
 //! `false` answer), 2 usage error, 3 unreadable or malformed input, 4 a search cut short.
 
 mod catalog;
+mod completions;
 mod generate;
 mod graph;
 mod lint;
+mod man;
 mod order;
 mod plan;
 mod progress;
@@ -33,35 +35,118 @@ use compat::version::Version;
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.
 #[derive(Debug, Parser)]
-#[command(name = "compat", version, about, max_term_width = 100)]
+#[command(name = "compat", version, about, max_term_width = 100, after_long_help = EXAMPLE)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
     #[command(flatten)]
-    pub limits: LimitArgs,
+    pub early: EarlyLimits,
 }
 
-/// Input limits (see `limits`); the defaults fit real use, these raise them.
-#[derive(Debug, clap::Args)]
+const EXAMPLE: &str = "\
+Example:
+  compat validate testdata/examples/env-valid.yml --catalog testdata/examples/catalog
+
+Each command's --help shows an example of its own.";
+
+/// The heading the limit flags are listed under, apart from the command's own options.
+const LIMITS: &str = "Limits";
+
+/// Input limits (see `compat::limits`): the defaults fit real use, these raise them. Every
+/// command that reads files flattens this last; the flags that cannot matter to it (such as
+/// `--lock-timeout` on `lint`, which opens no database) it hides with [`hidden`] but still
+/// accepts, so scripts written when all six were global keep working.
+#[derive(Debug, Clone, Copy, clap::Args)]
+#[command(next_help_heading = LIMITS)]
 pub struct LimitArgs {
     /// Largest input file, in MiB
-    #[arg(long, global = true, value_name = "MIB", default_value_t = 64)]
+    #[arg(long, value_name = "MIB", default_value_t = defaults().max_file_mb)]
     pub max_file_mb: u64,
     /// Most YAML documents in one file
-    #[arg(long, global = true, value_name = "N", default_value_t = 100_000)]
+    #[arg(long, value_name = "N", default_value_t = defaults().max_documents)]
     pub max_documents: usize,
     /// Deepest nesting in one YAML document
-    #[arg(long, global = true, value_name = "N", default_value_t = 64)]
+    #[arg(long, value_name = "N", default_value_t = defaults().max_depth)]
     pub max_depth: usize,
     /// Most YAML nodes in one file, aliases expanded
-    #[arg(long, global = true, value_name = "N", default_value_t = 5_000_000)]
+    #[arg(long, value_name = "N", default_value_t = defaults().max_yaml_nodes)]
     pub max_yaml_nodes: usize,
     /// Most entities in one environment
-    #[arg(long, global = true, value_name = "N", default_value_t = 1_000_000)]
+    #[arg(long, value_name = "N", default_value_t = defaults().max_entities)]
     pub max_entities: usize,
     /// Seconds to wait for another process's lock on a catalog database
-    #[arg(long, global = true, value_name = "SECONDS", default_value_t = 10)]
+    #[arg(long, value_name = "SECONDS", default_value_t = defaults().lock_timeout)]
     pub lock_timeout: u64,
+}
+
+const MIB: u64 = 1024 * 1024;
+
+/// The library's default limits, in the units of the flags.
+fn defaults() -> LimitArgs {
+    let d = compat::limits::Limits::default();
+    LimitArgs {
+        max_file_mb: d.file_bytes / MIB,
+        max_documents: d.documents,
+        max_depth: d.depth,
+        max_yaml_nodes: d.nodes,
+        max_entities: d.entities,
+        lock_timeout: d.lock_wait_ms / 1000,
+    }
+}
+
+/// Hides the flags named, which a command accepts but which cannot matter to it
+/// (`#[command(mut_args(hidden(&["lock_timeout"])))]`).
+pub fn hidden(ids: &'static [&'static str]) -> impl FnMut(clap::Arg) -> clap::Arg {
+    |arg| {
+        if ids.contains(&arg.get_id().as_str()) {
+            arg.hide(true)
+        } else {
+            arg
+        }
+    }
+}
+
+/// The limit flags given before the command (`compat --max-depth 100 validate ...`), which
+/// worked while they were global flags; hidden, no longer documented.
+#[derive(Debug, Default, clap::Args)]
+pub struct EarlyLimits {
+    #[arg(long, hide = true)]
+    pub max_file_mb: Option<u64>,
+    #[arg(long, hide = true)]
+    pub max_documents: Option<usize>,
+    #[arg(long, hide = true)]
+    pub max_depth: Option<usize>,
+    #[arg(long, hide = true)]
+    pub max_yaml_nodes: Option<usize>,
+    #[arg(long, hide = true)]
+    pub max_entities: Option<usize>,
+    #[arg(long, hide = true)]
+    pub lock_timeout: Option<u64>,
+}
+
+impl LimitArgs {
+    /// The limits in force: the command's flags, where one given before the command stands
+    /// in for a flag the command left at its default.
+    fn resolve(&self, early: &EarlyLimits) -> compat::limits::Limits {
+        fn pick<T: PartialEq + Copy>(here: T, default: T, early: Option<T>) -> T {
+            if here == default {
+                early.unwrap_or(here)
+            } else {
+                here
+            }
+        }
+        let d = defaults();
+        compat::limits::Limits {
+            file_bytes: pick(self.max_file_mb, d.max_file_mb, early.max_file_mb)
+                .saturating_mul(MIB),
+            documents: pick(self.max_documents, d.max_documents, early.max_documents),
+            depth: pick(self.max_depth, d.max_depth, early.max_depth),
+            nodes: pick(self.max_yaml_nodes, d.max_yaml_nodes, early.max_yaml_nodes),
+            entities: pick(self.max_entities, d.max_entities, early.max_entities),
+            lock_wait_ms: pick(self.lock_timeout, d.lock_timeout, early.lock_timeout)
+                .saturating_mul(1000),
+        }
+    }
 }
 
 #[derive(Debug, Subcommand)]
@@ -81,24 +166,36 @@ pub enum Command {
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(version::VersionCommand),
-    /// Maintain a SQLite release catalog
+    /// Maintain a release catalog: a SQLite file or a PostgreSQL database
     #[command(subcommand)]
     Catalog(catalog::CatalogCommand),
+    /// Print a shell completion script to stdout
+    Completions(completions::CompletionsArgs),
+    /// Print the manual page (roff) to stdout
+    #[command(after_long_help = man::EXAMPLE)]
+    Man,
     /// Write a seeded, realistic catalog and environment (for benchmarks)
     #[command(hide = true)]
     Generate(generate::GenerateArgs),
 }
 
+/// The output formats of most commands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
+    /// Text and tables for people, the same bytes on a terminal and in a log
     Human,
+    /// JSON for programs, one pretty-printed document
     Json,
 }
 
+/// The output formats of `upgrades` and `order`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderFormat {
+    /// Text and tables for people, the same bytes on a terminal and in a log
     Human,
+    /// JSON for programs, one pretty-printed document
     Json,
+    /// A Markdown table, for a pull-request comment or a change request
     Markdown,
 }
 
@@ -191,14 +288,20 @@ impl CliError {
 /// # Errors
 /// Input that cannot be read.
 pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
-    compat::limits::set(compat::limits::Limits {
-        file_bytes: cli.limits.max_file_mb.saturating_mul(1024 * 1024),
-        documents: cli.limits.max_documents,
-        depth: cli.limits.max_depth,
-        nodes: cli.limits.max_yaml_nodes,
-        entities: cli.limits.max_entities,
-        lock_wait_ms: cli.limits.lock_timeout.saturating_mul(1000),
-    });
+    let limits = match &cli.command {
+        Command::Validate(validate::ValidateArgs { limits, .. })
+        | Command::Lint(lint::LintArgs { limits, .. })
+        | Command::Upgrades(upgrades::UpgradesArgs { limits, .. })
+        | Command::Plan(plan::PlanArgs { limits, .. })
+        | Command::Order(order::OrderArgs { limits, .. })
+        | Command::Graph(graph::GraphArgs { limits, .. }) => *limits,
+        Command::Catalog(command) => command.limits(),
+        // They read no files and open no catalog.
+        Command::Version(_) | Command::Completions(_) | Command::Man | Command::Generate(_) => {
+            defaults()
+        }
+    };
+    compat::limits::set(limits.resolve(&cli.early));
     let output = match &cli.command {
         Command::Validate(validate::ValidateArgs { out, .. })
         | Command::Lint(lint::LintArgs { out, .. })
@@ -206,7 +309,11 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Plan(plan::PlanArgs { out, .. })
         | Command::Order(order::OrderArgs { out, .. })
         | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
-        Command::Version(_) | Command::Catalog(_) | Command::Generate(_) => None,
+        Command::Version(_)
+        | Command::Catalog(_)
+        | Command::Completions(_)
+        | Command::Man
+        | Command::Generate(_) => None,
     }
     .filter(|path| path != Path::new("-")); // `-o -`: stdout, as without the flag
     if let Some(path) = &output {
@@ -221,6 +328,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Graph(args) => graph::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command),
+        Command::Completions(args) => Ok(completions::run(&args)),
+        Command::Man => Ok(man::run()),
         Command::Generate(args) => generate::run(&args),
     }?;
     // The report goes to the file whatever the exit code it comes with; stdout stays empty.
@@ -401,4 +510,15 @@ pub fn argument(what: &str, message: impl std::fmt::Display) -> InputError {
 /// An argument that must be a version; errors name the argument.
 pub fn version_arg(what: &str, text: &str) -> Result<Version, InputError> {
     Version::parse(text).map_err(|e| argument(what, e))
+}
+
+#[cfg(test)]
+mod tests {
+    /// clap's own checks of the whole definition (every command, not only those the CLI
+    /// tests run): no clashing flags or ids, defaults that parse, ...
+    #[test]
+    fn the_command_line_is_well_formed() {
+        use clap::CommandFactory;
+        super::Cli::command().debug_assert();
+    }
 }

@@ -6,19 +6,25 @@ use clap::Args;
 use compat::catalog::Scope;
 use compat::report::{self, human};
 
-use super::{CliError, InputArgs, OrderFormat, Outcome, OutputArg, load_inputs};
+use super::{CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, load_inputs};
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Example:
+  compat order testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
 pub struct OrderArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
     /// Order every entity, as for a new environment, not only the managed ones
     #[arg(long)]
     pub from_scratch: bool,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &OrderArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {

@@ -14,12 +14,16 @@ use compat::report::{self, human};
 
 use super::progress::PlanProgress;
 use super::{
-    CUT_SHORT, CliError, Format, InputArgs, Outcome, OutputArg, argument, deadline_arg,
+    CUT_SHORT, CliError, Format, InputArgs, LimitArgs, Outcome, OutputArg, argument, deadline_arg,
     file_to_write, load_inputs, reload_for, version_arg,
 };
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("what").required(true).args(["target", "all"])))]
+#[command(after_long_help = "\
+Example:
+  compat plan testdata/cases/plan/env.yml --catalog testdata/cases/plan/catalog \\
+    --target g:app --allow-install")]
 #[allow(clippy::struct_excessive_bools)] // command-line switches
 pub struct PlanArgs {
     #[command(flatten)]
@@ -46,10 +50,13 @@ pub struct PlanArgs {
     /// Write the final state as an environment file
     #[arg(long, value_name = "FILE")]
     pub write_env: Option<PathBuf>,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = Format::Human)]
     pub format: Format,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 /// `group:name` or `group:name@version` from `--target`.

@@ -7,11 +7,14 @@ use compat::catalog::Scope;
 use compat::report::{self, human};
 
 use super::{
-    CUT_SHORT, CliError, InputArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
-    reload_for,
+    CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg,
+    load_inputs, reload_for,
 };
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Example:
+  compat upgrades testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
 pub struct UpgradesArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
@@ -25,10 +28,13 @@ pub struct UpgradesArgs {
     /// not proven and the command exits 4
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
     #[command(flatten)]
     pub out: OutputArg,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {

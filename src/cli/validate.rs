@@ -8,27 +8,38 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, InputArgs, Outcome, OutputArg, env_warnings, load_inputs};
+use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
+    /// A table of findings and a summary line, for people
     Human,
+    /// JSON for programs: every check and finding
     Json,
+    /// JUnit XML for CI test reports: one test case per checked constraint
     Junit,
+    /// GitHub Actions annotations (`::error`) at the declaration, then a summary line
     Github,
+    /// SARIF 2.1.0 for code-scanning tools: one result per finding
     Sarif,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum FailOn {
+    /// Only errors fail the run
     Error,
+    /// Warnings fail the run too
     Warning,
 }
 
 #[derive(Debug, Args)]
+#[command(after_long_help = "\
+Example:
+  compat validate testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
 pub struct ValidateArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    /// Output format
     #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
     pub format: ValidateFormat,
     #[command(flatten)]
@@ -36,6 +47,8 @@ pub struct ValidateArgs {
     /// The lowest severity that makes the run fail (exit 1)
     #[arg(long, value_enum, default_value_t = FailOn::Error)]
     pub fail_on: FailOn,
+    #[command(flatten)]
+    pub limits: LimitArgs,
 }
 
 pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {

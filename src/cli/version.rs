@@ -18,38 +18,66 @@ use super::{CliError, Format, Outcome, argument, version_arg};
 #[derive(Debug, Subcommand)]
 pub enum VersionCommand {
     /// Report each version's type and fields, in argument order
+    #[command(after_long_help = "\
+Example:
+  compat version parse 1.2.3 1.2.3-rc1 1.2.3-4-gabcdef1")]
     Parse {
+        /// The versions to parse
         #[arg(required = true)]
         versions: Vec<String>,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
     /// Sort versions read from stdin, one per line, ascending (stable)
+    #[command(after_long_help = "\
+Example:
+  printf '1.10.0\\n1.2.0\\n1.2.0-rc1\\n' | compat version sort")]
     Sort {
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
     /// Print `<`, `=` or `>`
+    #[command(after_long_help = "\
+Example:
+  compat version compare 1.2.0 1.10.0")]
     Compare {
+        /// The version on the left
         a: String,
+        /// The version on the right
         b: String,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
     /// Is V inside the range [--min, --max]? (exit 1 when not)
+    #[command(after_long_help = "\
+Example:
+  compat version satisfies 1.4.2 --min 1.2.0 --max 1.x.x")]
     Satisfies {
+        /// The version to check
         version: String,
+        /// The lowest version of the range, included
         #[arg(long)]
         min: String,
+        /// The highest version or matcher of the range (`1.x.x`), included
         #[arg(long)]
         max: String,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
     /// Does the matcher's membership include V? (exit 1 when not)
+    #[command(after_long_help = "\
+Example:
+  compat version matches 1.2.x 1.2.7")]
     Matches {
+        /// A version matcher such as `1.2.x`
         matcher: String,
+        /// The version to check
         version: String,
+        /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
     },
