@@ -47,6 +47,15 @@ pub struct Upgrade {
     pub explanation: Option<Explanation>,
 }
 
+impl Upgrade {
+    /// True when something newer than what runs is in the catalog (the row can move or is
+    /// blocked): the rows `--outdated` keeps.
+    #[must_use]
+    pub fn outdated(&self) -> bool {
+        self.latest.is_some()
+    }
+}
+
 /// The picture of every installed product, sorted by product.
 #[must_use]
 pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade> {

@@ -28,6 +28,11 @@ pub struct UpgradesArgs {
     /// not proven and the command exits 4
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Only the products that can move or are blocked (something newer is in the catalog);
+    /// the summary still counts every product. The default for `-f markdown` (a pull-request
+    /// comment); `--outdated=false` lists every product there too
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub outdated: Option<bool>,
     /// Output format
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
@@ -51,10 +56,13 @@ pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
         deadline,
         reload_for(env, &args.inputs.catalog, &[]).as_ref(),
     );
+    let outdated = args
+        .outdated
+        .unwrap_or(args.format == OrderFormat::Markdown);
     let stdout = match args.format {
-        OrderFormat::Human => human::upgrades(&list),
-        OrderFormat::Json => report::json::upgrades(&list),
-        OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list),
+        OrderFormat::Human => human::upgrades(&list, outdated),
+        OrderFormat::Json => report::json::upgrades(&list, outdated),
+        OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list, outdated),
     };
     let mut outcome = Outcome::new(stdout, true);
     if let Some(code) = args.exit_code

@@ -401,13 +401,15 @@ pub fn upgrades_summary(list: &[Upgrade]) -> String {
     )
 }
 
-/// `upgrades`: one table sorted by product, then the summary.
+/// `upgrades`: one table sorted by product (with `outdated`, only the rows that can move or
+/// are blocked), then the summary of every row.
 #[must_use]
-pub fn upgrades(list: &[Upgrade]) -> String {
+pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
     let mut out = String::new();
-    if !list.is_empty() {
+    let rows: Vec<&Upgrade> = list.iter().filter(|u| !outdated || u.outdated()).collect();
+    if !rows.is_empty() {
         let mut t = table(&["Product", "Installed", "Safe", "Latest", "Blocked by"]);
-        for u in list {
+        for u in rows {
             t.add_row(vec![
                 format!("{}{}", u.product, if u.proven { "" } else { " *" }),
                 u.installed.clone(),

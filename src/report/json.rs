@@ -231,10 +231,10 @@ fn explanation(e: &Explanation) -> serde_json::Value {
 /// "requires"}]}` as SPEC section 8 says, plus `latest_installable` and `proven` (false when a
 /// time limit cut the row's search), and `proven` for the whole list.
 #[must_use]
-pub fn upgrades(list: &[Upgrade]) -> String {
+pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
     to_json(&json!({
         "proven": list.iter().all(|u| u.proven),
-        "upgrades": list.iter().map(|u| json!({
+        "upgrades": list.iter().filter(|u| !outdated || u.outdated()).map(|u| json!({
             "product": u.product,
             "installed": u.installed,
             "safe": u.safe,

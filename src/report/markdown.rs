@@ -63,13 +63,14 @@ pub fn install_order(o: &InstallOrder) -> String {
 
 /// Safe upgrades as a markdown table for a pull-request comment.
 #[must_use]
-pub fn upgrades(environment: &str, list: &[Upgrade]) -> String {
+pub fn upgrades(environment: &str, list: &[Upgrade], outdated: bool) -> String {
     let mut out = format!("## Upgrades for `{environment}`\n\n");
-    if !list.is_empty() {
+    let rows: Vec<&Upgrade> = list.iter().filter(|u| !outdated || u.outdated()).collect();
+    if !rows.is_empty() {
         out.push_str(
             "| Product | Installed | Safe | Latest | Blocked by |\n|---|---|---|---|---|\n",
         );
-        for u in list {
+        for u in rows {
             let _ = writeln!(
                 out,
                 "| `{}`{} | {} | {} | {} | {} |",
