@@ -23,7 +23,6 @@ use crate::plan::model::{Model, Policy, Value, Violation};
 use crate::product::ProductId;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
 use crate::solve::{Engine, Fewest, Moves, Query};
-use crate::version::Version;
 
 /// The upgrade picture of one installed product.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,15 +87,18 @@ pub fn upgrades_with(
     };
     let model = Model::build(env, catalog, policy, &[]);
     let current = model.current();
-    let mut rows: Vec<Upgrade> = (0..model.vars.len())
+    let examined: Vec<(Upgrade, Option<Pick>)> = (0..model.vars.len())
         .into_par_iter()
         .filter(|&p| model.vars[p].installed())
         .map(|p| examine(&model, &current, p, engine, deadline))
         .collect();
     // Why each `latest` that no co-upgrade makes installable stays out of reach (all rows
     // at once: a catalog read in part is read further once for all of them).
-    let unreachable: Vec<usize> = (0..rows.len())
-        .filter(|&i| rows[i].proven && !rows[i].latest_installable && rows[i].latest.is_some())
+    let (mut rows, unreachable): (Vec<Upgrade>, Vec<Option<Pick>>) = examined.into_iter().unzip();
+    let unreachable: Vec<(usize, Pick)> = unreachable
+        .into_iter()
+        .enumerate()
+        .filter_map(|(i, latest)| Some((i, latest?)))
         .collect();
     if unreachable.is_empty() {
         return rows;
@@ -110,18 +112,10 @@ pub fn upgrades_with(
     };
     let questions: Vec<explain::Asked> = unreachable
         .iter()
-        .map(|&i| {
-            let row = &rows[i];
-            let latest = row.latest.as_deref().and_then(|v| Version::parse(v).ok());
-            vec![(
-                row.product.clone(),
-                latest.into_iter().map(Pick::Version).collect(),
-            )]
-        })
+        .map(|(i, latest)| vec![(rows[*i].product.clone(), vec![latest.clone()])])
         .collect();
     let answers = explain::explain_all(&context, policy, &questions);
-    let explained = unreachable.into_iter().zip(answers);
-    for (i, explanation) in explained {
+    for ((i, _), explanation) in unreachable.into_iter().zip(answers) {
         rows[i].explanation = explanation;
     }
     rows
@@ -144,7 +138,7 @@ fn examine(
     p: usize,
     engine: &dyn Engine,
     deadline: Option<std::time::Instant>,
-) -> Upgrade {
+) -> (Upgrade, Option<Pick>) {
     let var = &model.vars[p];
     // Candidates newest first: every release the policy allows, even one that needs something
     // missing (that is a reason it is blocked, shown as such).
@@ -176,7 +170,7 @@ fn examine(
         explanation: None,
     };
     let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
-        return upgrade;
+        return (upgrade, None);
     };
     // A constraint the candidate itself declares is declared by the entity that would run it.
     let runner = var
@@ -218,11 +212,14 @@ fn examine(
                     .map(|ver| (var.product.clone(), ver.to_string()))
             })
             .collect();
+        (upgrade, None)
     } else {
-        // proven infeasible (explained later), or unknown when cut (then `proven` says so)
+        // proven infeasible (explained later: the latest release is returned for that), or
+        // unknown when cut (then `proven` says so)
         upgrade.latest_installable = false;
+        let unreachable = outcome.proven().then(|| Pick::of(model, p, latest));
+        (upgrade, unreachable)
     }
-    upgrade
 }
 
 /// A broken constraint as a finding: who declares it, which range, what would be found.

@@ -191,6 +191,21 @@ pub enum Exclusion {
     Unorderable,
 }
 
+impl Policy {
+    /// This policy with the rule `flag` names lifted (`--pre`, `--allow-downgrade`,
+    /// `--allow-install`, as [`Exclusion::flag`] names them); another flag changes nothing.
+    #[must_use]
+    pub fn lifting(mut self, flag: &str) -> Policy {
+        match flag {
+            "--pre" => self.pre = true,
+            "--allow-downgrade" => self.allow_downgrade = true,
+            "--allow-install" => self.allow_install = true,
+            _ => {}
+        }
+        self
+    }
+}
+
 impl Exclusion {
     /// The flag that lifts it, if one does.
     #[must_use]

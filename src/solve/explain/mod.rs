@@ -394,15 +394,7 @@ fn relaxed<R>(
     asked: &Asked,
     then: impl FnOnce(&Model<'_>, &Query<'_>) -> R,
 ) -> R {
-    let mut policy = policy;
-    for flag in flags {
-        match *flag {
-            "--pre" => policy.pre = true,
-            "--allow-downgrade" => policy.allow_downgrade = true,
-            "--allow-install" => policy.allow_install = true,
-            _ => {}
-        }
-    }
+    let policy = flags.iter().fold(policy, |p, flag| p.lifting(flag));
     let extra: Vec<ProductId> = asked.iter().map(|(p, _)| p.clone()).collect();
     let wider = context.reload.and_then(|r| r.load(policy));
     let catalog: &dyn Releases = match &wider {

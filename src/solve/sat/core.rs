@@ -38,11 +38,9 @@ type Lift = (Exclusion, Option<usize>);
 
 /// The policy rule a flag lifts, for the flags the encoding can lift alone.
 fn rule(flag: &str) -> Option<Exclusion> {
-    match flag {
-        "--pre" => Some(Exclusion::Prerelease),
-        "--allow-downgrade" => Some(Exclusion::Older),
-        _ => None,
-    }
+    [Exclusion::Prerelease, Exclusion::Older]
+        .into_iter()
+        .find(|rule| rule.flag() == Some(flag))
 }
 
 struct Explainer<'m, 'a, 'q> {
