@@ -54,8 +54,9 @@ impl Cause {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Conflict {
     pub causes: Vec<Cause>,
-    /// True when every part is needed: dropping any one leaves a valid state. False when a
-    /// time limit stopped the minimization (every part is still real, some may be spare).
+    /// True when every part is needed: dropping any one leaves a valid state, and every flag
+    /// was checked. False when a time limit cut the search (every part is still real, but
+    /// some may be spare, and a fix may be missing).
     pub minimal: bool,
 }
 

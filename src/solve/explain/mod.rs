@@ -94,7 +94,7 @@ pub struct Fix {
 pub struct Explanation {
     pub chain: Vec<Link>,
     pub fixes: Vec<Fix>,
-    /// False when a time limit stopped the minimization (some link may be spare).
+    /// False when a time limit cut the search (a link may be spare, a fix missing).
     pub minimal: bool,
     /// When the flags that lift parts of the chain do not make the question answerable: the
     /// next conflict, with those flags on.
@@ -119,7 +119,10 @@ impl Explanation {
         let mut out: Vec<String> = self.chain.iter().map(|l| l.text.clone()).collect();
         out.extend(self.fixes.iter().map(|f| f.text.clone()));
         if !self.minimal {
-            out.push("(the time limit stopped the search for the smallest reason)".to_owned());
+            out.push(
+                "(the time limit cut this explanation short: a part may be spare, a fix missing)"
+                    .to_owned(),
+            );
         }
         if let Some((flags, next)) = &self.beyond {
             out.push(format!("even with {}:", flags.join(" and ")));
@@ -344,6 +347,10 @@ fn render(
         fixes.push(every.clone());
     }
     explanation.fixes = fixes.into_iter().map(fix).collect();
+    // a check cut by the deadline reads as "no fix": say the explanation is not whole
+    if context.deadline.is_some_and(|d| Instant::now() >= d) {
+        explanation.minimal = false;
+    }
     if !explanation.fixes.is_empty() {
         return explanation;
     }

@@ -88,7 +88,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
         let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
         causes.sort();
-        let conflict = Conflict { causes, minimal };
+        let mut conflict = Conflict { causes, minimal };
         let flags = conflict.flags();
         // --allow-install adds products to the question: the caller checks it with a model
         // built for it. The other flags only lift selectors of this encoding.
@@ -134,6 +134,11 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         } else {
             None
         };
+        // Past the deadline every check above answered "cut", which reads as "no fix": say
+        // the explanation is not whole rather than let a missing fix look proven.
+        if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
+            conflict.minimal = false;
+        }
         Some(Explained {
             conflict,
             fixes,
