@@ -38,6 +38,9 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
+#[path = "cli/terminal.rs"]
+mod terminal;
+
 #[path = "cli/postgres.rs"]
 mod postgres;
 

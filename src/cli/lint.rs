@@ -4,6 +4,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use compat::finding::Severity;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 use compat::{lint, loader};
 
@@ -28,12 +29,12 @@ pub struct LintArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &LintArgs) -> Result<Outcome, CliError> {
+pub fn run(args: &LintArgs, layout: &Layout) -> Result<Outcome, CliError> {
     let manifests = loader::read_manifest_paths(&args.manifests)?;
     let result = lint::lint(&manifests);
     let ok = result.findings.iter().all(|f| f.severity < Severity::Error);
     let stdout = match args.format {
-        Format::Human => human::lint(&result),
+        Format::Human => human::lint(&result, layout),
         Format::Json => report::json::lint(&result),
     };
     Ok(Outcome::new(stdout, ok))

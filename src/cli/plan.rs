@@ -10,6 +10,7 @@ use compat::diagnostic::InputError;
 use compat::loader;
 use compat::plan::Target;
 use compat::product::ProductId;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 
 use super::progress::PlanProgress;
@@ -73,7 +74,7 @@ fn target_arg(text: &str) -> Result<Target, InputError> {
     }
 }
 
-pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outcome, CliError> {
     let targets = args
         .target
         .iter()
@@ -128,7 +129,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
     }
     let stdout = match args.format {
-        Format::Human => human::plan(&plan),
+        Format::Human => human::plan(&plan, layout),
         Format::Json => report::json::plan(&plan),
     };
     let mut outcome = Outcome::new(stdout, plan.feasible);

@@ -4,6 +4,7 @@ use std::io::Read;
 
 use clap::Args;
 use compat::catalog::Scope;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 
 use super::{
@@ -42,7 +43,11 @@ pub struct UpgradesArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(
+    args: &UpgradesArgs,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
     let inputs = load_inputs(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
@@ -60,7 +65,7 @@ pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
         .outdated
         .unwrap_or(args.format == OrderFormat::Markdown);
     let stdout = match args.format {
-        OrderFormat::Human => human::upgrades(&list, outdated),
+        OrderFormat::Human => human::upgrades(&list, outdated, layout),
         OrderFormat::Json => report::json::upgrades(&list, outdated),
         OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list, outdated),
     };

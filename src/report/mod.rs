@@ -10,6 +10,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod layout;
 pub mod markdown;
 pub mod mermaid;
 pub mod sarif;
