@@ -13,7 +13,7 @@ use compat::product::ProductId;
 use compat::report::layout::Layout;
 use compat::report::{self, human};
 
-use super::progress::PlanProgress;
+use super::progress::CommandProgress;
 use super::{
     CUT_SHORT, CliError, Format, InputArgs, LimitArgs, Outcome, OutputArg, argument, deadline_arg,
     file_to_write, load_inputs, reload_for, version_arg,
@@ -48,6 +48,10 @@ pub struct PlanArgs {
     /// Stop searching after this many seconds and report the best plan found so far
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Progress lines on stderr even when it is not a terminal (at most one a second); a
+    /// terminal shows a progress bar anyway
+    #[arg(long)]
+    pub progress: bool,
     /// Write the final state as an environment file
     #[arg(long, value_name = "FILE")]
     pub write_env: Option<PathBuf>,
@@ -98,7 +102,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         })
         .collect();
     let reload = reload_for(env, &args.inputs.catalog, &named);
-    let progress = PlanProgress::new();
+    let progress = CommandProgress::new("planning", args.progress);
     let request = compat::plan::Request {
         targets,
         all: args.all,
@@ -108,7 +112,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
             allow_install: args.allow_install,
         },
         deadline,
-        progress: Some(progress.sink()),
+        progress: progress.sink(),
         reload,
     };
     let plan = compat::plan::plan(env, catalog, &request);

@@ -78,3 +78,44 @@ fn a_terminal_table_fits_its_columns() {
     }
     assert!(fitted.contains("│ Product "), "{fitted}");
 }
+
+/// Progress off a terminal: nothing unless `--progress`, then plain lines on stderr (the
+/// first report at once; stdout is the same either way).
+#[test]
+fn progress_lines_only_when_asked_off_a_terminal() {
+    use super::compat;
+    let plan = [
+        "plan",
+        "testdata/cases/plan/env.yml",
+        "--catalog",
+        "testdata/cases/plan/catalog",
+        "--target",
+        "g:app",
+        "--allow-install",
+    ];
+    let upgrades = [
+        "upgrades",
+        "testdata/examples/env-broken.yml",
+        "--catalog",
+        "testdata/examples/catalog",
+    ];
+    for (args, line) in [
+        (plan.as_slice(), "planning: ordering steps ("),
+        (upgrades.as_slice(), "upgrades: examining products ("),
+    ] {
+        let quiet = compat(args);
+        assert_eq!(String::from_utf8_lossy(&quiet.stderr), "", "{args:?}");
+        let told = compat(&[args, &["--progress"]].concat());
+        let stderr = String::from_utf8(told.stderr).unwrap();
+        assert!(
+            stderr.lines().next().unwrap_or("").starts_with(line),
+            "{stderr}"
+        );
+        assert!(
+            stderr.lines().all(|l| l.starts_with(&line[..10])),
+            "{stderr}"
+        );
+        assert_eq!(told.stdout, quiet.stdout, "{args:?}");
+        assert_eq!(told.status.code(), quiet.status.code(), "{args:?}");
+    }
+}
