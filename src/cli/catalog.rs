@@ -121,6 +121,7 @@ fn catalog_import(
     let summary = store.import(&batch, replace)?;
     let stdout = match format {
         Format::Json => to_json(&serde_json::json!({
+            "schema_version": report::json::SCHEMA_VERSION,
             "db": location.to_string(),
             "files": batch.files().len(),
             "added": summary.added,

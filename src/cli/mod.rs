@@ -233,7 +233,7 @@ pub enum Format {
     Json,
 }
 
-/// The output formats of `upgrades` and `order`.
+/// The output formats of `upgrades`, `order` and `plan`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderFormat {
     /// Text and tables for people, the same bytes on a terminal and in a log

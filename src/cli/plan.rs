@@ -15,8 +15,8 @@ use compat::report::{self, human};
 
 use super::progress::CommandProgress;
 use super::{
-    CUT_SHORT, CliError, Format, InputArgs, LimitArgs, Outcome, OutputArg, argument, deadline_arg,
-    file_to_write, load_inputs, reload_for, version_arg,
+    CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, argument,
+    deadline_arg, file_to_write, load_inputs, reload_for, version_arg,
 };
 
 #[derive(Debug, Args)]
@@ -56,8 +56,8 @@ pub struct PlanArgs {
     #[arg(long, value_name = "FILE")]
     pub write_env: Option<PathBuf>,
     /// Output format
-    #[arg(short, long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
+    pub format: OrderFormat,
     #[command(flatten)]
     pub out: OutputArg,
     #[command(flatten)]
@@ -133,8 +133,9 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
     }
     let stdout = match args.format {
-        Format::Human => human::plan(&plan, layout),
-        Format::Json => report::json::plan(&plan),
+        OrderFormat::Human => human::plan(&plan, layout),
+        OrderFormat::Json => report::json::plan(&plan),
+        OrderFormat::Markdown => report::markdown::plan(&env.name, &plan),
     };
     let mut outcome = Outcome::new(stdout, plan.feasible);
     if !plan.complete {

@@ -38,6 +38,21 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// `3 manifests checked: 1 error, 0 warnings`, the line every lint format but JSON ends with.
+#[must_use]
+pub fn lint_summary(l: &crate::lint::Lint) -> String {
+    let errors = l
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    format!(
+        "{} checked: {}",
+        plural(l.manifests, "manifest"),
+        count_summary(errors, l.findings.len() - errors)
+    )
+}
+
 /// The one-line verdict every validate format can end with.
 #[must_use]
 pub fn validation_summary(v: &Validation, fail_on: Severity) -> String {
