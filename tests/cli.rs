@@ -38,6 +38,9 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
+#[path = "cli/schemas.rs"]
+mod schemas;
+
 #[path = "cli/terminal.rs"]
 mod terminal;
 
