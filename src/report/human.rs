@@ -86,17 +86,22 @@ pub fn validation(v: &Validation, fail_on: Severity, layout: &Layout) -> String 
     }
     let summary = validation_summary(v, fail_on);
     let (verdict, tone) = if v.passes(fail_on) {
-        (": valid,", Tone::Good)
+        ("valid", Tone::Good)
     } else {
-        (": invalid,", Tone::Bad)
+        ("invalid", Tone::Bad)
     };
-    // the verdict word after the environment's name, painted
-    match summary.split_once(verdict) {
-        Some((name, rest)) if layout.color => {
-            let word = &verdict[2..verdict.len() - 1];
-            let _ = write!(out, "{name}: {},{rest}", layout.paint(word, tone));
+    // `ENV: VERDICT, ...`: the verdict painted
+    let head = format!("{}: {verdict}", v.environment);
+    match summary.strip_prefix(&head) {
+        Some(rest) => {
+            let _ = write!(
+                out,
+                "{}: {}{rest}",
+                v.environment,
+                layout.paint(verdict, tone)
+            );
         }
-        _ => out.push_str(&summary),
+        None => out.push_str(&summary),
     }
     out.push('\n');
     out

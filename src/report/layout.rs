@@ -35,8 +35,6 @@ pub enum Tone {
     Caution,
     /// Valid, safe, proven.
     Good,
-    /// Informational.
-    Note,
 }
 
 impl Tone {
@@ -47,7 +45,6 @@ impl Tone {
             Tone::Bad => "\x1b[31m",
             Tone::Caution => "\x1b[33m",
             Tone::Good => "\x1b[32m",
-            Tone::Note => "\x1b[36m",
         }
     }
 }
