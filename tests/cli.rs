@@ -38,6 +38,12 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
+#[path = "cli/schemas.rs"]
+mod schemas;
+
+#[path = "cli/terminal.rs"]
+mod terminal;
+
 #[path = "cli/postgres.rs"]
 mod postgres;
 

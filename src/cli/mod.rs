@@ -30,6 +30,7 @@ use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
 use compat::product::ProductId;
+use compat::report::layout::Layout;
 use compat::version::Version;
 
 /// Keep environments of many products healthy: validate version constraints, list safe
@@ -41,6 +42,50 @@ pub struct Cli {
     pub command: Command,
     #[command(flatten)]
     pub early: EarlyLimits,
+    /// Colour severities and verdicts: `auto` on a terminal unless `NO_COLOR` is set;
+    /// `always` also fits tables to `COLUMNS` when it is set, as on a terminal
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set (not empty)
+    Auto,
+    /// Even in a pipe or a file (and `NO_COLOR` is ignored)
+    Always,
+    /// Never
+    Never,
+}
+
+/// How human output is laid out, decided here once: on a terminal (stdout, and no `-o
+/// FILE`) tables fit `COLUMNS` or the terminal's width and colour is on unless `NO_COLOR`
+/// says otherwise; `--color always` colours anywhere and fits `COLUMNS` when it is set; a
+/// pipe or a file otherwise gets [`Layout::PLAIN`], the bytes it always got.
+fn layout(choice: ColorChoice, to_file: bool) -> Layout {
+    use std::io::IsTerminal;
+    let terminal = !to_file && std::io::stdout().is_terminal();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let color = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && !no_color,
+    };
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    let width = if terminal {
+        columns.or_else(|| {
+            terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0))
+        })
+    } else if choice == ColorChoice::Always {
+        columns
+    } else {
+        None
+    };
+    Layout { width, color }
 }
 
 const EXAMPLE: &str = "\
@@ -188,7 +233,7 @@ pub enum Format {
     Json,
 }
 
-/// The output formats of `upgrades` and `order`.
+/// The output formats of `upgrades`, `order` and `plan`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderFormat {
     /// Text and tables for people, the same bytes on a terminal and in a log
@@ -319,15 +364,16 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     if let Some(path) = &output {
         file_to_write("--output", path)?;
     }
+    let layout = layout(cli.color, output.is_some());
     let mut outcome = match cli.command {
-        Command::Validate(args) => validate::run(&args, stdin),
-        Command::Lint(args) => lint::run(&args),
-        Command::Upgrades(args) => upgrades::run(&args, stdin),
-        Command::Plan(args) => plan::run(&args, stdin),
-        Command::Order(args) => order::run(&args, stdin),
+        Command::Validate(args) => validate::run(&args, stdin, &layout),
+        Command::Lint(args) => lint::run(&args, &layout),
+        Command::Upgrades(args) => upgrades::run(&args, stdin, &layout),
+        Command::Plan(args) => plan::run(&args, stdin, &layout),
+        Command::Order(args) => order::run(&args, stdin, &layout),
         Command::Graph(args) => graph::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
-        Command::Catalog(command) => catalog::run(command),
+        Command::Catalog(command) => catalog::run(command, &layout),
         Command::Completions(args) => Ok(completions::run(&args)),
         Command::Man => Ok(man::run()),
         Command::Generate(args) => generate::run(&args),

@@ -4,8 +4,10 @@ use std::io::Read;
 
 use clap::Args;
 use compat::catalog::Scope;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 
+use super::progress::CommandProgress;
 use super::{
     CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg,
     load_inputs, reload_for,
@@ -33,6 +35,10 @@ pub struct UpgradesArgs {
     /// comment); `--outdated=false` lists every product there too
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub outdated: Option<bool>,
+    /// Progress lines on stderr even when it is not a terminal (at most one a second); a
+    /// terminal shows a progress bar anyway
+    #[arg(long)]
+    pub progress: bool,
     /// Output format
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
@@ -42,25 +48,32 @@ pub struct UpgradesArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(
+    args: &UpgradesArgs,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
     let inputs = load_inputs(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
-    let list = compat::upgrade::upgrades_with(
+    let progress = CommandProgress::new("upgrades", args.progress);
+    let list = compat::upgrade::upgrades_reporting(
         env,
         catalog,
         args.pre,
         compat::solve::default_engine(),
         deadline,
         reload_for(env, &args.inputs.catalog, &[]).as_ref(),
+        progress.sink(),
     );
+    progress.finish();
     let outdated = args
         .outdated
         .unwrap_or(args.format == OrderFormat::Markdown);
     let stdout = match args.format {
-        OrderFormat::Human => human::upgrades(&list, outdated),
+        OrderFormat::Human => human::upgrades(&list, outdated, layout),
         OrderFormat::Json => report::json::upgrades(&list, outdated),
         OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list, outdated),
     };

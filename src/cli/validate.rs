@@ -5,6 +5,7 @@ use std::io::Read;
 use clap::{Args, ValueEnum};
 use compat::catalog::Scope;
 use compat::finding::Severity;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 use compat::validate;
 
@@ -51,7 +52,11 @@ pub struct ValidateArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(
+    args: &ValidateArgs,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
     let catalog = inputs
         .catalog
@@ -67,7 +72,7 @@ pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
         FailOn::Warning => Severity::Warning,
     };
     let stdout = match args.format {
-        ValidateFormat::Human => human::validation(&result, fail_on),
+        ValidateFormat::Human => human::validation(&result, fail_on, layout),
         ValidateFormat::Json => report::json::validation(&result, fail_on),
         ValidateFormat::Junit => report::junit::validation(&result, fail_on),
         ValidateFormat::Github => report::github::validation(&result, fail_on),

@@ -4,7 +4,8 @@
 
 use std::fmt::Write;
 
-use crate::finding::Severity;
+use crate::finding::{Finding, Severity};
+use crate::lint::Lint;
 use crate::validate::Validation;
 
 use super::validation_summary;
@@ -23,8 +24,20 @@ fn property(text: &str) -> String {
 
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
+    annotations(v.findings(), &validation_summary(v, fail_on))
+}
+
+/// `lint`: an annotation per finding at its declaration, then the summary line of the human
+/// format.
+#[must_use]
+pub fn lint(l: &Lint) -> String {
+    annotations(l.findings.iter(), &super::lint_summary(l))
+}
+
+/// One annotation per finding, then the summary line.
+fn annotations<'a>(findings: impl Iterator<Item = &'a Finding>, summary: &str) -> String {
     let mut out = String::new();
-    for f in v.findings() {
+    for f in findings {
         let level = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -40,7 +53,7 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
         props.push(format!("title={}", property(f.code.as_str())));
         let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&f.message));
     }
-    out.push_str(&validation_summary(v, fail_on));
+    out.push_str(summary);
     out.push('\n');
     out
 }

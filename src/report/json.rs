@@ -1,4 +1,7 @@
 //! The JSON format: the stable shapes of SPEC section 8, pretty-printed, one document per run.
+//! Every document is an object that opens with `"schema_version"` ([`SCHEMA_VERSION`]); the
+//! JSON Schema of each lives in `schemas/` (a test holds every JSON output of the CLI tests
+//! against its schema).
 
 use serde::Serialize;
 use serde_json::json;
@@ -15,6 +18,10 @@ use crate::version::Version;
 use crate::finding::{Finding, Severity};
 use crate::lint::Lint;
 use crate::validate::Validation;
+
+/// The version of the JSON shapes: raised when a field is removed or changes meaning (adding
+/// a field does not raise it).
+pub const SCHEMA_VERSION: u32 = 1;
 
 /// Serializes a value the way every JSON report is written.
 #[must_use]
@@ -36,6 +43,7 @@ struct Counts {
 
 #[derive(Serialize)]
 struct ValidationJson<'a> {
+    schema_version: u32,
     environment: &'a str,
     valid: bool,
     findings: Vec<&'a Finding>,
@@ -46,6 +54,7 @@ struct ValidationJson<'a> {
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
     to_json(&ValidationJson {
+        schema_version: SCHEMA_VERSION,
         environment: &v.environment,
         valid: v.passes(fail_on),
         findings: v.findings().collect(),
@@ -59,6 +68,7 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
 
 #[derive(Serialize)]
 struct LintJson<'a> {
+    schema_version: u32,
     manifests: usize,
     valid: bool,
     findings: &'a [Finding],
@@ -68,6 +78,7 @@ struct LintJson<'a> {
 #[must_use]
 pub fn lint(l: &Lint) -> String {
     to_json(&LintJson {
+        schema_version: SCHEMA_VERSION,
         manifests: l.manifests,
         valid: l.findings.iter().all(|f| f.severity < Severity::Error),
         findings: &l.findings,
@@ -78,6 +89,7 @@ pub fn lint(l: &Lint) -> String {
 #[must_use]
 pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "products": products
             .iter()
             .map(|(p, versions)| json!({"product": p, "versions": versions}))
@@ -89,6 +101,7 @@ pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
 #[must_use]
 pub fn release(m: &Manifest) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "product": m.product,
         "version": m.version.as_str(),
         "type": m.product_type,
@@ -117,6 +130,7 @@ pub fn release(m: &Manifest) -> String {
 #[must_use]
 pub fn install_order(o: &InstallOrder) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "environment": o.environment,
         "waves": o.waves.iter().map(|w| &w.entities).collect::<Vec<_>>(),
         "waits_for": o.waves.iter().map(|w| &w.waits_for).collect::<Vec<_>>(),
@@ -138,6 +152,7 @@ pub fn install_order(o: &InstallOrder) -> String {
 #[must_use]
 pub fn plan(p: &Plan) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "feasible": p.feasible,
         "proven": p.complete,
         "complete": p.complete,
@@ -233,6 +248,7 @@ fn explanation(e: &Explanation) -> serde_json::Value {
 #[must_use]
 pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "proven": list.iter().all(|u| u.proven),
         "upgrades": list.iter().filter(|u| !outdated || u.outdated()).map(|u| json!({
             "product": u.product,

@@ -10,6 +10,7 @@ pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod layout;
 pub mod markdown;
 pub mod mermaid;
 pub mod sarif;
@@ -35,6 +36,21 @@ pub fn plural(n: usize, noun: &str) -> String {
         (_, Some(stem)) => format!("{n} {stem}ies"),
         _ => format!("{n} {noun}s"),
     }
+}
+
+/// `3 manifests checked: 1 error, 0 warnings`, the line every lint format but JSON ends with.
+#[must_use]
+pub fn lint_summary(l: &crate::lint::Lint) -> String {
+    let errors = l
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    format!(
+        "{} checked: {}",
+        plural(l.manifests, "manifest"),
+        count_summary(errors, l.findings.len() - errors)
+    )
 }
 
 /// The one-line verdict every validate format can end with.

@@ -4,13 +4,25 @@
 use serde_json::{Value, json};
 
 use crate::diagnostic::STDIN;
-use crate::finding::{Code, Severity};
+use crate::finding::{Code, Finding, Severity};
+use crate::lint::Lint;
 use crate::validate::Validation;
 
 use super::json::to_json;
 
 #[must_use]
 pub fn validation(v: &Validation) -> String {
+    log(v.findings())
+}
+
+/// `lint`: one result per manifest finding, at its declaration.
+#[must_use]
+pub fn lint(l: &Lint) -> String {
+    log(l.findings.iter())
+}
+
+/// The SARIF log of one run with these results.
+fn log<'a>(findings: impl Iterator<Item = &'a Finding>) -> String {
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|code| {
@@ -21,8 +33,7 @@ pub fn validation(v: &Validation) -> String {
             })
         })
         .collect();
-    let results: Vec<Value> = v
-        .findings()
+    let results: Vec<Value> = findings
         .map(|f| {
             let mut result = json!({
                 "ruleId": f.code.as_str(),
