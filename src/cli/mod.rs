@@ -26,6 +26,7 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
+use compat::config::Config;
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
@@ -345,22 +346,90 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
 pub struct InputArgs {
     /// The environment file (YAML or JSON); `-` reads it from standard input
     pub env: PathBuf,
-    /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
-    /// `postgres://` URL
-    #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
     /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
     /// of the catalog with a finding (`validate`) or a warning (the other commands)
     #[arg(long)]
     pub strict_catalog: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
+}
+
+/// `--catalog`, which `COMPAT_CATALOG` or the config file's `catalog` stands in for.
+#[derive(Debug, clap::Args)]
+pub struct CatalogArg {
+    /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
+    /// `postgres://` URL [default: `catalog` in compat.toml]
+    #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
+    pub catalog: Option<PathBuf>,
+}
+
+impl CatalogArg {
+    /// The catalog in force: the flag (or `COMPAT_CATALOG`), else the config file's, which
+    /// is relative to the file's directory.
+    pub fn resolve(&self, config: &Config) -> Result<PathBuf, CliError> {
+        if let Some(path) = &self.catalog {
+            return Ok(path.clone());
+        }
+        let Some(catalog) = &config.catalog else {
+            return Err(CliError::Usage(
+                "no catalog: give `--catalog PATH`, set COMPAT_CATALOG, or set `catalog` in \
+                 compat.toml"
+                    .to_owned(),
+            ));
+        };
+        let dir = Path::new(&*config.file).parent().unwrap_or(Path::new(""));
+        Ok(if catalog.value.contains("://") {
+            PathBuf::from(&catalog.value) // a URL, not a path
+        } else {
+            dir.join(&catalog.value)
+        })
+    }
+}
+
+/// `--config FILE` / `--no-config`: which config file (defaults, accepted findings) is read.
+#[derive(Debug, Default, clap::Args)]
+pub struct ConfigArgs {
+    /// Read defaults and accepted findings from FILE [default: the first compat.toml in the
+    /// working directory or above it, up to the repository root]
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Read no config file
+    #[arg(long, conflicts_with = "config")]
+    pub no_config: bool,
+}
+
+impl ConfigArgs {
+    /// The config in force: `--config`'s file, or the one found upward from the working
+    /// directory, or none (an empty config).
+    pub fn load(&self) -> Result<Config, CliError> {
+        if self.no_config {
+            return Ok(Config::default());
+        }
+        let path = match &self.config {
+            Some(path) => path.clone(),
+            None => match std::env::current_dir()
+                .ok()
+                .and_then(|dir| loader::find_config(&dir))
+            {
+                Some(path) => path,
+                None => return Ok(Config::default()),
+            },
+        };
+        Ok(loader::read_config(&path)?)
+    }
 }
 
 /// What a command reads: the environment, the releases of its scope, and where they came
-/// from.
+/// from; and the config in force.
 pub struct Inputs {
     pub env: Environment,
     pub catalog: Catalog,
     pub source: Box<dyn CatalogSource>,
+    /// The catalog as given (by a flag or the config), for reading it again.
+    pub catalog_path: PathBuf,
+    pub config: Config,
 }
 
 impl Inputs {
@@ -385,6 +454,7 @@ impl Inputs {
 /// manifests is an error too.
 fn open_inputs(
     inputs: &InputArgs,
+    catalog: &Path,
     stdin: &mut dyn Read,
 ) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
     let env = if inputs.env == Path::new("-") {
@@ -394,7 +464,7 @@ fn open_inputs(
     };
     match (
         env,
-        Location::parse(&inputs.catalog)
+        Location::parse(catalog)
             .map_err(InputErrors::from)
             .and_then(|location| location.open()),
     ) {
@@ -421,12 +491,16 @@ pub fn load_inputs(
     stdin: &mut dyn Read,
     scope: impl FnOnce(&Environment) -> Scope,
 ) -> Result<Inputs, CliError> {
-    let (env, source) = open_inputs(inputs, stdin)?;
+    let config = inputs.config.load()?;
+    let catalog_path = inputs.catalog.resolve(&config)?;
+    let (env, source) = open_inputs(inputs, &catalog_path, stdin)?;
     let catalog = source.load(&scope(&env))?;
     Ok(Inputs {
         env,
         catalog,
         source,
+        catalog_path,
+        config,
     })
 }
 

@@ -96,7 +96,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
             Target::Newest(p) | Target::Exact(p, _) => p.clone(),
         })
         .collect();
-    let reload = reload_for(env, &args.inputs.catalog, &named);
+    let reload = reload_for(env, &inputs.catalog_path, &named);
     let progress = PlanProgress::new();
     let request = compat::plan::Request {
         targets,

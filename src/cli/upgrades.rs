@@ -54,7 +54,7 @@ pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
         args.pre,
         compat::solve::default_engine(),
         deadline,
-        reload_for(env, &args.inputs.catalog, &[]).as_ref(),
+        reload_for(env, &inputs.catalog_path, &[]).as_ref(),
     );
     let outdated = args
         .outdated

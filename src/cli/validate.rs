@@ -3,6 +3,7 @@
 use std::io::Read;
 
 use clap::{Args, ValueEnum};
+use compat::accept::Rule;
 use compat::catalog::Scope;
 use compat::finding::Severity;
 use compat::report::{self, human};
@@ -39,14 +40,20 @@ Example:
 pub struct ValidateArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
-    /// Output format
-    #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
-    pub format: ValidateFormat,
+    /// Output format [default: `format` in compat.toml, else human]
+    #[arg(short, long, value_enum)]
+    pub format: Option<ValidateFormat>,
     #[command(flatten)]
     pub out: OutputArg,
-    /// The lowest severity that makes the run fail (exit 1)
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    /// The lowest severity that makes the run fail (exit 1); accepted findings never do
+    /// [default: `fail-on` in compat.toml, else error]
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Accept the findings of CODE (of PRODUCT's releases only, with `=PRODUCT`): they are
+    /// still reported, marked accepted, but do not fail the run; repeatable, added to the
+    /// config file's `[[allow]]` entries
+    #[arg(long, value_name = "CODE[=PRODUCT]", value_parser = Rule::from_flag)]
+    pub allow: Vec<Rule>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -62,11 +69,24 @@ pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
     // of unknown releases mention them.
     result.add_unreadable(inputs.unreadable());
     result.add_hints(&catalog);
+    let config = &inputs.config;
+    let mut allow = config.allow.clone();
+    allow.rules.extend(args.allow.iter().cloned());
+    allow.apply(result.findings_mut());
+    // flags win over the config file
     let fail_on = match args.fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
+        Some(FailOn::Error) => Severity::Error,
+        Some(FailOn::Warning) => Severity::Warning,
+        None => config.fail_on.unwrap_or(Severity::Error),
     };
-    let stdout = match args.format {
+    let format = args.format.unwrap_or_else(|| {
+        config
+            .format
+            .as_deref()
+            .and_then(|f| ValidateFormat::from_str(f, false).ok())
+            .unwrap_or(ValidateFormat::Human)
+    });
+    let stdout = match format {
         ValidateFormat::Human => human::validation(&result, fail_on),
         ValidateFormat::Json => report::json::validation(&result, fail_on),
         ValidateFormat::Junit => report::junit::validation(&result, fail_on),

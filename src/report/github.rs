@@ -1,5 +1,5 @@
-//! GitHub Actions workflow commands: one `::error` or `::warning` annotation per finding,
-//! pointing at the declaration in the manifest (or the entity in the environment file), then a
+//! GitHub Actions workflow commands: one `::error` or `::warning` annotation per finding
+//! (`::notice` for an accepted one, with the reason), pointing at the declaration in the manifest (or the entity in the environment file), then a
 //! plain summary line for the log.
 
 use std::fmt::Write;
@@ -25,9 +25,15 @@ fn property(text: &str) -> String {
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
     let mut out = String::new();
     for f in v.findings() {
-        let level = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
+        // an accepted finding is a notice: shown, never failing a check
+        let level = match (f.severity, &f.accepted) {
+            (_, Some(_)) => "notice",
+            (Severity::Error, None) => "error",
+            (Severity::Warning, None) => "warning",
+        };
+        let message = match &f.accepted {
+            None => f.message.clone(),
+            Some(a) => format!("{} (accepted: {})", f.message, a.reason),
         };
         let mut props = Vec::new();
         if let Some(at) = &f.location {
@@ -38,7 +44,7 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
             }
         }
         props.push(format!("title={}", property(f.code.as_str())));
-        let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&f.message));
+        let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&message));
     }
     out.push_str(&validation_summary(v, fail_on));
     out.push('\n');

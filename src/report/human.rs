@@ -64,12 +64,20 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
                 (Some(p), Some(v)) => format!("{p} {v}"),
                 _ => String::new(),
             };
+            // an accepted finding keeps its row, marked, with the reason under its constraint
+            let (level, constraint) = match &f.accepted {
+                None => (f.severity.as_str().to_owned(), f.detail.clone()),
+                Some(a) => (
+                    format!("{} (accepted)", f.severity.as_str()),
+                    format!("{}\naccepted: {}", f.detail, a.reason),
+                ),
+            };
             t.add_row(vec![
                 f.entity.clone().unwrap_or_default(),
                 release,
-                f.severity.as_str().to_owned(),
+                level,
                 f.code.to_string(),
-                f.detail.clone(),
+                constraint,
                 found(f),
                 location(f),
             ]);

@@ -58,8 +58,12 @@ pub fn validation_summary(v: &Validation, fail_on: Severity) -> String {
             plural(v.unreadable.len(), "unreadable manifest file")
         )
     };
+    let accepted = match v.accepted() {
+        0 => String::new(),
+        n => format!(", {n} accepted"),
+    };
     format!(
-        "{}: {verdict}, {} ({} checked on {} installed{left_out})",
+        "{}: {verdict}, {}{accepted} ({} checked on {} installed{left_out})",
         v.environment,
         count_summary(v.count(Severity::Error), v.count(Severity::Warning)),
         plural(v.checks.len(), "constraint"),
