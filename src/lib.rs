@@ -9,6 +9,7 @@ pub mod accept;
 pub mod catalog;
 pub mod config;
 pub mod constraint;
+pub mod dependents;
 pub mod diagnostic;
 pub mod environment;
 pub mod finding;

@@ -19,6 +19,7 @@ mod progress;
 mod upgrades;
 mod validate;
 mod version;
+mod why;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -164,6 +165,8 @@ pub enum Command {
     Order(order::OrderArgs),
     /// Draw the environment's dependency graph (Graphviz DOT or Mermaid)
     Graph(graph::GraphArgs),
+    /// Who requires a product, with which ranges, and what bounds its upgrade
+    Why(why::WhyArgs),
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(version::VersionCommand),
@@ -295,7 +298,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Upgrades(upgrades::UpgradesArgs { limits, .. })
         | Command::Plan(plan::PlanArgs { limits, .. })
         | Command::Order(order::OrderArgs { limits, .. })
-        | Command::Graph(graph::GraphArgs { limits, .. }) => *limits,
+        | Command::Graph(graph::GraphArgs { limits, .. })
+        | Command::Why(why::WhyArgs { limits, .. }) => *limits,
         Command::Catalog(command) => command.limits(),
         // They read no files and open no catalog.
         Command::Version(_) | Command::Completions(_) | Command::Man | Command::Generate(_) => {
@@ -309,7 +313,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Upgrades(upgrades::UpgradesArgs { out, .. })
         | Command::Plan(plan::PlanArgs { out, .. })
         | Command::Order(order::OrderArgs { out, .. })
-        | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
+        | Command::Graph(graph::GraphArgs { out, .. })
+        | Command::Why(why::WhyArgs { out, .. }) => out.output.clone(),
         Command::Version(_)
         | Command::Catalog(_)
         | Command::Completions(_)
@@ -327,6 +332,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Plan(args) => plan::run(&args, stdin),
         Command::Order(args) => order::run(&args, stdin),
         Command::Graph(args) => graph::run(&args, stdin),
+        Command::Why(args) => why::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command),
         Command::Completions(args) => Ok(completions::run(&args)),
@@ -419,6 +425,14 @@ impl ConfigArgs {
         };
         Ok(loader::read_config(&path)?)
     }
+}
+
+/// The config file's `format`, when the command has that format.
+pub fn config_format<F: ValueEnum>(config: &Config) -> Option<F> {
+    config
+        .format
+        .as_deref()
+        .and_then(|name| F::from_str(name, false).ok())
 }
 
 /// What a command reads: the environment, the releases of its scope, and where they came

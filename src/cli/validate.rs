@@ -9,7 +9,9 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, env_warnings, load_inputs};
+use super::{
+    CliError, InputArgs, LimitArgs, Outcome, OutputArg, config_format, env_warnings, load_inputs,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -79,13 +81,10 @@ pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
         Some(FailOn::Warning) => Severity::Warning,
         None => config.fail_on.unwrap_or(Severity::Error),
     };
-    let format = args.format.unwrap_or_else(|| {
-        config
-            .format
-            .as_deref()
-            .and_then(|f| ValidateFormat::from_str(f, false).ok())
-            .unwrap_or(ValidateFormat::Human)
-    });
+    let format = args
+        .format
+        .or_else(|| config_format(config))
+        .unwrap_or(ValidateFormat::Human);
     let stdout = match format {
         ValidateFormat::Human => human::validation(&result, fail_on),
         ValidateFormat::Json => report::json::validation(&result, fail_on),

@@ -13,6 +13,7 @@ pub mod junit;
 pub mod markdown;
 pub mod mermaid;
 pub mod sarif;
+pub mod why;
 
 use crate::finding::Severity;
 use crate::validate::Validation;
