@@ -7,6 +7,7 @@
 
 pub mod accept;
 pub mod catalog;
+pub mod changes;
 pub mod config;
 pub mod constraint;
 pub mod dependents;

@@ -9,6 +9,8 @@
 
 mod catalog;
 mod completions;
+mod config;
+mod diff;
 mod generate;
 mod graph;
 mod lint;
@@ -28,11 +30,13 @@ use clap::{Parser, Subcommand, ValueEnum};
 
 use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
 use compat::config::Config;
+
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
 use compat::product::ProductId;
 use compat::version::Version;
+pub use config::{CatalogArg, ConfigArgs, config_format};
 
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.
@@ -167,6 +171,8 @@ pub enum Command {
     Graph(graph::GraphArgs),
     /// Who requires a product, with which ranges, and what bounds its upgrade
     Why(why::WhyArgs),
+    /// Entities added, removed and moved between two environment files, each judged safe or not
+    Diff(diff::DiffArgs),
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(version::VersionCommand),
@@ -299,7 +305,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Plan(plan::PlanArgs { limits, .. })
         | Command::Order(order::OrderArgs { limits, .. })
         | Command::Graph(graph::GraphArgs { limits, .. })
-        | Command::Why(why::WhyArgs { limits, .. }) => *limits,
+        | Command::Why(why::WhyArgs { limits, .. })
+        | Command::Diff(diff::DiffArgs { limits, .. }) => *limits,
         Command::Catalog(command) => command.limits(),
         // They read no files and open no catalog.
         Command::Version(_) | Command::Completions(_) | Command::Man | Command::Generate(_) => {
@@ -314,7 +321,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Plan(plan::PlanArgs { out, .. })
         | Command::Order(order::OrderArgs { out, .. })
         | Command::Graph(graph::GraphArgs { out, .. })
-        | Command::Why(why::WhyArgs { out, .. }) => out.output.clone(),
+        | Command::Why(why::WhyArgs { out, .. })
+        | Command::Diff(diff::DiffArgs { out, .. }) => out.output.clone(),
         Command::Version(_)
         | Command::Catalog(_)
         | Command::Completions(_)
@@ -333,6 +341,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Order(args) => order::run(&args, stdin),
         Command::Graph(args) => graph::run(&args, stdin),
         Command::Why(args) => why::run(&args, stdin),
+        Command::Diff(args) => diff::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command),
         Command::Completions(args) => Ok(completions::run(&args)),
@@ -360,79 +369,6 @@ pub struct InputArgs {
     pub strict_catalog: bool,
     #[command(flatten)]
     pub config: ConfigArgs,
-}
-
-/// `--catalog`, which `COMPAT_CATALOG` or the config file's `catalog` stands in for.
-#[derive(Debug, clap::Args)]
-pub struct CatalogArg {
-    /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
-    /// `postgres://` URL [default: `catalog` in compat.toml]
-    #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
-    pub catalog: Option<PathBuf>,
-}
-
-impl CatalogArg {
-    /// The catalog in force: the flag (or `COMPAT_CATALOG`), else the config file's, which
-    /// is relative to the file's directory.
-    pub fn resolve(&self, config: &Config) -> Result<PathBuf, CliError> {
-        if let Some(path) = &self.catalog {
-            return Ok(path.clone());
-        }
-        let Some(catalog) = &config.catalog else {
-            return Err(CliError::Usage(
-                "no catalog: give `--catalog PATH`, set COMPAT_CATALOG, or set `catalog` in \
-                 compat.toml"
-                    .to_owned(),
-            ));
-        };
-        let dir = Path::new(&*config.file).parent().unwrap_or(Path::new(""));
-        Ok(if catalog.value.contains("://") {
-            PathBuf::from(&catalog.value) // a URL, not a path
-        } else {
-            dir.join(&catalog.value)
-        })
-    }
-}
-
-/// `--config FILE` / `--no-config`: which config file (defaults, accepted findings) is read.
-#[derive(Debug, Default, clap::Args)]
-pub struct ConfigArgs {
-    /// Read defaults and accepted findings from FILE [default: the first compat.toml in the
-    /// working directory or above it, up to the repository root]
-    #[arg(long, value_name = "FILE")]
-    pub config: Option<PathBuf>,
-    /// Read no config file
-    #[arg(long, conflicts_with = "config")]
-    pub no_config: bool,
-}
-
-impl ConfigArgs {
-    /// The config in force: `--config`'s file, or the one found upward from the working
-    /// directory, or none (an empty config).
-    pub fn load(&self) -> Result<Config, CliError> {
-        if self.no_config {
-            return Ok(Config::default());
-        }
-        let path = match &self.config {
-            Some(path) => path.clone(),
-            None => match std::env::current_dir()
-                .ok()
-                .and_then(|dir| loader::find_config(&dir))
-            {
-                Some(path) => path,
-                None => return Ok(Config::default()),
-            },
-        };
-        Ok(loader::read_config(&path)?)
-    }
-}
-
-/// The config file's `format`, when the command has that format.
-pub fn config_format<F: ValueEnum>(config: &Config) -> Option<F> {
-    config
-        .format
-        .as_deref()
-        .and_then(|name| F::from_str(name, false).ok())
 }
 
 /// What a command reads: the environment, the releases of its scope, and where they came
