@@ -9,6 +9,8 @@
 
 mod catalog;
 mod completions;
+mod config;
+mod diff;
 mod generate;
 mod graph;
 mod lint;
@@ -19,6 +21,7 @@ mod progress;
 mod upgrades;
 mod validate;
 mod version;
+mod why;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -26,12 +29,15 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
+use compat::config::Config;
+
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
 use compat::product::ProductId;
 use compat::report::layout::Layout;
 use compat::version::Version;
+pub use config::{CatalogArg, ConfigArgs, config_format};
 
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.
@@ -208,6 +214,10 @@ pub enum Command {
     Order(order::OrderArgs),
     /// Draw the environment's dependency graph (Graphviz DOT or Mermaid)
     Graph(graph::GraphArgs),
+    /// Who requires a product, with which ranges, and what bounds its upgrade
+    Why(why::WhyArgs),
+    /// Entities added, removed and moved between two environment files, each judged safe or not
+    Diff(diff::DiffArgs),
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(version::VersionCommand),
@@ -339,7 +349,9 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Upgrades(upgrades::UpgradesArgs { limits, .. })
         | Command::Plan(plan::PlanArgs { limits, .. })
         | Command::Order(order::OrderArgs { limits, .. })
-        | Command::Graph(graph::GraphArgs { limits, .. }) => *limits,
+        | Command::Graph(graph::GraphArgs { limits, .. })
+        | Command::Why(why::WhyArgs { limits, .. })
+        | Command::Diff(diff::DiffArgs { limits, .. }) => *limits,
         Command::Catalog(command) => command.limits(),
         // They read no files and open no catalog.
         Command::Version(_) | Command::Completions(_) | Command::Man | Command::Generate(_) => {
@@ -353,7 +365,9 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Upgrades(upgrades::UpgradesArgs { out, .. })
         | Command::Plan(plan::PlanArgs { out, .. })
         | Command::Order(order::OrderArgs { out, .. })
-        | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
+        | Command::Graph(graph::GraphArgs { out, .. })
+        | Command::Why(why::WhyArgs { out, .. })
+        | Command::Diff(diff::DiffArgs { out, .. }) => out.output.clone(),
         Command::Version(_)
         | Command::Catalog(_)
         | Command::Completions(_)
@@ -372,6 +386,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Plan(args) => plan::run(&args, stdin, &layout),
         Command::Order(args) => order::run(&args, stdin, &layout),
         Command::Graph(args) => graph::run(&args, stdin),
+        Command::Why(args) => why::run(&args, stdin),
+        Command::Diff(args) => diff::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command, &layout),
         Command::Completions(args) => Ok(completions::run(&args)),
@@ -391,22 +407,25 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
 pub struct InputArgs {
     /// The environment file (YAML or JSON); `-` reads it from standard input
     pub env: PathBuf,
-    /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
-    /// `postgres://` URL
-    #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
     /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
     /// of the catalog with a finding (`validate`) or a warning (the other commands)
     #[arg(long)]
     pub strict_catalog: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// What a command reads: the environment, the releases of its scope, and where they came
-/// from.
+/// from; and the config in force.
 pub struct Inputs {
     pub env: Environment,
     pub catalog: Catalog,
     pub source: Box<dyn CatalogSource>,
+    /// The catalog as given (by a flag or the config), for reading it again.
+    pub catalog_path: PathBuf,
+    pub config: Config,
 }
 
 impl Inputs {
@@ -431,6 +450,7 @@ impl Inputs {
 /// manifests is an error too.
 fn open_inputs(
     inputs: &InputArgs,
+    catalog: &Path,
     stdin: &mut dyn Read,
 ) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
     let env = if inputs.env == Path::new("-") {
@@ -440,7 +460,7 @@ fn open_inputs(
     };
     match (
         env,
-        Location::parse(&inputs.catalog)
+        Location::parse(catalog)
             .map_err(InputErrors::from)
             .and_then(|location| location.open()),
     ) {
@@ -467,12 +487,16 @@ pub fn load_inputs(
     stdin: &mut dyn Read,
     scope: impl FnOnce(&Environment) -> Scope,
 ) -> Result<Inputs, CliError> {
-    let (env, source) = open_inputs(inputs, stdin)?;
+    let config = inputs.config.load()?;
+    let catalog_path = inputs.catalog.resolve(&config)?;
+    let (env, source) = open_inputs(inputs, &catalog_path, stdin)?;
     let catalog = source.load(&scope(&env))?;
     Ok(Inputs {
         env,
         catalog,
         source,
+        catalog_path,
+        config,
     })
 }
 

@@ -101,7 +101,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
             Target::Newest(p) | Target::Exact(p, _) => p.clone(),
         })
         .collect();
-    let reload = reload_for(env, &args.inputs.catalog, &named);
+    let reload = reload_for(env, &inputs.catalog_path, &named);
     let progress = CommandProgress::new("planning", args.progress);
     let request = compat::plan::Request {
         targets,

@@ -65,7 +65,7 @@ pub fn run(
         args.pre,
         compat::solve::default_engine(),
         deadline,
-        reload_for(env, &args.inputs.catalog, &[]).as_ref(),
+        reload_for(env, &inputs.catalog_path, &[]).as_ref(),
         progress.sink(),
     );
     progress.finish();

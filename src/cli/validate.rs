@@ -3,13 +3,16 @@
 use std::io::Read;
 
 use clap::{Args, ValueEnum};
+use compat::accept::Rule;
 use compat::catalog::Scope;
 use compat::finding::Severity;
 use compat::report::layout::Layout;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, env_warnings, load_inputs};
+use super::{
+    CliError, InputArgs, LimitArgs, Outcome, OutputArg, config_format, env_warnings, load_inputs,
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -40,14 +43,20 @@ Example:
 pub struct ValidateArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
-    /// Output format
-    #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
-    pub format: ValidateFormat,
+    /// Output format [default: `format` in compat.toml, else human]
+    #[arg(short, long, value_enum)]
+    pub format: Option<ValidateFormat>,
     #[command(flatten)]
     pub out: OutputArg,
-    /// The lowest severity that makes the run fail (exit 1)
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    /// The lowest severity that makes the run fail (exit 1); accepted findings never do
+    /// [default: `fail-on` in compat.toml, else error]
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Accept the findings of CODE (of PRODUCT's releases only, with `=PRODUCT`): they are
+    /// still reported, marked accepted, but do not fail the run; repeatable, added to the
+    /// config file's `[[allow]]` entries
+    #[arg(long, value_name = "CODE[=PRODUCT]", value_parser = Rule::from_flag)]
+    pub allow: Vec<Rule>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
@@ -67,11 +76,21 @@ pub fn run(
     // of unknown releases mention them.
     result.add_unreadable(inputs.unreadable());
     result.add_hints(&catalog);
+    let config = &inputs.config;
+    let mut allow = config.allow.clone();
+    allow.rules.extend(args.allow.iter().cloned());
+    allow.apply(result.findings_mut());
+    // flags win over the config file
     let fail_on = match args.fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
+        Some(FailOn::Error) => Severity::Error,
+        Some(FailOn::Warning) => Severity::Warning,
+        None => config.fail_on.unwrap_or(Severity::Error),
     };
-    let stdout = match args.format {
+    let format = args
+        .format
+        .or_else(|| config_format(config))
+        .unwrap_or(ValidateFormat::Human);
+    let stdout = match format {
         ValidateFormat::Human => human::validation(&result, fail_on, layout),
         ValidateFormat::Json => report::json::validation(&result, fail_on),
         ValidateFormat::Junit => report::junit::validation(&result, fail_on),

@@ -1,5 +1,5 @@
-//! GitHub Actions workflow commands: one `::error` or `::warning` annotation per finding,
-//! pointing at the declaration in the manifest (or the entity in the environment file), then a
+//! GitHub Actions workflow commands: one `::error` or `::warning` annotation per finding
+//! (`::notice` for an accepted one, with the reason), pointing at the declaration in the manifest (or the entity in the environment file), then a
 //! plain summary line for the log.
 
 use std::fmt::Write;
@@ -38,9 +38,15 @@ pub fn lint(l: &Lint) -> String {
 fn annotations<'a>(findings: impl Iterator<Item = &'a Finding>, summary: &str) -> String {
     let mut out = String::new();
     for f in findings {
-        let level = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
+        // an accepted finding is a notice: shown, never failing a check
+        let level = match (f.severity, &f.accepted) {
+            (_, Some(_)) => "notice",
+            (Severity::Error, None) => "error",
+            (Severity::Warning, None) => "warning",
+        };
+        let message = match &f.accepted {
+            None => f.message.clone(),
+            Some(a) => format!("{} (accepted: {})", f.message, a.reason),
         };
         let mut props = Vec::new();
         if let Some(at) = &f.location {
@@ -51,7 +57,7 @@ fn annotations<'a>(findings: impl Iterator<Item = &'a Finding>, summary: &str) -
             }
         }
         props.push(format!("title={}", property(f.code.as_str())));
-        let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&f.message));
+        let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&message));
     }
     out.push_str(summary);
     out.push('\n');

@@ -68,15 +68,25 @@ pub fn validation(v: &Validation, fail_on: Severity, layout: &Layout) -> String 
                 (Some(p), Some(v)) => format!("{p} {v}"),
                 _ => String::new(),
             };
+            // an accepted finding keeps its row, marked, with the reason under its constraint
+            let (level, tone, constraint) = match &f.accepted {
+                None => (
+                    f.severity.as_str().to_owned(),
+                    Some(severity_tone(f.severity)),
+                    f.detail.clone(),
+                ),
+                Some(a) => (
+                    format!("{} (accepted)", f.severity.as_str()),
+                    None,
+                    format!("{}\naccepted: {}", f.detail, a.reason),
+                ),
+            };
             t.toned_row(vec![
                 (f.entity.clone().unwrap_or_default(), None),
                 (release, None),
-                (
-                    f.severity.as_str().to_owned(),
-                    Some(severity_tone(f.severity)),
-                ),
+                (level, tone),
                 (f.code.to_string(), None),
-                (f.detail.clone(), None),
+                (constraint, None),
                 (found(f), None),
                 (location(f), None),
             ]);

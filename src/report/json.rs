@@ -38,7 +38,16 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 struct Counts {
     errors: usize,
     warnings: usize,
+    /// Findings an allow rule accepts (not counted in `errors` or `warnings`); left out
+    /// when none are.
+    #[serde(skip_serializing_if = "is_zero")]
+    accepted: usize,
     checks: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes `&T`
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
@@ -61,6 +70,7 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
         summary: Counts {
             errors: v.count(Severity::Error),
             warnings: v.count(Severity::Warning),
+            accepted: v.accepted(),
             checks: v.checks.len(),
         },
     })

@@ -5,6 +5,7 @@
 //! deterministic: renderers keep the order the core produced (which is sorted) and add no
 //! timestamps or absolute paths.
 
+pub mod diff;
 pub mod dot;
 pub mod github;
 pub mod human;
@@ -14,6 +15,7 @@ pub mod layout;
 pub mod markdown;
 pub mod mermaid;
 pub mod sarif;
+pub mod why;
 
 use crate::finding::Severity;
 use crate::validate::Validation;
@@ -74,8 +76,12 @@ pub fn validation_summary(v: &Validation, fail_on: Severity) -> String {
             plural(v.unreadable.len(), "unreadable manifest file")
         )
     };
+    let accepted = match v.accepted() {
+        0 => String::new(),
+        n => format!(", {n} accepted"),
+    };
     format!(
-        "{}: {verdict}, {} ({} checked on {} installed{left_out})",
+        "{}: {verdict}, {}{accepted} ({} checked on {} installed{left_out})",
         v.environment,
         count_summary(v.count(Severity::Error), v.count(Severity::Warning)),
         plural(v.checks.len(), "constraint"),

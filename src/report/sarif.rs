@@ -44,6 +44,11 @@ fn log<'a>(findings: impl Iterator<Item = &'a Finding>) -> String {
                 },
                 "message": {"text": f.message},
             });
+            // SARIF's own way to say a result is known and accepted: a viewer shows it as
+            // suppressed, code scanning does not alert on it
+            if let Some(a) = &f.accepted {
+                result["suppressions"] = json!([{"kind": "external", "justification": a.reason}]);
+            }
             // Standard input is no artifact a SARIF viewer can open (nor a valid URI).
             if let Some(at) = f.location.as_ref().filter(|at| &*at.file != STDIN) {
                 let mut physical = json!({"artifactLocation": {"uri": at.file.replace('\\', "/")}});
