@@ -10,6 +10,7 @@ pub mod constraint;
 pub mod diagnostic;
 pub mod environment;
 pub mod finding;
+pub mod fleet;
 pub mod generate;
 pub mod graph;
 pub mod limits;
