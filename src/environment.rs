@@ -198,6 +198,8 @@ pub fn recognize(
     file: &Arc<str>,
     default_name: &str,
 ) -> Result<Option<Environment>, InputError> {
+    // A key's value is read and dropped: only which keys there are matters.
+    #[allow(clippy::zero_sized_map_values)]
     type Probe = Option<BTreeMap<String, serde::de::IgnoredAny>>;
     match parse(text, file, default_name) {
         Ok(env) => Ok(Some(env)),

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::catalog::Catalog;
-use crate::diagnostic::InputError;
+use crate::diagnostic::{FileLocation, InputError, Location};
 use crate::environment::Environment;
 use crate::finding::Severity;
 use crate::product::ProductId;
@@ -32,6 +32,20 @@ pub const TOP_RELEASES: usize = 10;
 pub struct Member {
     pub file: Arc<str>,
     pub validation: Validation,
+    /// Where each entity's entry starts in the file, by entity name: a fleet's reports locate
+    /// an entity's findings there, so they say which environment they are about.
+    pub entities: BTreeMap<String, Location>,
+}
+
+impl Member {
+    /// Where `entity`'s entry is in the environment file.
+    #[must_use]
+    pub fn entity_location(&self, entity: &str) -> Option<FileLocation> {
+        self.entities.get(entity).map(|&location| FileLocation {
+            file: Arc::clone(&self.file),
+            location,
+        })
+    }
 }
 
 /// A fleet's validations, in the order the environments were given, and their summary.
@@ -101,6 +115,11 @@ pub fn validate(
             Member {
                 file: Arc::clone(&env.file),
                 validation,
+                entities: env
+                    .entities
+                    .iter()
+                    .map(|e| (e.name.clone(), e.location))
+                    .collect(),
             }
         })
         .collect();
@@ -231,7 +250,7 @@ pub fn upgrades(
     deadline: Option<std::time::Instant>,
     reload: &(dyn Fn(&Environment) -> Option<Reload> + Sync),
 ) -> FleetUpgrades {
-    let members: Vec<(MemberUpgrades, Vec<(ProductId, Vec<Version>)>)> = envs
+    let members: Vec<(MemberUpgrades, SafeAlone)> = envs
         .par_iter()
         .map(|env| {
             let rows =
@@ -269,15 +288,18 @@ pub fn upgrades(
     }
 }
 
+/// [`upgrade::safe_alone`] of one environment.
+type SafeAlone = Vec<(ProductId, Vec<Version>)>;
+
+/// What one environment runs of a product (its highest entity), and the candidates safe there.
+type Running<'a> = (Option<Version>, &'a [Version]);
+
 /// For each product: the newest release that is, in every environment running the product,
 /// either what runs there (its highest entity) or a candidate safe there alone, and is a
 /// move somewhere.
-fn everywhere(
-    members: &[MemberUpgrades],
-    safe: &[Vec<(ProductId, Vec<Version>)>],
-) -> Vec<Everywhere> {
+fn everywhere(members: &[MemberUpgrades], safe: &[SafeAlone]) -> Vec<Everywhere> {
     // product -> per running environment: (installed, safe candidates)
-    let mut by_product: BTreeMap<&ProductId, Vec<(Option<Version>, &[Version])>> = BTreeMap::new();
+    let mut by_product: BTreeMap<&ProductId, Vec<Running<'_>>> = BTreeMap::new();
     for (m, safe) in members.iter().zip(safe) {
         let safe: BTreeMap<&ProductId, &[Version]> =
             safe.iter().map(|(p, v)| (p, v.as_slice())).collect();

@@ -41,6 +41,9 @@ fn scratch(name: &str) -> std::path::PathBuf {
 #[path = "cli/postgres.rs"]
 mod postgres;
 
+#[path = "cli/fleet.rs"]
+mod fleet;
+
 mod catalog {
     //! Catalog database flows that need several commands and a scratch directory.
 

@@ -9,6 +9,7 @@
 
 mod catalog;
 mod completions;
+mod fleet;
 mod generate;
 mod graph;
 mod lint;
@@ -17,6 +18,7 @@ mod order;
 mod plan;
 mod progress;
 mod upgrades;
+mod upgrades_fleet;
 mod validate;
 mod version;
 

@@ -6,18 +6,20 @@ use clap::Args;
 use compat::catalog::Scope;
 use compat::report::{self, human};
 
+use super::fleet::FleetInputArgs;
 use super::{
-    CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg,
-    load_inputs, reload_for,
+    CUT_SHORT, CliError, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
+    reload_for,
 };
 
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-Example:
-  compat upgrades testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
+Examples:
+  compat upgrades testdata/examples/env-valid.yml --catalog testdata/examples/catalog
+  compat upgrades --envs testdata/fleet --catalog testdata/examples/catalog")]
 pub struct UpgradesArgs {
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: FleetInputArgs,
     /// Release candidates and snapshots are candidates too
     #[arg(long)]
     pub pre: bool,
@@ -44,9 +46,10 @@ pub struct UpgradesArgs {
 
 pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
-    let inputs = load_inputs(&args.inputs, stdin, |env| {
-        Scope::upgrades(env, [], false, false)
-    })?;
+    let Some(single) = args.inputs.single() else {
+        return super::upgrades_fleet::run(args, stdin, deadline);
+    };
+    let inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let list = compat::upgrade::upgrades_with(
         env,

@@ -8,7 +8,8 @@ use compat::finding::Severity;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{CliError, InputArgs, LimitArgs, Outcome, OutputArg, env_warnings, load_inputs};
+use super::fleet::{self, FleetInputArgs};
+use super::{CliError, LimitArgs, Outcome, OutputArg, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -34,11 +35,12 @@ pub enum FailOn {
 
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-Example:
-  compat validate testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
+Examples:
+  compat validate testdata/examples/env-valid.yml --catalog testdata/examples/catalog
+  compat validate --envs testdata/fleet --catalog testdata/examples/catalog")]
 pub struct ValidateArgs {
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: FleetInputArgs,
     /// Output format
     #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
     pub format: ValidateFormat,
@@ -52,7 +54,10 @@ pub struct ValidateArgs {
 }
 
 pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
-    let inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
+    let Some(single) = args.inputs.single() else {
+        return run_fleet(args, stdin);
+    };
+    let inputs = load_inputs(&single, stdin, Scope::installed)?;
     let catalog = inputs
         .catalog
         .clone()
@@ -62,10 +67,7 @@ pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
     // of unknown releases mention them.
     result.add_unreadable(inputs.unreadable());
     result.add_hints(&catalog);
-    let fail_on = match args.fail_on {
-        FailOn::Error => Severity::Error,
-        FailOn::Warning => Severity::Warning,
-    };
+    let fail_on = args.fail_on.severity();
     let stdout = match args.format {
         ValidateFormat::Human => human::validation(&result, fail_on),
         ValidateFormat::Json => report::json::validation(&result, fail_on),
@@ -75,5 +77,37 @@ pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
     outcome.warnings = env_warnings(&inputs.env);
+    Ok(outcome)
+}
+
+impl FailOn {
+    fn severity(self) -> Severity {
+        match self {
+            FailOn::Error => Severity::Error,
+            FailOn::Warning => Severity::Warning,
+        }
+    }
+}
+
+/// Several environments: one catalog load, each environment validated as alone, then the
+/// fleet summary; fails when any environment fails.
+fn run_fleet(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+    let inputs = fleet::load(&args.inputs, stdin, Scope::installed)?;
+    let catalog = inputs
+        .catalog
+        .clone()
+        .with_hint_releases_for(&*inputs.source, &inputs.envs)?;
+    let fail_on = args.fail_on.severity();
+    let result =
+        compat::fleet::validate(&inputs.envs, &catalog, inputs.source.unreadable(), fail_on);
+    let stdout = match args.format {
+        ValidateFormat::Human => report::fleet::human::validation(&result, fail_on),
+        ValidateFormat::Json => report::fleet::json::validation(&result, fail_on),
+        ValidateFormat::Junit => report::fleet::junit::validation(&result, fail_on),
+        ValidateFormat::Github => report::fleet::github::validation(&result, fail_on),
+        ValidateFormat::Sarif => report::fleet::sarif::validation(&result),
+    };
+    let mut outcome = Outcome::new(stdout, result.passes());
+    outcome.warnings = inputs.warnings(false);
     Ok(outcome)
 }

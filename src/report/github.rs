@@ -2,9 +2,8 @@
 //! pointing at the declaration in the manifest (or the entity in the environment file), then a
 //! plain summary line for the log.
 
-use std::fmt::Write;
-
-use crate::finding::Severity;
+use crate::diagnostic::FileLocation;
+use crate::finding::{Finding, Severity};
 use crate::validate::Validation;
 
 use super::validation_summary;
@@ -25,24 +24,39 @@ fn property(text: &str) -> String {
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
     let mut out = String::new();
     for f in v.findings() {
-        let level = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-        };
-        let mut props = Vec::new();
-        if let Some(at) = &f.location {
-            props.push(format!("file={}", property(&at.file)));
-            if at.location.is_known() {
-                props.push(format!("line={}", at.location.line));
-                props.push(format!("col={}", at.location.column));
-            }
-        }
-        props.push(format!("title={}", property(f.code.as_str())));
-        let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&f.message));
+        out.push_str(&annotation(
+            f,
+            f.location.as_ref(),
+            f.code.as_str(),
+            &f.message,
+        ));
     }
     out.push_str(&validation_summary(v, fail_on));
     out.push('\n');
     out
+}
+
+/// One finding's annotation line at `at`, with its title and message.
+pub(super) fn annotation(
+    f: &Finding,
+    at: Option<&FileLocation>,
+    title: &str,
+    message: &str,
+) -> String {
+    let level = match f.severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+    };
+    let mut props = Vec::new();
+    if let Some(at) = at {
+        props.push(format!("file={}", property(&at.file)));
+        if at.location.is_known() {
+            props.push(format!("line={}", at.location.line));
+            props.push(format!("col={}", at.location.column));
+        }
+    }
+    props.push(format!("title={}", property(title)));
+    format!("::{level} {}::{}\n", props.join(","), data(message))
 }
 
 #[cfg(test)]

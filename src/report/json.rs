@@ -35,7 +35,7 @@ struct Counts {
 }
 
 #[derive(Serialize)]
-struct ValidationJson<'a> {
+pub(super) struct ValidationJson<'a> {
     environment: &'a str,
     valid: bool,
     findings: Vec<&'a Finding>,
@@ -45,7 +45,12 @@ struct ValidationJson<'a> {
 /// `{"environment", "valid", "findings", "summary"}`.
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
-    to_json(&ValidationJson {
+    to_json(&validation_report(v, fail_on))
+}
+
+/// The object [`validation`] writes, for reports that hold several.
+pub(super) fn validation_report(v: &Validation, fail_on: Severity) -> ValidationJson<'_> {
+    ValidationJson {
         environment: &v.environment,
         valid: v.passes(fail_on),
         findings: v.findings().collect(),
@@ -54,7 +59,7 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
             warnings: v.count(Severity::Warning),
             checks: v.checks.len(),
         },
-    })
+    }
 }
 
 #[derive(Serialize)]
@@ -234,7 +239,13 @@ fn explanation(e: &Explanation) -> serde_json::Value {
 pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
     to_json(&json!({
         "proven": list.iter().all(|u| u.proven),
-        "upgrades": list.iter().filter(|u| !outdated || u.outdated()).map(|u| json!({
+        "upgrades": upgrade_rows(list, outdated),
+    }))
+}
+
+/// The rows of [`upgrades`] (with `outdated`, only those that can move or are blocked).
+pub(super) fn upgrade_rows(list: &[Upgrade], outdated: bool) -> Vec<serde_json::Value> {
+    list.iter().filter(|u| !outdated || u.outdated()).map(|u| json!({
             "product": u.product,
             "installed": u.installed,
             "safe": u.safe,
@@ -244,6 +255,5 @@ pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
             "latest_installable": u.latest_installable,
             "proven": u.proven,
             "explanation": u.explanation.as_ref().map(explanation),
-        })).collect::<Vec<_>>(),
-    }))
+        })).collect()
 }

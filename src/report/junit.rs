@@ -28,22 +28,38 @@ fn xml(text: &str) -> String {
 /// The whole report as one JUnit XML document.
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
+    let (tests, failures) = counts(v, fail_on);
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        out,
+        "<testsuites name=\"compat validate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">"
+    );
+    suite(&mut out, v, fail_on, None);
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// How many test cases a validation's suite has, and how many of them fail.
+pub(super) fn counts(v: &Validation, fail_on: Severity) -> (usize, usize) {
     let failing = |c: &&crate::validate::Check| c.findings.iter().any(|f| f.severity >= fail_on);
     let failures = v.checks.iter().filter(failing).count()
         + v.unreadable
             .iter()
             .filter(|f| f.severity >= fail_on)
             .count();
-    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    (v.checks.len() + v.unreadable.len(), failures)
+}
+
+/// Writes one validation as a `<testsuite>` (with a `file` attribute when given).
+pub(super) fn suite(out: &mut String, v: &Validation, fail_on: Severity, file: Option<&str>) {
+    let (tests, failures) = counts(v, fail_on);
     let suite = xml(&v.environment);
-    let tests = v.checks.len() + v.unreadable.len();
+    let file = file
+        .map(|f| format!(" file=\"{}\"", xml(f)))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "<testsuites name=\"compat validate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">"
-    );
-    let _ = writeln!(
-        out,
-        "  <testsuite name=\"{suite}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">"
+        "  <testsuite name=\"{suite}\"{file} tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">"
     );
     // Each unreadable catalog file is a failed case of its own: the catalog's, not an entity's.
     for f in &v.unreadable {
@@ -113,6 +129,5 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
         }
         out.push_str("    </testcase>\n");
     }
-    out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    out.push_str("  </testsuite>\n");
 }

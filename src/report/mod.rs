@@ -6,6 +6,7 @@
 //! timestamps or absolute paths.
 
 pub mod dot;
+pub mod fleet;
 pub mod github;
 pub mod human;
 pub mod json;

@@ -3,14 +3,20 @@
 
 use serde_json::{Value, json};
 
-use crate::diagnostic::STDIN;
-use crate::finding::{Code, Severity};
+use crate::diagnostic::{FileLocation, STDIN};
+use crate::finding::{Code, Finding, Severity};
 use crate::validate::Validation;
 
 use super::json::to_json;
 
 #[must_use]
 pub fn validation(v: &Validation) -> String {
+    let results: Vec<Value> = v.findings().map(result).collect();
+    document(&results)
+}
+
+/// A SARIF document of one run of `compat` with these results.
+pub(super) fn document(results: &[Value]) -> String {
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|code| {
@@ -19,32 +25,6 @@ pub fn validation(v: &Validation) -> String {
                 "shortDescription": {"text": code.description()},
                 "defaultConfiguration": {"level": code.severity().as_str()},
             })
-        })
-        .collect();
-    let results: Vec<Value> = v
-        .findings()
-        .map(|f| {
-            let mut result = json!({
-                "ruleId": f.code.as_str(),
-                "ruleIndex": Code::ALL.iter().position(|c| *c == f.code),
-                "level": match f.severity {
-                    Severity::Error => "error",
-                    Severity::Warning => "warning",
-                },
-                "message": {"text": f.message},
-            });
-            // Standard input is no artifact a SARIF viewer can open (nor a valid URI).
-            if let Some(at) = f.location.as_ref().filter(|at| &*at.file != STDIN) {
-                let mut physical = json!({"artifactLocation": {"uri": at.file.replace('\\', "/")}});
-                if at.location.is_known() {
-                    physical["region"] = json!({
-                        "startLine": at.location.line,
-                        "startColumn": at.location.column,
-                    });
-                }
-                result["locations"] = json!([{"physicalLocation": physical}]);
-            }
-            result
         })
         .collect();
     to_json(&json!({
@@ -59,4 +39,37 @@ pub fn validation(v: &Validation) -> String {
             "results": results,
         }],
     }))
+}
+
+/// One finding as a SARIF result, located at its declaration.
+pub(super) fn result(f: &Finding) -> Value {
+    let mut result = json!({
+        "ruleId": f.code.as_str(),
+        "ruleIndex": Code::ALL.iter().position(|c| *c == f.code),
+        "level": match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        },
+        "message": {"text": f.message},
+    });
+    if let Some(physical) = f.location.as_ref().and_then(physical) {
+        result["locations"] = json!([{"physicalLocation": physical}]);
+    }
+    result
+}
+
+/// A SARIF `physicalLocation`; none for standard input, which is no artifact a SARIF viewer
+/// can open (nor a valid URI).
+pub(super) fn physical(at: &FileLocation) -> Option<Value> {
+    if &*at.file == STDIN {
+        return None;
+    }
+    let mut physical = json!({"artifactLocation": {"uri": at.file.replace('\\', "/")}});
+    if at.location.is_known() {
+        physical["region"] = json!({
+            "startLine": at.location.line,
+            "startColumn": at.location.column,
+        });
+    }
+    Some(physical)
 }

@@ -317,3 +317,29 @@ fn an_import_waits_for_another_and_gives_up_clearly() {
     tx.rollback().unwrap();
     assert_eq!(compat(&args).status.code(), Some(0));
 }
+
+#[test]
+fn a_fleet_gives_the_directory_s_bytes() {
+    let Some(db) = fresh("fleet") else {
+        return;
+    };
+    let catalog = "testdata/examples/catalog";
+    assert_eq!(import(catalog, &db).status.code(), Some(0));
+    for command in [
+        vec!["validate", "--envs", "testdata/fleet", "-f", "json"],
+        vec!["validate", "--envs", "testdata/fleet", "-f", "sarif"],
+        vec!["upgrades", "--envs", "testdata/fleet", "-f", "json"],
+        vec![
+            "validate",
+            "testdata/examples/env-broken.yml",
+            "testdata/cases/unknown-release/env.yml",
+        ],
+    ] {
+        let run = |source: &str| {
+            let mut args = command.clone();
+            args.extend(["--catalog", source]);
+            compat(&args)
+        };
+        assert_same(&run(catalog), &run(&db), &format!("{command:?}"));
+    }
+}
