@@ -164,11 +164,9 @@ fn pg_error(name: &str, error: &::postgres::Error) -> InputError {
 
 impl Store {
     fn connect(url: &PostgresUrl) -> Result<Store, InputError> {
-        let name: Arc<str> = Arc::from(url.to_string());
-        let client = url
-            .config()?
-            .connect(NoTls)
-            .map_err(|e| pg_error(&name, &e))?;
+        let config = url.config()?;
+        let name: Arc<str> = Arc::from(url.shown_with(&config));
+        let client = config.connect(NoTls).map_err(|e| pg_error(&name, &e))?;
         Ok(Store {
             client: RefCell::new(client),
             name,
