@@ -17,6 +17,7 @@ use std::time::Duration;
 use ::postgres::Config;
 use ::postgres::config::Host;
 
+use super::tls::{Mode, Tls};
 use crate::diagnostic::InputError;
 
 /// How long a connection attempt may take when the URL does not say (`connect_timeout`).
@@ -84,14 +85,14 @@ impl PostgresUrl {
                 .collect::<Result<_, _>>()?,
             None => Vec::new(),
         };
-        let mut config: Config =
-            with_ports(&self.0, &ports)
-                .parse()
-                .map_err(|e: ::postgres::Error| {
-                    bad(format!(
-                        "expected a PostgreSQL URL like `postgres://user@host/db`: {e}"
-                    ))
-                })?;
+        let mut config: Config = without_tls(&with_ports(&self.0, &ports))
+            .0
+            .parse()
+            .map_err(|e: ::postgres::Error| {
+                bad(format!(
+                    "expected a PostgreSQL URL like `postgres://user@host/db`: {e}"
+                ))
+            })?;
         if config.get_hosts().is_empty()
             && config.get_hostaddrs().is_empty()
             && let Some(hosts) = var("PGHOST")
@@ -119,6 +120,7 @@ impl PostgresUrl {
         {
             config.dbname(&dbname);
         }
+        config.ssl_mode(self.tls_with(env)?.mode.client());
         if config.get_password().is_none()
             && let Some(password) = password_from_environment(&config, &var)
         {
@@ -146,6 +148,39 @@ impl PostgresUrl {
 }
 
 impl PostgresUrl {
+    /// How to secure the connection: `sslmode` and `sslrootcert` from the URL, else
+    /// `PGSSLMODE` and `PGSSLROOTCERT`, else `prefer` and `~/.postgresql/root.crt` (module
+    /// `tls`).
+    ///
+    /// # Errors
+    /// An `sslmode` libpq does not know.
+    pub fn tls(&self) -> Result<Tls, InputError> {
+        self.tls_with(&|name| std::env::var_os(name))
+    }
+
+    /// [`PostgresUrl::tls`] with the environment given as a lookup.
+    ///
+    /// # Errors
+    /// As [`PostgresUrl::tls`].
+    pub fn tls_with(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Result<Tls, InputError> {
+        let var = |name: &str| {
+            env(name)
+                .and_then(|v| v.into_string().ok())
+                .filter(|v| !v.is_empty())
+        };
+        let (_, mode, root) = without_tls(&self.0);
+        let mode = match mode.or_else(|| var("PGSSLMODE")) {
+            Some(mode) => Mode::parse(&mode)?,
+            None => Mode::Prefer,
+        };
+        let root_cert = root
+            .or_else(|| var("PGSSLROOTCERT"))
+            .map(PathBuf::from)
+            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".postgresql/root.crt")))
+            .filter(|path| mode == Mode::VerifyCa || mode == Mode::VerifyFull || path.exists());
+        Ok(Tls { mode, root_cert })
+    }
+
     /// The URL as shown (without its password), and when it names no host, the server the
     /// configuration reaches (from `PGHOST`/`PGPORT` or the local socket), so an error names
     /// the host: `postgres:// (server 10.0.0.5:6432)`.
@@ -179,6 +214,34 @@ impl PostgresUrl {
             .collect();
         format!("{shown} (server {})", servers.join(", "))
     }
+}
+
+/// `url` without its `sslmode` and `sslrootcert` query parameters (the client knows no
+/// `verify-*` mode and no root file: module `tls` does that), and their values.
+fn without_tls(url: &str) -> (String, Option<String>, Option<String>) {
+    let Some((before, query)) = url.split_once('?') else {
+        return (url.to_owned(), None, None);
+    };
+    let (mut mode, mut root) = (None, None);
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|p| {
+            if let Some(v) = p.strip_prefix("sslmode=") {
+                mode = Some(v.to_owned());
+            } else if let Some(v) = p.strip_prefix("sslrootcert=") {
+                root = Some(v.to_owned());
+            } else {
+                return true;
+            }
+            false
+        })
+        .collect();
+    let url = if kept.is_empty() {
+        before.to_owned()
+    } else {
+        format!("{before}?{}", kept.join("&"))
+    };
+    (url, mode, root)
 }
 
 /// `url` with `ports` given to the hosts it writes without one (the first port to every
@@ -426,6 +489,70 @@ mod tests {
         let url = PostgresUrl::new("postgres://u:secret@h/db");
         let shown = url.shown_with(&config("postgres://u:secret@h/db", &env).unwrap());
         assert_eq!(shown, "postgres://u@h/db");
+    }
+
+    #[track_caller]
+    fn tls(url: &str, vars: &[(&str, &str)]) -> Result<(Mode, Option<String>), String> {
+        let vars: BTreeMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        PostgresUrl::new(url)
+            .tls_with(&|name| vars.get(name).cloned())
+            .map(|t| (t.mode, t.root_cert.map(|p| p.display().to_string())))
+            .map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn sslmode_and_the_root_file_come_from_the_url_then_the_environment() {
+        let home = [("HOME", "/home/u")];
+        assert_eq!(tls("postgres://h/db", &home), Ok((Mode::Prefer, None)));
+        assert_eq!(
+            tls(
+                "postgres://h/db?sslmode=require",
+                &[("PGSSLMODE", "disable")]
+            ),
+            Ok((Mode::Require, None))
+        );
+        assert_eq!(
+            tls(
+                "postgres://h/db",
+                &[("PGSSLMODE", "verify-ca"), ("HOME", "/home/u")]
+            ),
+            Ok((
+                Mode::VerifyCa,
+                Some("/home/u/.postgresql/root.crt".to_owned())
+            ))
+        );
+        assert_eq!(
+            tls(
+                "postgres://h/db?sslrootcert=/etc/ca.pem&sslmode=verify-full",
+                &[("PGSSLROOTCERT", "/other.pem")]
+            ),
+            Ok((Mode::VerifyFull, Some("/etc/ca.pem".to_owned())))
+        );
+        assert_eq!(
+            tls("postgres://h/db?sslmode=maybe", &[]),
+            Err(
+                "sslmode: expected `disable`, `allow`, `prefer`, `require`, `verify-ca` or \
+                 `verify-full`, found `maybe`"
+                    .to_owned()
+            )
+        );
+        // the client sees the mode it knows, and no parameter it does not
+        let c = config(
+            "postgres://u@h/db?sslmode=verify-full&sslrootcert=/ca.pem&application_name=x",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(c.get_ssl_mode(), ::postgres::config::SslMode::Require);
+        assert_eq!(c.get_application_name(), Some("x"));
+        let c = config("postgres://u@h/db", &[("PGSSLMODE", "disable")]).unwrap();
+        assert_eq!(c.get_ssl_mode(), ::postgres::config::SslMode::Disable);
+        assert_eq!(
+            without_tls("postgres://h/db?sslmode=require").0,
+            "postgres://h/db"
+        );
     }
 
     #[test]
