@@ -1,6 +1,7 @@
 //! SARIF 2.1.0 for code-scanning tools: one rule per finding code (rule id = code), one result
 //! per finding, located at the declaration.
 
+use serde::Serialize;
 use serde_json::{Value, json};
 
 use crate::diagnostic::{FileLocation, STDIN};
@@ -15,8 +16,22 @@ pub fn validation(v: &Validation) -> String {
     document(&results)
 }
 
-/// A SARIF document of one run of `compat` with these results.
+/// A SARIF document of one run of `compat` with these results. The results are serialized
+/// where they are, not copied into the document first (a fleet can have a great many); the
+/// fields are in the order a `serde_json::Value` would sort them, as before.
 pub(super) fn document(results: &[Value]) -> String {
+    #[derive(Serialize)]
+    struct Document<'a> {
+        #[serde(rename = "$schema")]
+        schema: &'static str,
+        runs: [Run<'a>; 1],
+        version: &'static str,
+    }
+    #[derive(Serialize)]
+    struct Run<'a> {
+        results: &'a [Value],
+        tool: Value,
+    }
     let rules: Vec<Value> = Code::ALL
         .iter()
         .map(|code| {
@@ -27,18 +42,18 @@ pub(super) fn document(results: &[Value]) -> String {
             })
         })
         .collect();
-    to_json(&json!({
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
+    to_json(&Document {
+        schema: "https://json.schemastore.org/sarif-2.1.0.json",
+        runs: [Run {
+            results,
+            tool: json!({"driver": {
                 "name": "compat",
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules,
-            }},
-            "results": results,
+            }}),
         }],
-    }))
+        version: "2.1.0",
+    })
 }
 
 /// One finding as a SARIF result, located at its declaration.
