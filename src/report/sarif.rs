@@ -12,14 +12,14 @@ use super::json::to_json;
 
 #[must_use]
 pub fn validation(v: &Validation) -> String {
-    let results: Vec<Value> = v.findings().map(result).collect();
+    let results: Vec<SarifResult<'_>> = v.findings().map(result).collect();
     document(&results)
 }
 
-/// A SARIF document of one run of `compat` with these results. The results are serialized
-/// where they are, not copied into the document first (a fleet can have a great many); the
-/// fields are in the order a `serde_json::Value` would sort them, as before.
-pub(super) fn document(results: &[Value]) -> String {
+/// A SARIF document of one run of `compat` with these results. The results are typed and
+/// serialized where they are (a fleet can have a great many); every object's fields are in
+/// byte order, as the `serde_json::Value`s this was first written with had them.
+pub(super) fn document(results: &[SarifResult<'_>]) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         #[serde(rename = "$schema")]
@@ -29,7 +29,7 @@ pub(super) fn document(results: &[Value]) -> String {
     }
     #[derive(Serialize)]
     struct Run<'a> {
-        results: &'a [Value],
+        results: &'a [SarifResult<'a>],
         tool: Value,
     }
     let rules: Vec<Value> = Code::ALL
@@ -56,35 +56,107 @@ pub(super) fn document(results: &[Value]) -> String {
     })
 }
 
+/// One SARIF result.
+#[derive(Serialize)]
+pub(super) struct SarifResult<'a> {
+    pub level: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub locations: Option<[Located; 1]>,
+    pub message: Text,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub properties: Option<Properties<'a>>,
+    #[serde(rename = "relatedLocations", skip_serializing_if = "Option::is_none")]
+    pub related_locations: Option<[Related; 1]>,
+    #[serde(rename = "ruleId")]
+    pub rule_id: &'static str,
+    #[serde(rename = "ruleIndex")]
+    pub rule_index: Option<usize>,
+}
+
+#[derive(Serialize)]
+pub(super) struct Text {
+    pub text: String,
+}
+
+#[derive(Serialize)]
+pub(super) struct Located {
+    #[serde(rename = "physicalLocation")]
+    pub physical_location: Physical,
+}
+
+/// Where a fleet's result comes from.
+#[derive(Serialize)]
+pub(super) struct Properties<'a> {
+    pub environment: &'a str,
+    #[serde(rename = "environmentFile")]
+    pub environment_file: &'a str,
+}
+
+#[derive(Serialize)]
+pub(super) struct Related {
+    pub id: u32,
+    pub message: Text,
+    #[serde(rename = "physicalLocation")]
+    pub physical_location: Physical,
+}
+
+/// A SARIF `physicalLocation`.
+#[derive(Serialize)]
+pub(super) struct Physical {
+    #[serde(rename = "artifactLocation")]
+    artifact_location: Uri,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    region: Option<Region>,
+}
+
+#[derive(Serialize)]
+struct Uri {
+    uri: String,
+}
+
+#[derive(Serialize)]
+struct Region {
+    #[serde(rename = "startColumn")]
+    start_column: u32,
+    #[serde(rename = "startLine")]
+    start_line: u32,
+}
+
 /// One finding as a SARIF result, located at its declaration.
-pub(super) fn result(f: &Finding) -> Value {
-    let mut result = json!({
-        "ruleId": f.code.as_str(),
-        "ruleIndex": Code::ALL.iter().position(|c| *c == f.code),
-        "level": match f.severity {
+pub(super) fn result(f: &Finding) -> SarifResult<'_> {
+    SarifResult {
+        level: match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
         },
-        "message": {"text": f.message},
-    });
-    if let Some(physical) = f.location.as_ref().and_then(physical) {
-        result["locations"] = json!([{"physicalLocation": physical}]);
+        locations: f
+            .location
+            .as_ref()
+            .and_then(physical)
+            .map(|physical_location| [Located { physical_location }]),
+        message: Text {
+            text: f.message.clone(),
+        },
+        properties: None,
+        related_locations: None,
+        rule_id: f.code.as_str(),
+        rule_index: Code::ALL.iter().position(|c| *c == f.code),
     }
-    result
 }
 
 /// A SARIF `physicalLocation`; none for standard input, which is no artifact a SARIF viewer
 /// can open (nor a valid URI).
-pub(super) fn physical(at: &FileLocation) -> Option<Value> {
+pub(super) fn physical(at: &FileLocation) -> Option<Physical> {
     if &*at.file == STDIN {
         return None;
     }
-    let mut physical = json!({"artifactLocation": {"uri": at.file.replace('\\', "/")}});
-    if at.location.is_known() {
-        physical["region"] = json!({
-            "startLine": at.location.line,
-            "startColumn": at.location.column,
-        });
-    }
-    Some(physical)
+    Some(Physical {
+        artifact_location: Uri {
+            uri: at.file.replace('\\', "/"),
+        },
+        region: at.location.is_known().then_some(Region {
+            start_column: at.location.column,
+            start_line: at.location.line,
+        }),
+    })
 }

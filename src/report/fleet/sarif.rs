@@ -3,14 +3,14 @@
 //! and the environment named in the message and in `properties`; the catalog's own findings
 //! (files left out unread) are results once, at those files.
 
-use serde_json::{Value, json};
-
 use crate::fleet::FleetValidation;
-use crate::report::sarif::{document, physical, result};
+use crate::report::sarif::{
+    Located, Properties, Related, SarifResult, Text, document, physical, result,
+};
 
 #[must_use]
 pub fn validation(f: &FleetValidation) -> String {
-    let mut results: Vec<Value> = f
+    let mut results: Vec<SarifResult<'_>> = f
         .members
         .first()
         .map(|m| m.validation.unreadable.iter().map(result).collect())
@@ -19,23 +19,33 @@ pub fn validation(f: &FleetValidation) -> String {
         let v = &m.validation;
         for finding in v.checks.iter().flat_map(|c| &c.findings) {
             let mut out = result(finding);
-            out["message"] = json!({"text": format!("{}: {}", v.environment, finding.message)});
-            out["properties"] = json!({"environment": v.environment, "environmentFile": &*m.file});
-            let entry = finding.entity.as_deref().and_then(|e| m.entity_location(e));
-            if let Some(here) = entry.as_ref().and_then(physical) {
+            out.message = Text {
+                text: format!("{}: {}", v.environment, finding.message),
+            };
+            out.properties = Some(Properties {
+                environment: &v.environment,
+                environment_file: &m.file,
+            });
+            if let Some(entry) = finding.entity.as_deref().and_then(|e| m.entity_location(e))
+                && let Some(here) = physical(&entry)
+            {
                 if let Some(declared) = finding
                     .location
                     .as_ref()
-                    .filter(|d| Some(*d) != entry.as_ref())
+                    .filter(|d| **d != entry)
                     .and_then(physical)
                 {
-                    out["relatedLocations"] = json!([{
-                        "id": 1,
-                        "physicalLocation": declared,
-                        "message": {"text": "declared here"},
+                    out.related_locations = Some([Related {
+                        id: 1,
+                        message: Text {
+                            text: "declared here".to_owned(),
+                        },
+                        physical_location: declared,
                     }]);
                 }
-                out["locations"] = json!([{"physicalLocation": here}]);
+                out.locations = Some([Located {
+                    physical_location: here,
+                }]);
             }
             results.push(out);
         }
