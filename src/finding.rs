@@ -169,6 +169,15 @@ pub struct Finding {
     /// (`suggest::similar_products`), closest first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similar_products: Option<Vec<ProductId>>,
+    /// Accepted by an allow rule (module `accept`): still reported, never failing a run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub accepted: Option<Accepted>,
+}
+
+/// Why a finding is accepted: `"accepted": {"reason": ...}` in JSON.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Accepted {
+    pub reason: String,
 }
 
 impl Finding {
@@ -194,6 +203,7 @@ impl Finding {
             known_product: None,
             nearest_versions: None,
             similar_products: None,
+            accepted: None,
         }
     }
 }

@@ -13,10 +13,12 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::accept::AllowList;
 use crate::catalog::Catalog;
 use crate::diagnostic::{FileLocation, InputError, Location};
 use crate::environment::Environment;
 use crate::finding::Severity;
+use crate::plan::{Counter, ProgressSink};
 use crate::product::ProductId;
 use crate::solve::Engine;
 use crate::solve::explain::Reload;
@@ -61,10 +63,14 @@ pub struct Summary {
     /// One verdict per environment, in member order.
     pub environments: Vec<Verdict>,
     pub valid: usize,
+    /// Findings not accepted, as each environment counts them.
     pub errors: usize,
     pub warnings: usize,
-    /// The releases most often involved in findings (at most [`TOP_RELEASES`]): most
-    /// findings first, then most environments, then by product and version.
+    /// Findings an allow rule accepts (counted in neither `errors` nor `warnings`).
+    pub accepted: usize,
+    /// The releases most often involved in findings that are not accepted (at most
+    /// [`TOP_RELEASES`]): most findings first, then most environments, then by product and
+    /// version.
     pub releases: Vec<Involved>,
 }
 
@@ -97,13 +103,14 @@ impl FleetValidation {
 }
 
 /// Validates each environment against `catalog` as `compat validate` does alone (with the
-/// `invalid-manifest` findings of the catalog files left out unread, and the hints of unknown
-/// releases), in parallel, and sums up.
+/// `invalid-manifest` findings of the catalog files left out unread, the hints of unknown
+/// releases, and the findings `allow` accepts marked), in parallel, and sums up.
 #[must_use]
 pub fn validate(
     envs: &[Environment],
     catalog: &Catalog,
     unreadable: &[InputError],
+    allow: &AllowList,
     fail_on: Severity,
 ) -> FleetValidation {
     let members: Vec<Member> = envs
@@ -112,6 +119,7 @@ pub fn validate(
             let mut validation = validate::validate(env, catalog);
             validation.add_unreadable(unreadable);
             validation.add_hints(catalog);
+            allow.apply(validation.findings_mut());
             Member {
                 file: Arc::clone(&env.file),
                 validation,
@@ -141,7 +149,7 @@ fn summarize(members: &[Member], fail_on: Severity) -> Summary {
     // (product, version) -> (findings, the members whose findings involve it)
     let mut counts: BTreeMap<(&ProductId, &str), (usize, BTreeSet<usize>)> = BTreeMap::new();
     for (i, m) in members.iter().enumerate() {
-        for f in m.validation.findings() {
+        for f in m.validation.findings().filter(|f| f.accepted.is_none()) {
             let declarer = f.product.as_ref().zip(f.version.as_deref());
             let breaker = f.dependency.as_ref().zip(f.found.as_deref());
             for release in [declarer, breaker].into_iter().flatten() {
@@ -171,6 +179,7 @@ fn summarize(members: &[Member], fail_on: Severity) -> Summary {
         valid: environments.iter().filter(|v| v.valid).count(),
         errors: environments.iter().map(|v| v.errors).sum(),
         warnings: environments.iter().map(|v| v.warnings).sum(),
+        accepted: members.iter().map(|m| m.validation.accepted()).sum(),
         environments,
         releases,
     }
@@ -240,7 +249,8 @@ impl FleetUpgrades {
 
 /// The upgrade rows of each environment (as [`upgrade::upgrades_with`], with the engine,
 /// deadline and, per environment, where explanations read more of the catalog), in
-/// parallel, and what they say together.
+/// parallel, and what they say together; `progress` is told how many environments are done
+/// of how many (stage `examining environments`), at the sink's pace.
 #[must_use]
 pub fn upgrades(
     envs: &[Environment],
@@ -249,7 +259,9 @@ pub fn upgrades(
     engine: &dyn Engine,
     deadline: Option<std::time::Instant>,
     reload: &(dyn Fn(&Environment) -> Option<Reload> + Sync),
+    progress: Option<ProgressSink>,
 ) -> FleetUpgrades {
+    let counter = progress.map(|sink| Counter::new(sink, "examining environments", envs.len()));
     let members: Vec<(MemberUpgrades, SafeAlone)> = envs
         .par_iter()
         .map(|env| {
@@ -260,7 +272,9 @@ pub fn upgrades(
                 file: Arc::clone(&env.file),
                 upgrades: rows,
             };
-            (member, upgrade::safe_alone(env, catalog, pre))
+            let safe = upgrade::safe_alone(env, catalog, pre);
+            counter.as_ref().map(Counter::one_done);
+            (member, safe)
         })
         .collect();
     let (members, safe): (Vec<MemberUpgrades>, Vec<_>) = members.into_iter().unzip();
@@ -383,7 +397,7 @@ mod tests {
     #[test]
     fn each_environment_is_judged_as_alone_and_summed_up() {
         let (envs, catalog) = (fleet(), catalog());
-        let fleet = validate(&envs, &catalog, &[], Severity::Error);
+        let fleet = validate(&envs, &catalog, &[], &AllowList::default(), Severity::Error);
         for (env, member) in envs.iter().zip(&fleet.members) {
             let mut alone = validate::validate(env, &catalog);
             alone.add_hints(&catalog);
@@ -431,6 +445,67 @@ mod tests {
     }
 
     #[test]
+    fn accepted_findings_are_marked_and_count_toward_no_total() {
+        use crate::accept::{Rule, Target};
+        let (envs, catalog) = (fleet(), catalog());
+        let plain = validate(&envs, &catalog, &[], &AllowList::default(), Severity::Error);
+        // c's one error, accepted wherever its code occurs
+        let code = plain.members[2].validation.findings().next().unwrap().code;
+        let allow = AllowList {
+            rules: vec![Rule {
+                code,
+                target: Target::Any,
+                reason: "known".to_owned(),
+                origin: None,
+            }],
+        };
+        let fleet = validate(&envs, &catalog, &[], &allow, Severity::Error);
+        let marked = fleet
+            .members
+            .iter()
+            .flat_map(|m| m.validation.findings())
+            .filter(|f| f.accepted.is_some())
+            .count();
+        assert!(marked >= 1);
+        let s = &fleet.summary;
+        assert_eq!(s.accepted, marked);
+        assert_eq!(plain.summary.accepted, 0);
+        assert_eq!(
+            s.errors + s.warnings + marked,
+            plain.summary.errors + plain.summary.warnings
+        );
+        assert!(s.environments[2].valid);
+        assert_eq!(s.valid, plain.summary.valid + 1);
+        let involved = |s: &Summary| s.releases.iter().map(|r| r.findings).sum::<usize>();
+        assert!(involved(s) < involved(&plain.summary));
+    }
+
+    #[test]
+    fn upgrades_report_each_environment_done() {
+        use crate::plan::Progress;
+        let (envs, catalog) = (fleet(), catalog());
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = {
+            let seen = Arc::clone(&seen);
+            ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push((p.done, p.total)))
+        };
+        let no_reload = |_: &Environment| None;
+        let engine = crate::solve::default_engine();
+        let run = |sink| upgrades(&envs, &catalog, false, engine, None, &no_reload, sink);
+        let quiet = run(None);
+        let told = run(Some(sink.every(std::time::Duration::ZERO)));
+        assert_eq!(told.members.len(), quiet.members.len());
+        assert_eq!(
+            told.everywhere, quiet.everywhere,
+            "reporting changes no result"
+        );
+        let seen = seen.lock().unwrap();
+        let done: Vec<usize> = seen.iter().map(|&(done, _)| done).collect();
+        assert_eq!(done, (1..=envs.len()).collect::<Vec<_>>());
+        assert!(seen.iter().all(|&(_, total)| total == envs.len()));
+    }
+
+    #[test]
     fn an_upgrade_is_safe_everywhere_only_where_it_fits_every_environment() {
         let catalog = catalog();
         let no_reload = |_: &Environment| None;
@@ -442,6 +517,7 @@ mod tests {
                 crate::solve::default_engine(),
                 None,
                 &no_reload,
+                None,
             )
         };
         let all = fleet();

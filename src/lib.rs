@@ -5,8 +5,12 @@
 //! happens in [`loader`] and the catalog backends, rendering in [`report`]. The command line
 //! is the binary's (`src/cli/`), not part of the library.
 
+pub mod accept;
 pub mod catalog;
+pub mod changes;
+pub mod config;
 pub mod constraint;
+pub mod dependents;
 pub mod diagnostic;
 pub mod environment;
 pub mod finding;

@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use rayon::prelude::*;
 
+use crate::config::{self, Config};
 use crate::diagnostic::{InputError, InputErrors, Location};
 use crate::environment::{self, Environment};
 use crate::manifest::{self, Manifest};
@@ -164,6 +165,34 @@ pub fn read_environment_from(reader: &mut dyn Read) -> Result<Environment, Input
     let name: Arc<str> = Arc::from(crate::diagnostic::STDIN);
     let text = read_limited(reader, &name, "standard input has more than")?;
     environment::parse(&text, &name, "stdin")
+}
+
+/// The config file (`compat.toml`) for a command run in `dir` (absolute): the first found in
+/// `dir` and its ancestors, stopping after the filesystem root or a directory holding `.git`
+/// (a repository's root; a worktree's `.git` is a file and counts too). The path returned is
+/// relative to `dir` (`compat.toml`, `../compat.toml`), as reports show it.
+#[must_use]
+pub fn find_config(dir: &Path) -> Option<PathBuf> {
+    let mut up = PathBuf::new();
+    for ancestor in dir.ancestors() {
+        if ancestor.join(config::FILE_NAME).is_file() {
+            return Some(up.join(config::FILE_NAME));
+        }
+        if ancestor.join(".git").exists() {
+            return None;
+        }
+        up.push("..");
+    }
+    None
+}
+
+/// Reads a config file.
+///
+/// # Errors
+/// As [`read_text`] and [`config::parse`].
+pub fn read_config(path: &Path) -> Result<Config, InputError> {
+    let text = read_text(path)?;
+    config::parse(&text, &display(path))
 }
 
 /// Every manifest file below `dir`, sorted; see the module documentation for the walk.

@@ -20,6 +20,7 @@ use crate::catalog::Catalog;
 use crate::environment::Environment;
 use crate::finding::Finding;
 use crate::plan::model::{Model, Policy, Value, Violation};
+use crate::plan::{Counter, ProgressSink};
 use crate::product::ProductId;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
 use crate::solve::{Engine, Fewest, Moves, Query};
@@ -81,6 +82,21 @@ pub fn upgrades_with(
     deadline: Option<std::time::Instant>,
     reload: Option<&Reload>,
 ) -> Vec<Upgrade> {
+    upgrades_reporting(env, catalog, pre, engine, deadline, reload, None)
+}
+
+/// [`upgrades_with`], telling `progress` how many installed products have been examined of
+/// how many (stage `examining products`), at the sink's pace.
+#[must_use]
+pub fn upgrades_reporting(
+    env: &Environment,
+    catalog: &Catalog,
+    pre: bool,
+    engine: &dyn Engine,
+    deadline: Option<std::time::Instant>,
+    reload: Option<&Reload>,
+    progress: Option<ProgressSink>,
+) -> Vec<Upgrade> {
     let policy = Policy {
         pre,
         allow_downgrade: false,
@@ -88,10 +104,18 @@ pub fn upgrades_with(
     };
     let model = Model::build(env, catalog, policy, &[]);
     let current = model.current();
+    let counter = progress.map(|sink| {
+        let installed = model.vars.iter().filter(|v| v.installed()).count();
+        Counter::new(sink, "examining products", installed)
+    });
     let examined: Vec<(Upgrade, Option<Pick>)> = (0..model.vars.len())
         .into_par_iter()
         .filter(|&p| model.vars[p].installed())
-        .map(|p| examine(&model, &current, p, engine, deadline))
+        .map(|p| {
+            let row = examine(&model, &current, p, engine, deadline);
+            counter.as_ref().map(Counter::one_done);
+            row
+        })
         .collect();
     // Why each `latest` that no co-upgrade makes installable stays out of reach (all rows
     // at once: a catalog read in part is read further once for all of them).
@@ -115,6 +139,9 @@ pub fn upgrades_with(
         .iter()
         .map(|(i, latest)| vec![(rows[*i].product.clone(), vec![latest.clone()])])
         .collect();
+    if let Some(counter) = &counter {
+        counter.stage("explaining unreachable releases", questions.len());
+    }
     let answers = explain::explain_all(&context, policy, &questions);
     for ((i, _), explanation) in unreachable.into_iter().zip(answers) {
         rows[i].explanation = explanation;
@@ -462,5 +489,39 @@ mod tests {
         e.entities.push(second);
         let list = upgrades(&e, &catalog(&lines), false);
         assert_eq!(row(&list[0]), "g:a 1.2.0 1.5.0 1.5.0 |  | ");
+    }
+
+    #[test]
+    fn progress_counts_every_examined_product() {
+        use crate::plan::{Progress, ProgressSink};
+        let lines = [
+            "g:db 1.0.0",
+            "g:db 2.0.0",
+            "g:app 1.0.0 g:db 1.0.0 1.x.x",
+            "g:app 2.0.0 g:db 2.0.0 2.x.x",
+            "g:web 1.0.0",
+        ];
+        let entities = [("g:db", "1.0.0"), ("g:app", "1.0.0"), ("g:web", "1.0.0")];
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = {
+            let seen = Arc::clone(&seen);
+            ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push(*p))
+        };
+        let (env, catalog) = (env(&entities), catalog(&lines));
+        let engine = crate::solve::default_engine();
+        let run = |sink| upgrades_reporting(&env, &catalog, false, engine, None, None, sink);
+        // at the default pace a quick run says nothing
+        let quiet = run(Some(sink.clone()));
+        assert!(seen.lock().unwrap().is_empty());
+        let told = run(Some(sink.every(std::time::Duration::ZERO)));
+        assert_eq!(told, quiet, "reporting does not change the rows");
+        let done: Vec<(&str, usize, usize)> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| (p.stage, p.done, p.total))
+            .collect();
+        let examining = |d| ("examining products", d, 3);
+        assert_eq!(done, [examining(1), examining(2), examining(3)]);
     }
 }

@@ -74,16 +74,32 @@ impl Validation {
         }
     }
 
-    /// How many findings have the given severity.
-    #[must_use]
-    pub fn count(&self, severity: Severity) -> usize {
-        self.findings().filter(|f| f.severity == severity).count()
+    /// Every finding, mutable (to accept some: `accept::AllowList::apply`).
+    pub fn findings_mut(&mut self) -> impl Iterator<Item = &mut Finding> {
+        self.unreadable
+            .iter_mut()
+            .chain(self.checks.iter_mut().flat_map(|c| c.findings.iter_mut()))
     }
 
-    /// True when no finding is at or above `fail_on`.
+    /// How many findings not accepted have the given severity.
+    #[must_use]
+    pub fn count(&self, severity: Severity) -> usize {
+        self.findings()
+            .filter(|f| f.severity == severity && f.accepted.is_none())
+            .count()
+    }
+
+    /// How many findings are accepted (module `accept`).
+    #[must_use]
+    pub fn accepted(&self) -> usize {
+        self.findings().filter(|f| f.accepted.is_some()).count()
+    }
+
+    /// True when no finding that is not accepted is at or above `fail_on`.
     #[must_use]
     pub fn passes(&self, fail_on: Severity) -> bool {
-        self.findings().all(|f| f.severity < fail_on)
+        self.findings()
+            .all(|f| f.severity < fail_on || f.accepted.is_some())
     }
 }
 

@@ -38,6 +38,12 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
+#[path = "cli/schemas.rs"]
+mod schemas;
+
+#[path = "cli/terminal.rs"]
+mod terminal;
+
 #[path = "cli/postgres.rs"]
 mod postgres;
 
@@ -714,4 +720,62 @@ fn output_files_hold_what_stdout_would_have_shown() {
     }
     // Nothing is left behind but the reports (the temporary files were renamed).
     assert_eq!(std::fs::read_dir(&dir).unwrap().count(), commands.len());
+}
+
+mod config {
+    //! Where `compat.toml` is looked for: the tree above a directory, which trycmd cases
+    //! cannot build (git keeps no `.git` of a test's own).
+
+    use super::scratch;
+    use std::fs;
+    use std::path::Path;
+    use std::process::Output;
+
+    fn validate_in(dir: &Path) -> Output {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/examples");
+        std::process::Command::new(env!("CARGO_BIN_EXE_compat"))
+            .current_dir(dir)
+            .arg("validate")
+            .arg(root.join("env-valid.yml"))
+            .arg("--catalog")
+            .arg(root.join("catalog"))
+            .output()
+            .expect("the binary runs")
+    }
+
+    /// The search goes up from the working directory and stops at a repository's root
+    /// (a `.git` directory, or a worktree's `.git` file), never reading a file above it.
+    #[test]
+    fn the_search_stops_at_a_repository_root() {
+        let dir = scratch("config-search");
+        fs::write(dir.join("compat.toml"), "fail-on = \"never\"\n").unwrap();
+        let repo = dir.join("repo");
+        let sub = repo.join("sub");
+        fs::create_dir_all(&sub).unwrap();
+
+        let found = validate_in(&sub);
+        assert_eq!(found.status.code(), Some(3));
+        assert_eq!(
+            String::from_utf8_lossy(&found.stderr),
+            "error: ../../compat.toml:1:11: `fail-on`: expected `error` or `warning`, found \
+             `never`\n"
+        );
+
+        fs::create_dir(repo.join(".git")).unwrap();
+        let stopped = validate_in(&sub);
+        assert_eq!(stopped.status.code(), Some(0), "{stopped:?}");
+
+        fs::remove_dir(repo.join(".git")).unwrap();
+        fs::write(repo.join(".git"), "gitdir: elsewhere\n").unwrap();
+        assert_eq!(validate_in(&sub).status.code(), Some(0));
+
+        // the repository's own config is read, however deep the working directory
+        fs::write(repo.join("compat.toml"), "fail-on = \"sometimes\"\n").unwrap();
+        let own = validate_in(&sub);
+        assert_eq!(own.status.code(), Some(3));
+        assert!(
+            String::from_utf8_lossy(&own.stderr).starts_with("error: ../compat.toml:1:11: "),
+            "{own:?}"
+        );
+    }
 }

@@ -7,6 +7,7 @@ use clap::Subcommand;
 use compat::catalog::{Batch, Location};
 use compat::loader;
 use compat::product::ProductId;
+use compat::report::layout::Layout;
 use compat::report::{self, human, json::to_json};
 
 use super::{CliError, Format, LimitArgs, Outcome, argument, hidden, version_arg};
@@ -82,7 +83,7 @@ impl CatalogCommand {
     }
 }
 
-pub fn run(command: CatalogCommand) -> Result<Outcome, CliError> {
+pub fn run(command: CatalogCommand, layout: &Layout) -> Result<Outcome, CliError> {
     match command {
         CatalogCommand::Import {
             paths,
@@ -96,13 +97,13 @@ pub fn run(command: CatalogCommand) -> Result<Outcome, CliError> {
             db,
             format,
             ..
-        } => catalog_list(product.as_deref(), &db, format),
+        } => catalog_list(product.as_deref(), &db, format, layout),
         CatalogCommand::Show {
             release,
             db,
             format,
             ..
-        } => catalog_show(&release, &db, format),
+        } => catalog_show(&release, &db, format, layout),
     }
 }
 
@@ -120,6 +121,7 @@ fn catalog_import(
     let summary = store.import(&batch, replace)?;
     let stdout = match format {
         Format::Json => to_json(&serde_json::json!({
+            "schema_version": report::json::SCHEMA_VERSION,
             "db": location.to_string(),
             "files": batch.files().len(),
             "added": summary.added,
@@ -142,6 +144,7 @@ fn catalog_list(
     product: Option<&str>,
     db: &std::path::Path,
     format: Format,
+    layout: &Layout,
 ) -> Result<Outcome, CliError> {
     let product = product
         .map(|p| ProductId::parse(p).map_err(|m| argument("argument PRODUCT", m)))
@@ -158,12 +161,17 @@ fn catalog_list(
     }
     let stdout = match format {
         Format::Json => report::json::catalog_list(&products),
-        Format::Human => human::catalog_list(&products),
+        Format::Human => human::catalog_list(&products, layout),
     };
     Ok(Outcome::new(stdout, true))
 }
 
-fn catalog_show(release: &str, db: &std::path::Path, format: Format) -> Result<Outcome, CliError> {
+fn catalog_show(
+    release: &str,
+    db: &std::path::Path,
+    format: Format,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let parsed = release.rsplit_once('@').ok_or_else(|| {
         argument(
             "argument RELEASE",
@@ -185,7 +193,7 @@ fn catalog_show(release: &str, db: &std::path::Path, format: Format) -> Result<O
     };
     let stdout = match format {
         Format::Json => report::json::release(&m),
-        Format::Human => human::release(&m),
+        Format::Human => human::release(&m, layout),
     };
     Ok(Outcome::new(stdout, true))
 }

@@ -7,11 +7,12 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use compat::catalog::{Catalog, CatalogSource, Location, Scope};
+use compat::config::Config;
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
 
-use super::{CliError, InputArgs, argument, env_warnings};
+use super::{CatalogArg, CliError, ConfigArgs, InputArgs, argument, env_warnings};
 
 /// The environments a command reads, and the catalog.
 #[derive(Debug, clap::Args)]
@@ -25,14 +26,14 @@ pub struct FleetInputArgs {
     /// with a warning; a file that cannot be read as YAML is an error). Repeatable
     #[arg(long, value_name = "DIR")]
     pub envs: Vec<PathBuf>,
-    /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
-    /// `postgres://` URL
-    #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
     /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
     /// of the catalog with a finding (`validate`) or a warning (the other commands)
     #[arg(long)]
     pub strict_catalog: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 impl FleetInputArgs {
@@ -43,6 +44,7 @@ impl FleetInputArgs {
                 env: env.clone(),
                 catalog: self.catalog.clone(),
                 strict_catalog: self.strict_catalog,
+                config: self.config.clone(),
             }),
             _ => None,
         }
@@ -50,11 +52,14 @@ impl FleetInputArgs {
 }
 
 /// A fleet as read: its environments in the order given, the releases of their scopes, and
-/// where they came from.
+/// where they came from; and the config in force.
 pub struct FleetInputs {
     pub envs: Vec<Environment>,
     pub catalog: Catalog,
     pub source: Box<dyn CatalogSource>,
+    /// The catalog as given (by a flag or the config), for reading it again.
+    pub catalog_path: PathBuf,
+    pub config: Config,
     /// Files below an `--envs` directory that are not environments.
     pub passed_over: Vec<PathBuf>,
 }
@@ -80,15 +85,18 @@ impl FleetInputs {
     }
 }
 
-/// Reads every environment and opens the catalog, then loads what all of them need in one
-/// read. Every input error (each environment file, the catalog) is shown in one run.
+/// Reads the config, every environment and opens the catalog (the flag's, else the
+/// config's), then loads what all of them need in one read. Every input error (each
+/// environment file, the catalog) is shown in one run.
 pub fn load(
     args: &FleetInputArgs,
     stdin: &mut dyn Read,
     scope: impl Fn(&Environment) -> Scope,
 ) -> Result<FleetInputs, CliError> {
+    let config = args.config.load()?;
+    let catalog_path = args.catalog.resolve(&config)?;
     let (envs, passed_over) = read_environments(args, stdin)?;
-    let source = Location::parse(&args.catalog)
+    let source = Location::parse(&catalog_path)
         .map_err(InputErrors::from)
         .and_then(|location| location.open());
     let (envs, source) = match (envs, source) {
@@ -112,6 +120,8 @@ pub fn load(
         envs,
         catalog,
         source,
+        catalog_path,
+        config,
         passed_over,
     })
 }

@@ -9,6 +9,8 @@
 
 mod catalog;
 mod completions;
+mod config;
+mod diff;
 mod fleet;
 mod generate;
 mod graph;
@@ -21,6 +23,7 @@ mod upgrades;
 mod upgrades_fleet;
 mod validate;
 mod version;
+mod why;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -28,11 +31,15 @@ use std::path::{Path, PathBuf};
 use clap::{Parser, Subcommand, ValueEnum};
 
 use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
+use compat::config::Config;
+
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
 use compat::product::ProductId;
+use compat::report::layout::Layout;
 use compat::version::Version;
+pub use config::{CatalogArg, ConfigArgs, config_format};
 
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.
@@ -43,6 +50,50 @@ pub struct Cli {
     pub command: Command,
     #[command(flatten)]
     pub early: EarlyLimits,
+    /// Colour severities and verdicts: `auto` on a terminal unless `NO_COLOR` is set;
+    /// `always` also fits tables to `COLUMNS` when it is set, as on a terminal
+    #[arg(long, global = true, value_enum, value_name = "WHEN", default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    /// On a terminal, unless `NO_COLOR` is set (not empty)
+    Auto,
+    /// Even in a pipe or a file (and `NO_COLOR` is ignored)
+    Always,
+    /// Never
+    Never,
+}
+
+/// How human output is laid out, decided here once: on a terminal (stdout, and no `-o
+/// FILE`) tables fit `COLUMNS` or the terminal's width and colour is on unless `NO_COLOR`
+/// says otherwise; `--color always` colours anywhere and fits `COLUMNS` when it is set; a
+/// pipe or a file otherwise gets [`Layout::PLAIN`], the bytes it always got.
+fn layout(choice: ColorChoice, to_file: bool) -> Layout {
+    use std::io::IsTerminal;
+    let terminal = !to_file && std::io::stdout().is_terminal();
+    let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
+    let color = match choice {
+        ColorChoice::Always => true,
+        ColorChoice::Never => false,
+        ColorChoice::Auto => terminal && !no_color,
+    };
+    let columns = std::env::var("COLUMNS")
+        .ok()
+        .and_then(|c| c.trim().parse::<usize>().ok())
+        .filter(|&c| c > 0);
+    let width = if terminal {
+        columns.or_else(|| {
+            terminal_size::terminal_size_of(std::io::stdout()).map(|(w, _)| usize::from(w.0))
+        })
+    } else if choice == ColorChoice::Always {
+        columns
+    } else {
+        None
+    };
+    Layout { width, color }
 }
 
 const EXAMPLE: &str = "\
@@ -165,6 +216,10 @@ pub enum Command {
     Order(order::OrderArgs),
     /// Draw the environment's dependency graph (Graphviz DOT or Mermaid)
     Graph(graph::GraphArgs),
+    /// Who requires a product, with which ranges, and what bounds its upgrade
+    Why(why::WhyArgs),
+    /// Entities added, removed and moved between two environment files, each judged safe or not
+    Diff(diff::DiffArgs),
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(version::VersionCommand),
@@ -190,7 +245,7 @@ pub enum Format {
     Json,
 }
 
-/// The output formats of `upgrades` and `order`.
+/// The output formats of `upgrades`, `order` and `plan`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum OrderFormat {
     /// Text and tables for people, the same bytes on a terminal and in a log
@@ -296,7 +351,9 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Upgrades(upgrades::UpgradesArgs { limits, .. })
         | Command::Plan(plan::PlanArgs { limits, .. })
         | Command::Order(order::OrderArgs { limits, .. })
-        | Command::Graph(graph::GraphArgs { limits, .. }) => *limits,
+        | Command::Graph(graph::GraphArgs { limits, .. })
+        | Command::Why(why::WhyArgs { limits, .. })
+        | Command::Diff(diff::DiffArgs { limits, .. }) => *limits,
         Command::Catalog(command) => command.limits(),
         // They read no files and open no catalog.
         Command::Version(_) | Command::Completions(_) | Command::Man | Command::Generate(_) => {
@@ -310,7 +367,9 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Upgrades(upgrades::UpgradesArgs { out, .. })
         | Command::Plan(plan::PlanArgs { out, .. })
         | Command::Order(order::OrderArgs { out, .. })
-        | Command::Graph(graph::GraphArgs { out, .. }) => out.output.clone(),
+        | Command::Graph(graph::GraphArgs { out, .. })
+        | Command::Why(why::WhyArgs { out, .. })
+        | Command::Diff(diff::DiffArgs { out, .. }) => out.output.clone(),
         Command::Version(_)
         | Command::Catalog(_)
         | Command::Completions(_)
@@ -321,15 +380,18 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     if let Some(path) = &output {
         file_to_write("--output", path)?;
     }
+    let layout = layout(cli.color, output.is_some());
     let mut outcome = match cli.command {
-        Command::Validate(args) => validate::run(&args, stdin),
-        Command::Lint(args) => lint::run(&args),
-        Command::Upgrades(args) => upgrades::run(&args, stdin),
-        Command::Plan(args) => plan::run(&args, stdin),
-        Command::Order(args) => order::run(&args, stdin),
+        Command::Validate(args) => validate::run(&args, stdin, &layout),
+        Command::Lint(args) => lint::run(&args, &layout),
+        Command::Upgrades(args) => upgrades::run(&args, stdin, &layout),
+        Command::Plan(args) => plan::run(&args, stdin, &layout),
+        Command::Order(args) => order::run(&args, stdin, &layout),
         Command::Graph(args) => graph::run(&args, stdin),
+        Command::Why(args) => why::run(&args, stdin),
+        Command::Diff(args) => diff::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
-        Command::Catalog(command) => catalog::run(command),
+        Command::Catalog(command) => catalog::run(command, &layout),
         Command::Completions(args) => Ok(completions::run(&args)),
         Command::Man => Ok(man::run()),
         Command::Generate(args) => generate::run(&args),
@@ -347,22 +409,25 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
 pub struct InputArgs {
     /// The environment file (YAML or JSON); `-` reads it from standard input
     pub env: PathBuf,
-    /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
-    /// `postgres://` URL
-    #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
-    pub catalog: PathBuf,
+    #[command(flatten)]
+    pub catalog: CatalogArg,
     /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
     /// of the catalog with a finding (`validate`) or a warning (the other commands)
     #[arg(long)]
     pub strict_catalog: bool,
+    #[command(flatten)]
+    pub config: ConfigArgs,
 }
 
 /// What a command reads: the environment, the releases of its scope, and where they came
-/// from.
+/// from; and the config in force.
 pub struct Inputs {
     pub env: Environment,
     pub catalog: Catalog,
     pub source: Box<dyn CatalogSource>,
+    /// The catalog as given (by a flag or the config), for reading it again.
+    pub catalog_path: PathBuf,
+    pub config: Config,
 }
 
 impl Inputs {
@@ -387,6 +452,7 @@ impl Inputs {
 /// manifests is an error too.
 fn open_inputs(
     inputs: &InputArgs,
+    catalog: &Path,
     stdin: &mut dyn Read,
 ) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
     let env = if inputs.env == Path::new("-") {
@@ -396,7 +462,7 @@ fn open_inputs(
     };
     match (
         env,
-        Location::parse(&inputs.catalog)
+        Location::parse(catalog)
             .map_err(InputErrors::from)
             .and_then(|location| location.open()),
     ) {
@@ -423,12 +489,16 @@ pub fn load_inputs(
     stdin: &mut dyn Read,
     scope: impl FnOnce(&Environment) -> Scope,
 ) -> Result<Inputs, CliError> {
-    let (env, source) = open_inputs(inputs, stdin)?;
+    let config = inputs.config.load()?;
+    let catalog_path = inputs.catalog.resolve(&config)?;
+    let (env, source) = open_inputs(inputs, &catalog_path, stdin)?;
     let catalog = source.load(&scope(&env))?;
     Ok(Inputs {
         env,
         catalog,
         source,
+        catalog_path,
+        config,
     })
 }
 

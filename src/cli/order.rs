@@ -4,6 +4,7 @@ use std::io::Read;
 
 use clap::Args;
 use compat::catalog::Scope;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 
 use super::{CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, load_inputs};
@@ -27,12 +28,12 @@ pub struct OrderArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &OrderArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outcome, CliError> {
     let inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
     let stdout = match args.format {
-        OrderFormat::Human => human::install_order(&result),
+        OrderFormat::Human => human::install_order(&result, layout),
         OrderFormat::Json => report::json::install_order(&result),
         OrderFormat::Markdown => report::markdown::install_order(&result),
     };

@@ -10,12 +10,13 @@ use compat::diagnostic::InputError;
 use compat::loader;
 use compat::plan::Target;
 use compat::product::ProductId;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 
-use super::progress::PlanProgress;
+use super::progress::CommandProgress;
 use super::{
-    CUT_SHORT, CliError, Format, InputArgs, LimitArgs, Outcome, OutputArg, argument, deadline_arg,
-    file_to_write, load_inputs, reload_for, version_arg,
+    CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, argument,
+    deadline_arg, file_to_write, load_inputs, reload_for, version_arg,
 };
 
 #[derive(Debug, Args)]
@@ -47,12 +48,16 @@ pub struct PlanArgs {
     /// Stop searching after this many seconds and report the best plan found so far
     #[arg(long, value_name = "SECONDS")]
     pub timeout: Option<f64>,
+    /// Progress lines on stderr even when it is not a terminal (at most one a second); a
+    /// terminal shows a progress bar anyway
+    #[arg(long)]
+    pub progress: bool,
     /// Write the final state as an environment file
     #[arg(long, value_name = "FILE")]
     pub write_env: Option<PathBuf>,
     /// Output format
-    #[arg(short, long, value_enum, default_value_t = Format::Human)]
-    pub format: Format,
+    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
+    pub format: OrderFormat,
     #[command(flatten)]
     pub out: OutputArg,
     #[command(flatten)]
@@ -73,7 +78,7 @@ fn target_arg(text: &str) -> Result<Target, InputError> {
     }
 }
 
-pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outcome, CliError> {
     let targets = args
         .target
         .iter()
@@ -96,8 +101,8 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
             Target::Newest(p) | Target::Exact(p, _) => p.clone(),
         })
         .collect();
-    let reload = reload_for(env, &args.inputs.catalog, &named);
-    let progress = PlanProgress::new();
+    let reload = reload_for(env, &inputs.catalog_path, &named);
+    let progress = CommandProgress::new("planning", args.progress);
     let request = compat::plan::Request {
         targets,
         all: args.all,
@@ -107,7 +112,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
             allow_install: args.allow_install,
         },
         deadline,
-        progress: Some(progress.sink()),
+        progress: progress.sink(),
         reload,
     };
     let plan = compat::plan::plan(env, catalog, &request);
@@ -128,8 +133,9 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
     }
     let stdout = match args.format {
-        Format::Human => human::plan(&plan),
-        Format::Json => report::json::plan(&plan),
+        OrderFormat::Human => human::plan(&plan, layout),
+        OrderFormat::Json => report::json::plan(&plan),
+        OrderFormat::Markdown => report::markdown::plan(&env.name, &plan),
     };
     let mut outcome = Outcome::new(stdout, plan.feasible);
     if !plan.complete {

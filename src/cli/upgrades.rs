@@ -4,9 +4,11 @@ use std::io::Read;
 
 use clap::Args;
 use compat::catalog::Scope;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 
 use super::fleet::FleetInputArgs;
+use super::progress::CommandProgress;
 use super::{
     CUT_SHORT, CliError, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
     reload_for,
@@ -35,6 +37,10 @@ pub struct UpgradesArgs {
     /// comment); `--outdated=false` lists every product there too
     #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
     pub outdated: Option<bool>,
+    /// Progress lines on stderr even when it is not a terminal (at most one a second); a
+    /// terminal shows a progress bar anyway
+    #[arg(long)]
+    pub progress: bool,
     /// Output format
     #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
     pub format: OrderFormat,
@@ -44,26 +50,33 @@ pub struct UpgradesArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &UpgradesArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(
+    args: &UpgradesArgs,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
     let Some(single) = args.inputs.single() else {
-        return super::upgrades_fleet::run(args, stdin, deadline);
+        return super::upgrades_fleet::run(args, stdin, deadline, layout);
     };
     let inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
-    let list = compat::upgrade::upgrades_with(
+    let progress = CommandProgress::new("upgrades", args.progress);
+    let list = compat::upgrade::upgrades_reporting(
         env,
         catalog,
         args.pre,
         compat::solve::default_engine(),
         deadline,
-        reload_for(env, &args.inputs.catalog, &[]).as_ref(),
+        reload_for(env, &inputs.catalog_path, &[]).as_ref(),
+        progress.sink(),
     );
+    progress.finish();
     let outdated = args
         .outdated
         .unwrap_or(args.format == OrderFormat::Markdown);
     let stdout = match args.format {
-        OrderFormat::Human => human::upgrades(&list, outdated),
+        OrderFormat::Human => human::upgrades(&list, outdated, layout),
         OrderFormat::Json => report::json::upgrades(&list, outdated),
         OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list, outdated),
     };

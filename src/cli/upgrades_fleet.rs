@@ -5,7 +5,9 @@ use std::io::Read;
 
 use compat::catalog::Scope;
 use compat::report::fleet;
+use compat::report::layout::Layout;
 
+use super::progress::CommandProgress;
 use super::upgrades::UpgradesArgs;
 use super::{CUT_SHORT, CliError, OrderFormat, Outcome, reload_for};
 
@@ -13,12 +15,14 @@ pub fn run(
     args: &UpgradesArgs,
     stdin: &mut dyn Read,
     deadline: Option<std::time::Instant>,
+    layout: &Layout,
 ) -> Result<Outcome, CliError> {
     let inputs = super::fleet::load(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
     let reload =
-        |env: &compat::environment::Environment| reload_for(env, &args.inputs.catalog, &[]);
+        |env: &compat::environment::Environment| reload_for(env, &inputs.catalog_path, &[]);
+    let progress = CommandProgress::new("upgrades", args.progress);
     let result = compat::fleet::upgrades(
         &inputs.envs,
         &inputs.catalog,
@@ -26,12 +30,14 @@ pub fn run(
         compat::solve::default_engine(),
         deadline,
         &reload,
+        progress.sink(),
     );
+    progress.finish();
     let outdated = args
         .outdated
         .unwrap_or(args.format == OrderFormat::Markdown);
     let stdout = match args.format {
-        OrderFormat::Human => fleet::human::upgrades(&result),
+        OrderFormat::Human => fleet::human::upgrades(&result, layout),
         OrderFormat::Json => fleet::json::upgrades(&result, outdated),
         OrderFormat::Markdown => fleet::markdown::upgrades(&result),
     };

@@ -3,13 +3,16 @@
 use std::io::Read;
 
 use clap::{Args, ValueEnum};
+use compat::accept::{AllowList, Rule};
 use compat::catalog::Scope;
+use compat::config::Config;
 use compat::finding::Severity;
+use compat::report::layout::Layout;
 use compat::report::{self, human};
 use compat::validate;
 
 use super::fleet::{self, FleetInputArgs};
-use super::{CliError, LimitArgs, Outcome, OutputArg, env_warnings, load_inputs};
+use super::{CliError, LimitArgs, Outcome, OutputArg, config_format, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -41,21 +44,31 @@ Examples:
 pub struct ValidateArgs {
     #[command(flatten)]
     pub inputs: FleetInputArgs,
-    /// Output format
-    #[arg(short, long, value_enum, default_value_t = ValidateFormat::Human)]
-    pub format: ValidateFormat,
+    /// Output format [default: `format` in compat.toml, else human]
+    #[arg(short, long, value_enum)]
+    pub format: Option<ValidateFormat>,
     #[command(flatten)]
     pub out: OutputArg,
-    /// The lowest severity that makes the run fail (exit 1)
-    #[arg(long, value_enum, default_value_t = FailOn::Error)]
-    pub fail_on: FailOn,
+    /// The lowest severity that makes the run fail (exit 1); accepted findings never do
+    /// [default: `fail-on` in compat.toml, else error]
+    #[arg(long, value_enum)]
+    pub fail_on: Option<FailOn>,
+    /// Accept the findings of CODE (of PRODUCT's releases only, with `=PRODUCT`): they are
+    /// still reported, marked accepted, but do not fail the run; repeatable, added to the
+    /// config file's `[[allow]]` entries
+    #[arg(long, value_name = "CODE[=PRODUCT]", value_parser = Rule::from_flag)]
+    pub allow: Vec<Rule>,
     #[command(flatten)]
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(
+    args: &ValidateArgs,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let Some(single) = args.inputs.single() else {
-        return run_fleet(args, stdin);
+        return run_fleet(args, stdin, layout);
     };
     let inputs = load_inputs(&single, stdin, Scope::installed)?;
     let catalog = inputs
@@ -67,9 +80,11 @@ pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
     // of unknown releases mention them.
     result.add_unreadable(inputs.unreadable());
     result.add_hints(&catalog);
-    let fail_on = args.fail_on.severity();
-    let stdout = match args.format {
-        ValidateFormat::Human => human::validation(&result, fail_on),
+    let config = &inputs.config;
+    allow_list(args, config).apply(result.findings_mut());
+    let fail_on = args.fail_on(config);
+    let stdout = match args.format(config) {
+        ValidateFormat::Human => human::validation(&result, fail_on, layout),
         ValidateFormat::Json => report::json::validation(&result, fail_on),
         ValidateFormat::Junit => report::junit::validation(&result, fail_on),
         ValidateFormat::Github => report::github::validation(&result, fail_on),
@@ -80,28 +95,54 @@ pub fn run(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliErro
     Ok(outcome)
 }
 
-impl FailOn {
-    fn severity(self) -> Severity {
-        match self {
-            FailOn::Error => Severity::Error,
-            FailOn::Warning => Severity::Warning,
+impl ValidateArgs {
+    /// The failure level: the flag, else the config file's, else error.
+    fn fail_on(&self, config: &Config) -> Severity {
+        match self.fail_on {
+            Some(FailOn::Error) => Severity::Error,
+            Some(FailOn::Warning) => Severity::Warning,
+            None => config.fail_on.unwrap_or(Severity::Error),
         }
     }
+
+    /// The format: the flag, else the config file's, else human.
+    fn format(&self, config: &Config) -> ValidateFormat {
+        self.format
+            .or_else(|| config_format(config))
+            .unwrap_or(ValidateFormat::Human)
+    }
+}
+
+/// The rules in force: the config file's `[[allow]]`, then `--allow`.
+fn allow_list(args: &ValidateArgs, config: &Config) -> AllowList {
+    let mut allow = config.allow.clone();
+    allow.rules.extend(args.allow.iter().cloned());
+    allow
 }
 
 /// Several environments: one catalog load, each environment validated as alone, then the
 /// fleet summary; fails when any environment fails.
-fn run_fleet(args: &ValidateArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+fn run_fleet(
+    args: &ValidateArgs,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let inputs = fleet::load(&args.inputs, stdin, Scope::installed)?;
     let catalog = inputs
         .catalog
         .clone()
         .with_hint_releases_for(&*inputs.source, &inputs.envs)?;
-    let fail_on = args.fail_on.severity();
-    let result =
-        compat::fleet::validate(&inputs.envs, &catalog, inputs.source.unreadable(), fail_on);
-    let stdout = match args.format {
-        ValidateFormat::Human => report::fleet::human::validation(&result, fail_on),
+    let config = &inputs.config;
+    let fail_on = args.fail_on(config);
+    let result = compat::fleet::validate(
+        &inputs.envs,
+        &catalog,
+        inputs.source.unreadable(),
+        &allow_list(args, config),
+        fail_on,
+    );
+    let stdout = match args.format(config) {
+        ValidateFormat::Human => report::fleet::human::validation(&result, fail_on, layout),
         ValidateFormat::Json => report::fleet::json::validation(&result, fail_on),
         ValidateFormat::Junit => report::fleet::junit::validation(&result, fail_on),
         ValidateFormat::Github => report::fleet::github::validation(&result, fail_on),

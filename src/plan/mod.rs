@@ -142,6 +142,65 @@ impl Reporter {
     }
 }
 
+/// Counts items done from several threads and tells the sink at its pace (`upgrade`
+/// examines products in parallel).
+pub(crate) struct Counter {
+    sink: ProgressSink,
+    stage: &'static str,
+    total: usize,
+    /// When the sink was last told, and the items done; counted under the lock, so reports
+    /// come in order.
+    state: std::sync::Mutex<(Instant, usize)>,
+}
+
+impl Counter {
+    pub(crate) fn new(sink: ProgressSink, stage: &'static str, total: usize) -> Self {
+        Counter {
+            sink,
+            stage,
+            total,
+            state: std::sync::Mutex::new((Instant::now(), 0)),
+        }
+    }
+
+    fn state(&self) -> std::sync::MutexGuard<'_, (Instant, usize)> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Tells the sink when its interval has passed since it was last told.
+    fn tell(&self, last: &mut Instant, progress: Progress) {
+        if last.elapsed() >= self.sink.every {
+            (self.sink.callback)(&progress);
+            *last = Instant::now();
+        }
+    }
+
+    /// One more item done.
+    pub(crate) fn one_done(&self) {
+        let mut state = self.state();
+        state.1 += 1;
+        let (last, done) = &mut *state;
+        let progress = Progress {
+            stage: self.stage,
+            done: *done,
+            total: self.total,
+        };
+        self.tell(last, progress);
+    }
+
+    /// A later stage begins (nothing of it done yet).
+    pub(crate) fn stage(&self, stage: &'static str, total: usize) {
+        let progress = Progress {
+            stage,
+            done: 0,
+            total,
+        };
+        self.tell(&mut self.state().0, progress);
+    }
+}
+
 /// One entity of the final state.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FinalEntity {

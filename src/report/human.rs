@@ -1,5 +1,7 @@
-//! The human format: tables (comfy-table) and one-line summaries, laid out the same on a
-//! terminal and in a CI log (no width detection, no colour), so the output can be diffed.
+//! The human format: tables (comfy-table) and one-line summaries. Laid out for where it goes
+//! through a [`Layout`] the command line gives (a width to fit, colour or not);
+//! [`Layout::PLAIN`], what a pipe or a file gets, is the same bytes everywhere, so the output
+//! can be diffed.
 
 use std::fmt::Write;
 
@@ -15,6 +17,7 @@ use crate::product::ProductId;
 use crate::upgrade::Upgrade;
 use crate::validate::Validation;
 
+use super::layout::{Grid, Layout, Tone, severity_tone};
 use super::{count_summary, plural, validation_summary};
 
 /// A table in the house style.
@@ -22,6 +25,7 @@ use super::{count_summary, plural, validation_summary};
 pub fn table(header: &[&str]) -> Table {
     let mut table = Table::new();
     table
+        .force_no_tty() // what is styled is the caller's choice, not the terminal's
         .load_style(presets::UTF8_FULL_CONDENSED)
         .set_content_arrangement(ContentArrangement::Disabled)
         .set_header(header);
@@ -46,11 +50,11 @@ fn location(f: &Finding) -> String {
 
 /// Findings grouped by entity (the core sorts them so), then the summary line.
 #[must_use]
-pub fn validation(v: &Validation, fail_on: Severity) -> String {
+pub fn validation(v: &Validation, fail_on: Severity, layout: &Layout) -> String {
     let mut out = String::new();
     let findings: Vec<&Finding> = v.findings().collect();
     if !findings.is_empty() {
-        let mut t = table(&[
+        let mut t = Grid::new(&[
             "Entity",
             "Release",
             "Level",
@@ -64,44 +68,78 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
                 (Some(p), Some(v)) => format!("{p} {v}"),
                 _ => String::new(),
             };
-            t.add_row(vec![
-                f.entity.clone().unwrap_or_default(),
-                release,
-                f.severity.as_str().to_owned(),
-                f.code.to_string(),
-                f.detail.clone(),
-                found(f),
-                location(f),
+            // an accepted finding keeps its row, marked, with the reason under its constraint
+            let (level, tone, constraint) = match &f.accepted {
+                None => (
+                    f.severity.as_str().to_owned(),
+                    Some(severity_tone(f.severity)),
+                    f.detail.clone(),
+                ),
+                Some(a) => (
+                    format!("{} (accepted)", f.severity.as_str()),
+                    None,
+                    format!("{}\naccepted: {}", f.detail, a.reason),
+                ),
+            };
+            t.toned_row(vec![
+                (f.entity.clone().unwrap_or_default(), None),
+                (release, None),
+                (level, tone),
+                (f.code.to_string(), None),
+                (constraint, None),
+                (found(f), None),
+                (location(f), None),
             ]);
         }
-        out.push_str(&t.to_string());
+        out.push_str(&t.render(layout));
         out.push('\n');
     }
-    out.push_str(&validation_summary(v, fail_on));
+    let summary = validation_summary(v, fail_on);
+    let (verdict, tone) = if v.passes(fail_on) {
+        ("valid", Tone::Good)
+    } else {
+        ("invalid", Tone::Bad)
+    };
+    // `ENV: VERDICT, ...`: the verdict painted
+    let head = format!("{}: {verdict}", v.environment);
+    match summary.strip_prefix(&head) {
+        Some(rest) => {
+            let _ = write!(
+                out,
+                "{}: {}{rest}",
+                v.environment,
+                layout.paint(verdict, tone)
+            );
+        }
+        None => out.push_str(&summary),
+    }
     out.push('\n');
     out
 }
 
 /// Lint findings by file and line, then the summary line.
 #[must_use]
-pub fn lint(l: &Lint) -> String {
+pub fn lint(l: &Lint, layout: &Layout) -> String {
     let mut out = String::new();
     if !l.findings.is_empty() {
-        let mut t = table(&["Location", "Release", "Level", "Code", "Problem"]);
+        let mut t = Grid::new(&["Location", "Release", "Level", "Code", "Problem"]);
         for f in &l.findings {
             let release = match (&f.product, &f.version) {
                 (Some(p), Some(v)) => format!("{p} {v}"),
                 _ => String::new(),
             };
-            t.add_row(vec![
-                location(f),
-                release,
-                f.severity.as_str().to_owned(),
-                f.code.to_string(),
-                f.detail.clone(),
+            t.toned_row(vec![
+                (location(f), None),
+                (release, None),
+                (
+                    f.severity.as_str().to_owned(),
+                    Some(severity_tone(f.severity)),
+                ),
+                (f.code.to_string(), None),
+                (f.detail.clone(), None),
             ]);
         }
-        out.push_str(&t.to_string());
+        out.push_str(&t.render(layout));
         out.push('\n');
     }
     let errors = l
@@ -110,21 +148,26 @@ pub fn lint(l: &Lint) -> String {
         .filter(|f| f.severity == Severity::Error)
         .count();
     let warnings = l.findings.len() - errors;
+    let tone = match (errors, warnings) {
+        (0, 0) => Tone::Good,
+        (0, _) => Tone::Caution,
+        _ => Tone::Bad,
+    };
     let _ = writeln!(
         out,
         "{} checked: {}",
         plural(l.manifests, "manifest"),
-        count_summary(errors, warnings)
+        layout.paint(&count_summary(errors, warnings), tone)
     );
     out
 }
 
 /// `catalog list`: one row per product, versions oldest first, then a count.
 #[must_use]
-pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
-    let mut t = table(&["Product", "Releases", "Versions (oldest first)"]);
+pub fn catalog_list(products: &[(ProductId, Vec<String>)], layout: &Layout) -> String {
+    let mut t = Grid::new(&["Product", "Releases", "Versions (oldest first)"]);
     for (p, versions) in products {
-        t.add_row(vec![
+        t.row(vec![
             p.to_string(),
             versions.len().to_string(),
             versions.join(", "),
@@ -132,7 +175,8 @@ pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
     }
     let total: usize = products.iter().map(|(_, v)| v.len()).sum();
     format!(
-        "{t}\n{} of {}\n",
+        "{}\n{} of {}\n",
+        t.render(layout),
         plural(total, "release"),
         plural(products.len(), "product")
     )
@@ -140,7 +184,7 @@ pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
 
 /// `catalog show`: a release, its dependencies, incompatibilities and warnings.
 #[must_use]
-pub fn release(m: &Manifest) -> String {
+pub fn release(m: &Manifest, layout: &Layout) -> String {
     let at = |l: Location| format!("{}:{}:{}", m.file, l.line, l.column);
     let mut out = format!(
         "{} ({}) declared at {}\n",
@@ -151,7 +195,7 @@ pub fn release(m: &Manifest) -> String {
     if m.dependencies.is_empty() {
         out.push_str("no dependencies\n");
     } else {
-        let mut t = table(&[
+        let mut t = Grid::new(&[
             "Depends on",
             "Range",
             "Recommended",
@@ -159,7 +203,7 @@ pub fn release(m: &Manifest) -> String {
             "Declared at",
         ]);
         for d in &m.dependencies {
-            t.add_row(vec![
+            t.row(vec![
                 d.product.to_string(),
                 d.range.to_string(),
                 d.recommended
@@ -170,24 +214,25 @@ pub fn release(m: &Manifest) -> String {
                 at(d.location),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", t.render(layout));
     }
     if !m.incompatibilities.is_empty() {
-        let mut t = table(&["Incompatible with", "Range", "Reason", "Declared at"]);
+        let mut t = Grid::new(&["Incompatible with", "Range", "Reason", "Declared at"]);
         for i in &m.incompatibilities {
-            t.add_row(vec![
+            t.row(vec![
                 i.product.to_string(),
                 i.range.to_string(),
                 i.reason.clone().unwrap_or_default(),
                 at(i.location),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", t.render(layout));
     }
     for i in &m.issues {
         let _ = writeln!(
             out,
-            "warning {}: {} at {}",
+            "{} {}: {} at {}",
+            layout.paint("warning", Tone::Caution),
             i.code,
             i.message,
             at(i.location)
@@ -198,18 +243,18 @@ pub fn release(m: &Manifest) -> String {
 
 /// The install order: waves, then the groups written as cycles, then problems, then a summary.
 #[must_use]
-pub fn install_order(o: &InstallOrder) -> String {
+pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
     let mut out = String::new();
     if !o.waves.is_empty() {
-        let mut t = table(&["Wave", "Entities", "Waits for"]);
+        let mut t = Grid::new(&["Wave", "Entities", "Waits for"]);
         for (i, wave) in o.waves.iter().enumerate() {
-            t.add_row(vec![
+            t.row(vec![
                 (i + 1).to_string(),
                 wave.entities.join(", "),
                 wave.waits_for.join(", "),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", t.render(layout));
     }
     for g in &o.groups {
         let _ = writeln!(
@@ -221,8 +266,11 @@ pub fn install_order(o: &InstallOrder) -> String {
     for m in &o.missing {
         let _ = writeln!(
             out,
-            "cannot install {}: it requires {} {}, which is neither installed nor managed",
-            m.entity, m.dependency, m.range
+            "{} {}: it requires {} {}, which is neither installed nor managed",
+            layout.paint("cannot install", Tone::Bad),
+            m.entity,
+            m.dependency,
+            m.range
         );
     }
     for u in &o.unknown {
@@ -256,10 +304,10 @@ pub fn install_order(o: &InstallOrder) -> String {
 
 /// A plan: the steps as a numbered table, the final state, the explanation, a summary.
 #[must_use]
-pub fn plan(p: &Plan) -> String {
+pub fn plan(p: &Plan, layout: &Layout) -> String {
     let mut out = String::new();
     if !p.steps.is_empty() {
-        let mut t = table(&[
+        let mut t = Grid::new(&[
             "Step",
             "Entity",
             "Product",
@@ -269,7 +317,7 @@ pub fn plan(p: &Plan) -> String {
             "Why this order",
         ]);
         for (i, s) in p.steps.iter().enumerate() {
-            t.add_row(vec![
+            t.row(vec![
                 (i + 1).to_string(),
                 s.entity.clone(),
                 s.product.to_string(),
@@ -279,18 +327,18 @@ pub fn plan(p: &Plan) -> String {
                 s.why.clone(),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", t.render(layout));
     }
     if p.feasible {
-        let mut t = table(&["Entity", "Product", "Version"]);
+        let mut t = Grid::new(&["Entity", "Product", "Version"]);
         for e in &p.final_state {
-            t.add_row(vec![
+            t.row(vec![
                 e.entity.clone(),
                 e.product.to_string(),
                 e.version.clone(),
             ]);
         }
-        let _ = writeln!(out, "final state:\n{t}");
+        let _ = writeln!(out, "final state:\n{}", t.render(layout));
     }
     for line in &p.explanation {
         let _ = writeln!(out, "{line}");
@@ -302,14 +350,14 @@ pub fn plan(p: &Plan) -> String {
         let _ = writeln!(out, "still broken (not made worse): {line}");
     }
     let verdict = if !p.feasible {
-        "no plan: the targets cannot be reached".to_owned()
+        layout.paint("no plan: the targets cannot be reached", Tone::Bad)
     } else if p.steps.is_empty() {
-        "nothing to change".to_owned()
+        layout.paint("nothing to change", Tone::Good)
     } else {
         let groups = p.steps.iter().filter_map(|s| s.group).max().unwrap_or(0);
         format!(
             "{}{}",
-            plural(p.steps.len(), "step"),
+            layout.paint(&plural(p.steps.len(), "step"), Tone::Good),
             if groups > 0 {
                 format!(", {} applied at once", plural(groups, "group"))
             } else {
@@ -321,9 +369,15 @@ pub fn plan(p: &Plan) -> String {
         out,
         "{verdict}{}",
         if p.complete {
-            ""
+            String::new()
         } else {
-            " (time limit reached: best plan found so far, not proven best)"
+            format!(
+                " ({})",
+                layout.paint(
+                    "time limit reached: best plan found so far, not proven best",
+                    Tone::Caution
+                )
+            )
         }
     );
     out
@@ -377,6 +431,11 @@ pub fn blocked_cell(u: &Upgrade) -> String {
 /// `N can move now, M held back, K up to date`.
 #[must_use]
 pub fn upgrades_summary(list: &[Upgrade]) -> String {
+    upgrades_summary_in(list, &Layout::PLAIN)
+}
+
+/// [`upgrades_summary`], its counts painted.
+fn upgrades_summary_in(list: &[Upgrade], layout: &Layout) -> String {
     let movable = list.iter().filter(|u| u.safe.is_some()).count();
     let held = list
         .iter()
@@ -385,17 +444,20 @@ pub fn upgrades_summary(list: &[Upgrade]) -> String {
     let current = list.iter().filter(|u| u.latest.is_none()).count();
     let cut = list.iter().filter(|u| !u.proven).count();
     format!(
-        "{} can move now, {} held back, {} up to date (of {}){}",
-        movable,
-        held,
+        "{}, {}, {} up to date (of {}){}",
+        layout.paint(&format!("{movable} can move now"), Tone::Good),
+        layout.paint(&format!("{held} held back"), Tone::Caution),
         current,
         plural(list.len(), "installed product"),
         if cut == 0 {
             String::new()
         } else {
-            format!(
-                "; time limit reached: {} not proven (marked *)",
-                plural(cut, "row")
+            layout.paint(
+                &format!(
+                    "; time limit reached: {} not proven (marked *)",
+                    plural(cut, "row")
+                ),
+                Tone::Caution,
             )
         }
     )
@@ -404,26 +466,36 @@ pub fn upgrades_summary(list: &[Upgrade]) -> String {
 /// `upgrades`: one table sorted by product (with `outdated`, only the rows that can move or
 /// are blocked), then the summary of every row.
 #[must_use]
-pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
+pub fn upgrades(list: &[Upgrade], outdated: bool, layout: &Layout) -> String {
     let mut out = String::new();
     let rows: Vec<&Upgrade> = list.iter().filter(|u| !outdated || u.outdated()).collect();
     if !rows.is_empty() {
-        let mut t = table(&["Product", "Installed", "Safe", "Latest", "Blocked by"]);
+        let mut t = Grid::new(&["Product", "Installed", "Safe", "Latest", "Blocked by"]);
         for u in rows {
-            t.add_row(vec![
-                format!("{}{}", u.product, if u.proven { "" } else { " *" }),
-                u.installed.clone(),
-                u.safe.clone().unwrap_or_else(|| "-".to_owned()),
-                u.latest.clone().unwrap_or_else(|| "-".to_owned()),
-                blocked_cell(u),
+            let held = u.latest.is_some() && u.latest != u.safe;
+            t.toned_row(vec![
+                (
+                    format!("{}{}", u.product, if u.proven { "" } else { " *" }),
+                    None,
+                ),
+                (u.installed.clone(), None),
+                (
+                    u.safe.clone().unwrap_or_else(|| "-".to_owned()),
+                    u.safe.is_some().then_some(Tone::Good),
+                ),
+                (
+                    u.latest.clone().unwrap_or_else(|| "-".to_owned()),
+                    held.then_some(Tone::Caution),
+                ),
+                (blocked_cell(u), held.then_some(Tone::Bad)),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", t.render(layout));
     }
     for line in unreachable_latest(list) {
         let _ = writeln!(out, "{line}");
     }
-    let _ = writeln!(out, "{}", upgrades_summary(list));
+    let _ = writeln!(out, "{}", upgrades_summary_in(list, layout));
     out
 }
 

@@ -1,4 +1,7 @@
 //! The JSON format: the stable shapes of SPEC section 8, pretty-printed, one document per run.
+//! Every document is an object that opens with `"schema_version"` ([`SCHEMA_VERSION`]); the
+//! JSON Schema of each lives in `schemas/` (a test holds every JSON output of the CLI tests
+//! against its schema).
 
 use serde::Serialize;
 use serde_json::json;
@@ -16,6 +19,10 @@ use crate::finding::{Finding, Severity};
 use crate::lint::Lint;
 use crate::validate::Validation;
 
+/// The version of the JSON shapes: raised when a field is removed or changes meaning (adding
+/// a field does not raise it).
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Serializes a value the way every JSON report is written.
 #[must_use]
 pub fn to_json<T: Serialize>(value: &T) -> String {
@@ -31,11 +38,23 @@ pub fn to_json<T: Serialize>(value: &T) -> String {
 struct Counts {
     errors: usize,
     warnings: usize,
+    /// Findings an allow rule accepts (not counted in `errors` or `warnings`); left out
+    /// when none are.
+    #[serde(skip_serializing_if = "is_zero")]
+    accepted: usize,
     checks: usize,
+}
+
+#[allow(clippy::trivially_copy_pass_by_ref)] // serde's `skip_serializing_if` passes `&T`
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize)]
 pub(super) struct ValidationJson<'a> {
+    /// Left out of a report inside another (a fleet's), whose document has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema_version: Option<u32>,
     environment: &'a str,
     valid: bool,
     findings: Vec<&'a Finding>,
@@ -48,22 +67,35 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
     to_json(&validation_report(v, fail_on))
 }
 
-/// The object [`validation`] writes, for reports that hold several.
+/// The object [`validation`] writes; [`ValidationJson::nested`] for reports that hold
+/// several.
 pub(super) fn validation_report(v: &Validation, fail_on: Severity) -> ValidationJson<'_> {
     ValidationJson {
+        schema_version: Some(SCHEMA_VERSION),
         environment: &v.environment,
         valid: v.passes(fail_on),
         findings: v.findings().collect(),
         summary: Counts {
             errors: v.count(Severity::Error),
             warnings: v.count(Severity::Warning),
+            accepted: v.accepted(),
             checks: v.checks.len(),
         },
     }
 }
 
+impl ValidationJson<'_> {
+    /// The report without its `schema_version`, to be part of a document that has one.
+    #[must_use]
+    pub(super) fn nested(mut self) -> Self {
+        self.schema_version = None;
+        self
+    }
+}
+
 #[derive(Serialize)]
 struct LintJson<'a> {
+    schema_version: u32,
     manifests: usize,
     valid: bool,
     findings: &'a [Finding],
@@ -73,6 +105,7 @@ struct LintJson<'a> {
 #[must_use]
 pub fn lint(l: &Lint) -> String {
     to_json(&LintJson {
+        schema_version: SCHEMA_VERSION,
         manifests: l.manifests,
         valid: l.findings.iter().all(|f| f.severity < Severity::Error),
         findings: &l.findings,
@@ -83,6 +116,7 @@ pub fn lint(l: &Lint) -> String {
 #[must_use]
 pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "products": products
             .iter()
             .map(|(p, versions)| json!({"product": p, "versions": versions}))
@@ -94,6 +128,7 @@ pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
 #[must_use]
 pub fn release(m: &Manifest) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "product": m.product,
         "version": m.version.as_str(),
         "type": m.product_type,
@@ -122,6 +157,7 @@ pub fn release(m: &Manifest) -> String {
 #[must_use]
 pub fn install_order(o: &InstallOrder) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "environment": o.environment,
         "waves": o.waves.iter().map(|w| &w.entities).collect::<Vec<_>>(),
         "waits_for": o.waves.iter().map(|w| &w.waits_for).collect::<Vec<_>>(),
@@ -143,6 +179,7 @@ pub fn install_order(o: &InstallOrder) -> String {
 #[must_use]
 pub fn plan(p: &Plan) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "feasible": p.feasible,
         "proven": p.complete,
         "complete": p.complete,
@@ -238,6 +275,7 @@ fn explanation(e: &Explanation) -> serde_json::Value {
 #[must_use]
 pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
     to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
         "proven": list.iter().all(|u| u.proven),
         "upgrades": upgrade_rows(list, outdated),
     }))

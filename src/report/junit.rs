@@ -1,10 +1,10 @@
 //! JUnit XML: one test suite per environment, one test case per checked constraint (classname
 //! = entity), failing when it has a finding at or above the failure level. Findings below that
-//! level are kept in the case's `system-out`.
+//! level, and accepted findings (marked, with the reason), are kept in the case's `system-out`.
 
 use std::fmt::Write;
 
-use crate::finding::Severity;
+use crate::finding::{Finding, Severity};
 use crate::validate::Validation;
 
 /// Escapes text for an XML attribute or element.
@@ -25,6 +25,20 @@ fn xml(text: &str) -> String {
     out
 }
 
+/// A finding that does not fail its case, as a `system-out` line.
+fn other_line(f: &Finding) -> String {
+    match &f.accepted {
+        None => format!("{} {}: {}", f.severity.as_str(), f.code, f.message),
+        Some(a) => format!(
+            "accepted {} {}: {} (accepted: {})",
+            f.severity.as_str(),
+            f.code,
+            f.message,
+            a.reason
+        ),
+    }
+}
+
 /// The whole report as one JUnit XML document.
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
@@ -39,14 +53,16 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
     out
 }
 
+/// Whether a finding fails its case: at or above the failure level and not accepted.
+fn fails(f: &Finding, fail_on: Severity) -> bool {
+    f.severity >= fail_on && f.accepted.is_none()
+}
+
 /// How many test cases a validation's suite has, and how many of them fail.
 pub(super) fn counts(v: &Validation, fail_on: Severity) -> (usize, usize) {
-    let failing = |c: &&crate::validate::Check| c.findings.iter().any(|f| f.severity >= fail_on);
+    let failing = |c: &&crate::validate::Check| c.findings.iter().any(|f| fails(f, fail_on));
     let failures = v.checks.iter().filter(failing).count()
-        + v.unreadable
-            .iter()
-            .filter(|f| f.severity >= fail_on)
-            .count();
+        + v.unreadable.iter().filter(|f| fails(f, fail_on)).count();
     (v.checks.len() + v.unreadable.len(), failures)
 }
 
@@ -63,6 +79,16 @@ pub(super) fn suite(out: &mut String, v: &Validation, fail_on: Severity, file: O
     );
     // Each unreadable catalog file is a failed case of its own: the catalog's, not an entity's.
     for f in &v.unreadable {
+        if !fails(f, fail_on) {
+            let _ = writeln!(
+                out,
+                "    <testcase classname=\"catalog\" name=\"{} is a readable manifest file\">\n      \
+                 <system-out>{}</system-out>\n    </testcase>",
+                xml(f.location.as_ref().map_or("", |l| &*l.file)),
+                xml(&other_line(f)),
+            );
+            continue;
+        }
         let file = f.location.as_ref().map_or("", |l| &*l.file);
         let at = f
             .location
@@ -92,7 +118,7 @@ pub(super) fn suite(out: &mut String, v: &Validation, fail_on: Severity, file: O
         }
         out.push_str(">\n");
         let (failed, other): (Vec<_>, Vec<_>) =
-            check.findings.iter().partition(|f| f.severity >= fail_on);
+            check.findings.iter().partition(|f| fails(f, fail_on));
         if let Some(first) = failed.first() {
             let body: Vec<String> = failed
                 .iter()
@@ -114,17 +140,7 @@ pub(super) fn suite(out: &mut String, v: &Validation, fail_on: Severity, file: O
             );
         }
         if !other.is_empty() {
-            let body: Vec<String> = other
-                .iter()
-                .map(|f| {
-                    xml(&format!(
-                        "{} {}: {}",
-                        f.severity.as_str(),
-                        f.code,
-                        f.message
-                    ))
-                })
-                .collect();
+            let body: Vec<String> = other.iter().map(|f| xml(&other_line(f))).collect();
             let _ = writeln!(out, "      <system-out>{}</system-out>", body.join("&#10;"));
         }
         out.push_str("    </testcase>\n");

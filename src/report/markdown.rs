@@ -3,12 +3,96 @@
 use std::fmt::Write;
 
 use crate::order::InstallOrder;
+use crate::plan::Plan;
 use crate::upgrade::Upgrade;
 
 use super::human::{blocked_cell, upgrades_summary};
 
 pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|")
+}
+
+/// A plan for a pull request: the verdict first (proven or cut short, said plainly), the
+/// steps as a table, the explanation and repairs as a fenced block, the final state folded.
+#[must_use]
+pub fn plan(environment: &str, p: &Plan) -> String {
+    let mut out = format!("## Upgrade plan for `{environment}`\n\n");
+    let groups = p.steps.iter().filter_map(|s| s.group).max().unwrap_or(0);
+    let verdict = if !p.feasible {
+        "**No plan**: the targets cannot be reached.".to_owned()
+    } else if p.steps.is_empty() {
+        "**Nothing to change.**".to_owned()
+    } else {
+        format!(
+            "**{}**{}.",
+            super::plural(p.steps.len(), "step"),
+            if groups > 0 {
+                format!(", {} applied at once", super::plural(groups, "group"))
+            } else {
+                String::new()
+            }
+        )
+    };
+    let proof = match (p.complete, p.feasible) {
+        (true, true) => "Proven: the search finished; no better plan exists under this policy.",
+        (true, false) => "Proven: no valid state reaches them under this policy.",
+        (false, true) => {
+            "**Not proven**: the time limit cut the search short; this is the best plan found \
+             so far (exit code 4)."
+        }
+        (false, false) => {
+            "**Not proven**: the time limit cut the search short before a plan was found \
+             (exit code 4)."
+        }
+    };
+    let _ = writeln!(out, "{verdict} {proof}\n");
+    if !p.steps.is_empty() {
+        out.push_str(
+            "| Step | Entity | Product | From | To | Group | Why this order |\n\
+             |---:|---|---|---|---|---:|---|\n",
+        );
+        for (i, s) in p.steps.iter().enumerate() {
+            let _ = writeln!(
+                out,
+                "| {} | {} | `{}` | {} | **{}** | {} | {} |",
+                i + 1,
+                cell(&s.entity),
+                s.product,
+                s.from.as_deref().unwrap_or("(install)"),
+                s.to,
+                s.group.map(|g| g.to_string()).unwrap_or_default(),
+                cell(&s.why)
+            );
+        }
+        out.push('\n');
+    }
+    let mut notes: Vec<String> = p.explanation.clone();
+    notes.extend(p.repairs.iter().map(|r| format!("repairs: {r}")));
+    notes.extend(
+        p.unrepaired
+            .iter()
+            .map(|r| format!("still broken (not made worse): {r}")),
+    );
+    if !notes.is_empty() {
+        let _ = writeln!(out, "```text\n{}\n```\n", notes.join("\n"));
+    }
+    if p.feasible && !p.final_state.is_empty() {
+        out.push_str(
+            "<details><summary>Final state</summary>\n\n\
+             | Entity | Product | Version |\n|---|---|---|\n",
+        );
+        for e in &p.final_state {
+            let _ = writeln!(
+                out,
+                "| {} | `{}` | {} |",
+                cell(&e.entity),
+                e.product,
+                e.version
+            );
+        }
+        out.push_str("\n</details>\n");
+    }
+    out
 }
 
 /// The install order as a markdown section: waves table, groups, problems.

@@ -5,15 +5,18 @@
 //! deterministic: renderers keep the order the core produced (which is sorted) and add no
 //! timestamps or absolute paths.
 
+pub mod diff;
 pub mod dot;
 pub mod fleet;
 pub mod github;
 pub mod human;
 pub mod json;
 pub mod junit;
+pub mod layout;
 pub mod markdown;
 pub mod mermaid;
 pub mod sarif;
+pub mod why;
 
 use crate::finding::Severity;
 use crate::validate::Validation;
@@ -38,6 +41,21 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// `3 manifests checked: 1 error, 0 warnings`, the line every lint format but JSON ends with.
+#[must_use]
+pub fn lint_summary(l: &crate::lint::Lint) -> String {
+    let errors = l
+        .findings
+        .iter()
+        .filter(|f| f.severity == Severity::Error)
+        .count();
+    format!(
+        "{} checked: {}",
+        plural(l.manifests, "manifest"),
+        count_summary(errors, l.findings.len() - errors)
+    )
+}
+
 /// The one-line verdict every validate format can end with.
 #[must_use]
 pub fn validation_summary(v: &Validation, fail_on: Severity) -> String {
@@ -59,8 +77,12 @@ pub fn validation_summary(v: &Validation, fail_on: Severity) -> String {
             plural(v.unreadable.len(), "unreadable manifest file")
         )
     };
+    let accepted = match v.accepted() {
+        0 => String::new(),
+        n => format!(", {n} accepted"),
+    };
     format!(
-        "{}: {verdict}, {} ({} checked on {} installed{left_out})",
+        "{}: {verdict}, {}{accepted} ({} checked on {} installed{left_out})",
         v.environment,
         count_summary(v.count(Severity::Error), v.count(Severity::Warning)),
         plural(v.checks.len(), "constraint"),

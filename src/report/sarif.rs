@@ -6,6 +6,7 @@ use serde_json::{Value, json};
 
 use crate::diagnostic::{FileLocation, STDIN};
 use crate::finding::{Code, Finding, Severity};
+use crate::lint::Lint;
 use crate::validate::Validation;
 
 use super::json::to_json;
@@ -13,6 +14,13 @@ use super::json::to_json;
 #[must_use]
 pub fn validation(v: &Validation) -> String {
     let results: Vec<SarifResult<'_>> = v.findings().map(result).collect();
+    document(&results)
+}
+
+/// `lint`: one result per manifest finding, at its declaration.
+#[must_use]
+pub fn lint(l: &Lint) -> String {
+    let results: Vec<SarifResult<'_>> = l.findings.iter().map(result).collect();
     document(&results)
 }
 
@@ -71,6 +79,17 @@ pub(super) struct SarifResult<'a> {
     pub rule_id: &'static str,
     #[serde(rename = "ruleIndex")]
     pub rule_index: Option<usize>,
+    /// SARIF's own way to say a result is known and accepted: a viewer shows it as
+    /// suppressed, code scanning does not alert on it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressions: Option<[Suppression; 1]>,
+}
+
+/// An accepted finding's suppression, with the allow rule's reason.
+#[derive(Serialize)]
+pub(super) struct Suppression {
+    pub justification: String,
+    pub kind: &'static str,
 }
 
 #[derive(Serialize)]
@@ -141,6 +160,12 @@ pub(super) fn result(f: &Finding) -> SarifResult<'_> {
         related_locations: None,
         rule_id: f.code.as_str(),
         rule_index: Code::ALL.iter().position(|c| *c == f.code),
+        suppressions: f.accepted.as_ref().map(|a| {
+            [Suppression {
+                justification: a.reason.clone(),
+                kind: "external",
+            }]
+        }),
     }
 }
 

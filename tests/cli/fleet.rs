@@ -28,11 +28,14 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).unwrap()
 }
 
-/// A fleet run's JSON against one run per environment, on `catalog`.
-fn check_parts(catalog: &str) {
+/// A fleet run's JSON against one run per environment, on `catalog`, `validate` with the
+/// `allow` flags.
+fn check_parts(catalog: &str, allow: &[&str]) {
     let mut args = vec!["validate", "-f", "json", "--catalog", catalog];
+    args.extend(allow);
     args.extend(FLEET);
     let fleet = json(&args);
+    assert_eq!(fleet["schema_version"], 1);
     let mut upgrade_args = vec!["upgrades", "-f", "json", "--catalog", catalog];
     upgrade_args.extend(FLEET);
     let upgrades = json(&upgrade_args);
@@ -40,8 +43,15 @@ fn check_parts(catalog: &str) {
         let mut part = fleet["environments"][i].clone();
         assert_eq!(part["file"], *env);
         part.as_object_mut().unwrap().remove("file");
-        let alone = json(&["validate", env, "-f", "json", "--catalog", catalog]);
-        assert_eq!(part, alone, "validate {env} on {catalog}");
+        // the document says its version once, not each part
+        let mut alone_args = vec!["validate", env, "-f", "json", "--catalog", catalog];
+        alone_args.extend(allow);
+        let mut alone = json(&alone_args);
+        assert_eq!(
+            alone.as_object_mut().unwrap().remove("schema_version"),
+            Some(1.into())
+        );
+        assert_eq!(part, alone, "validate {env} on {catalog} {allow:?}");
         let alone = json(&["upgrades", env, "-f", "json", "--catalog", catalog]);
         assert_eq!(
             upgrades["environments"][i]["upgrades"], alone["upgrades"],
@@ -56,16 +66,44 @@ fn check_parts(catalog: &str) {
         .count();
     assert_eq!(fleet["summary"]["invalid"], invalid);
     assert_eq!(fleet["valid"], invalid == 0);
+    // accepted findings are in no total, as in each environment's own summary
+    let parts = fleet["environments"].as_array().unwrap();
+    for key in ["errors", "warnings", "accepted"] {
+        let sum: u64 = parts
+            .iter()
+            .map(|p| p["summary"][key].as_u64().unwrap_or(0))
+            .sum();
+        assert_eq!(fleet["summary"][key].as_u64().unwrap_or(0), sum, "{key}");
+    }
 }
 
 #[test]
 fn each_environment_of_a_fleet_reports_as_it_does_alone() {
-    check_parts(CATALOG);
+    check_parts(CATALOG, &[]);
     let db = scratch("fleet").join("c.db");
     let db = db.to_str().unwrap();
     let imported = compat(&["catalog", "import", CATALOG, "--db", db]);
     assert_eq!(imported.status.code(), Some(0));
-    check_parts(db);
+    check_parts(db, &[]);
+}
+
+#[test]
+fn a_fleet_accepts_findings_as_each_environment_does() {
+    let allow = [
+        "--allow",
+        "version-too-high",
+        "--allow",
+        "below-recommended",
+    ];
+    check_parts(CATALOG, &allow);
+    let mut args = vec!["validate", "-f", "json", "--catalog", CATALOG];
+    args.extend(allow);
+    args.extend(FLEET);
+    let accepted = json(&args)["summary"]["accepted"].as_u64().unwrap_or(0);
+    assert!(
+        accepted > 0,
+        "the example fleet has findings of these codes"
+    );
 }
 
 #[test]

@@ -15,12 +15,17 @@ use crate::fleet::{FleetUpgrades, FleetValidation};
 
 use super::{count_summary, plural};
 
-/// `fleet: invalid, 2 of 4 environments valid, 3 errors, 1 warning`.
+/// `fleet: invalid, 2 of 4 environments valid, 3 errors, 1 warning` (then `, 2 accepted`
+/// when an allow rule accepts findings; they count toward neither).
 #[must_use]
 pub fn summary_line(f: &FleetValidation) -> String {
     let s = &f.summary;
+    let accepted = match s.accepted {
+        0 => String::new(),
+        n => format!(", {n} accepted"),
+    };
     format!(
-        "fleet: {}, {} of {} valid, {}",
+        "fleet: {}, {} of {} valid, {}{accepted}",
         if f.passes() { "valid" } else { "invalid" },
         s.valid,
         plural(s.environments.len(), "environment"),

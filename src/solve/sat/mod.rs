@@ -172,6 +172,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                     for &p in &self.order {
                         self.held[p] = optimum[p] == self.query.baseline[p];
                     }
+                    self.sums[LEVELS - 1] = None; // its terms skip held products
                 }
             }
             for q in reached {

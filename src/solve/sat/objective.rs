@@ -27,8 +27,19 @@ impl Encoding {
         }
     }
 
+    /// More terms: encoded from the next [`Encoding::encode`] on, next to those already in.
+    fn extend(&mut self, terms: Vec<(Lit, usize)>) {
+        match self {
+            Encoding::Count(t) => t.extend(terms.into_iter().map(|(l, w)| {
+                debug_assert_eq!(w, 1, "a count has unit weights");
+                l
+            })),
+            Encoding::Weighted(t) => t.extend(terms),
+        }
+    }
+
     /// Clauses for every bound up to `top`.
-    fn extend(
+    fn encode(
         &mut self,
         top: usize,
         solver: &mut rustsat_batsat::BasicSolver,
@@ -79,18 +90,35 @@ impl Session<'_, '_, '_> {
         bound: usize,
         fewest: &Fewest,
     ) -> Result<Vec<Lit>, Answer> {
-        let stale = self.sums[level]
-            .as_ref()
-            .is_none_or(|s| s.products != self.order.len());
-        if stale {
-            let (terms, fixed) = self.terms(level, fewest);
-            self.sums[level] = Some(Sum {
-                products: self.order.len(),
-                fixed,
-                total: terms.iter().map(|(_, w)| w).sum(),
-                encoding: Encoding::new(terms),
-                top: None,
-            });
+        // Products encoded since the sum was made join it: the totalizer grows by a subtree
+        // merged with its old root, so what is already encoded (and learnt) is kept. (Making
+        // it again left the old one's variables for every later solve to decide, measured as
+        // the larger part of a `requires` search's solver time.)
+        let covered = self.sums[level].as_ref().map(|s| s.products);
+        if covered != Some(self.order.len()) {
+            let (terms, fixed) = self.terms(level, fewest, covered.unwrap_or(0));
+            let weight: usize = terms.iter().map(|(_, w)| w).sum();
+            let products = self.order.len();
+            match &mut self.sums[level] {
+                Some(sum) => {
+                    sum.products = products;
+                    sum.fixed += fixed;
+                    sum.total += weight;
+                    if !terms.is_empty() {
+                        sum.encoding.extend(terms);
+                        sum.top = None;
+                    }
+                }
+                None => {
+                    self.sums[level] = Some(Sum {
+                        products,
+                        fixed,
+                        total: weight,
+                        encoding: Encoding::new(terms),
+                        top: None,
+                    });
+                }
+            }
         }
         let Some(sum) = self.sums[level].as_mut() else {
             unreachable!("made just above")
@@ -103,7 +131,7 @@ impl Session<'_, '_, '_> {
         if sum.top.is_none_or(|t| bound > t) {
             if !sum
                 .encoding
-                .extend(bound, &mut self.cnf.solver, &mut self.cnf.vars)
+                .encode(bound, &mut self.cnf.solver, &mut self.cnf.vars)
             {
                 return Err(Answer::Interrupted);
             }
@@ -112,12 +140,14 @@ impl Session<'_, '_, '_> {
         sum.encoding.enforce(bound).ok_or(Answer::Infeasible)
     }
 
-    /// The weighted literals of one objective level over the encoded products, and the part
-    /// of it that no choice can avoid.
-    fn terms(&mut self, level: usize, fewest: &Fewest) -> (Vec<(Lit, usize)>, usize) {
+    /// The weighted literals of one objective level over the encoded products from the
+    /// `from`-th on (in encoding order), and the part of it that no choice can avoid. The
+    /// repair level is whole from the start: every product it names is encoded first.
+    fn terms(&mut self, level: usize, fewest: &Fewest, from: usize) -> (Vec<(Lit, usize)>, usize) {
         let mut terms = Vec::new();
         let mut fixed = 0;
         match level {
+            0 if from > 0 => {}
             0 => {
                 for (i, &(p, q, weight)) in fewest.repair.iter().enumerate() {
                     let (Some(kp), Some(kq)) = (self.lit(p, Value::Keep), self.lit(q, Value::Keep))
@@ -140,7 +170,7 @@ impl Session<'_, '_, '_> {
                 }
             }
             1 => {
-                for &p in &self.order {
+                for &p in &self.order[from..] {
                     let now = self.model.vars[p].domain[0];
                     match self.lit(p, now) {
                         Some(stay) => terms.push((!stay, 1)),
@@ -149,7 +179,7 @@ impl Session<'_, '_, '_> {
                 }
             }
             _ => {
-                for i in 0..self.order.len() {
+                for i in from..self.order.len() {
                     let p = self.order[i];
                     if self.held[p] {
                         continue; // at its baseline: moves 0
@@ -208,8 +238,9 @@ impl Session<'_, '_, '_> {
             .map(|&(_, _, w)| w)
             .sum();
         let (mut changed, mut distance) = (0, 0);
-        for (p, &v) in values.iter().enumerate() {
-            let var = &self.model.vars[p];
+        // Products not encoded are at their baseline, the environment as it is: they cost 0.
+        for &p in &self.order {
+            let (var, v) = (&self.model.vars[p], values[p]);
             if v != var.domain[0] {
                 changed += 1;
                 distance += var.distance(v);
