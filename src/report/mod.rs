@@ -7,6 +7,7 @@
 
 pub mod diff;
 pub mod dot;
+pub mod fleet;
 pub mod github;
 pub mod human;
 pub mod json;
