@@ -47,6 +47,9 @@ mod terminal;
 #[path = "cli/postgres.rs"]
 mod postgres;
 
+#[path = "cli/html.rs"]
+mod html;
+
 mod catalog {
     //! Catalog database flows that need several commands and a scratch directory.
 

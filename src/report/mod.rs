@@ -8,6 +8,7 @@
 pub mod diff;
 pub mod dot;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;
