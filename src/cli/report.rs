@@ -12,8 +12,8 @@ use compat::report::html;
 use super::progress::CommandProgress;
 use super::validate::FailOn;
 use super::{
-    CUT_SHORT, CliError, InputArgs, LimitArgs, Outcome, OutputArg, deadline_arg, load_inputs,
-    reload_for,
+    CUT_SHORT, CliError, InputArgs, LimitArgs, Outcome, OutputArg, deadline_arg, env_warnings,
+    load_inputs, reload_for,
 };
 
 #[derive(Debug, Args)]
@@ -113,6 +113,7 @@ pub fn run(args: &ReportArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError>
     if !plan.complete || !upgrades.iter().all(|u| u.proven) {
         outcome.code = CUT_SHORT;
     }
-    outcome.warnings = inputs.warnings();
+    // catalog files left out are findings here, as in `validate`, not warnings
+    outcome.warnings = env_warnings(env);
     Ok(outcome)
 }

@@ -103,6 +103,56 @@ fn pixels(png_file: &Path) -> (Vec<[u8; 3]>, u32, u32) {
     (px, info.width, info.height)
 }
 
+/// The lines of a Chromium log (`--enable-logging=stderr --v=0`) that report console
+/// messages or uncaught errors of the page.
+fn console_messages(log: &str) -> Vec<&str> {
+    log.lines()
+        .filter(|l| l.contains("CONSOLE") || l.contains("Uncaught"))
+        .collect()
+}
+
+/// How much of a screenshot is inked (darker than light grey), as a fraction.
+fn inked(px: &[[u8; 3]]) -> f64 {
+    #[allow(clippy::cast_precision_loss)] // pixel counts, far below 2^52
+    let fraction =
+        px.iter().filter(|p| p.iter().any(|&c| c < 200)).count() as f64 / px.len() as f64;
+    fraction
+}
+
+#[test]
+fn the_browser_checks_can_see_a_broken_page() {
+    // controls for the checks below: a script error reaches the log, a blank page is blank
+    let Some(browser) = chromium() else { return };
+    let dir = scratch("html-controls");
+    let page = dir.join("bad.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html><html><body><script>undefinedFunction();</script></body></html>",
+    )
+    .unwrap();
+    let shot = dir.join("bad.png");
+    let run = browse(
+        browser,
+        &dir,
+        &page,
+        &[
+            &format!("--screenshot={}", shot.display()),
+            "--window-size=400,300",
+            "--enable-logging=stderr",
+            "--v=0",
+        ],
+    );
+    let log = String::from_utf8_lossy(&run.stderr);
+    assert!(
+        console_messages(&log)
+            .iter()
+            .any(|l| l.contains("undefinedFunction")),
+        "the script error is not in the log:\n{log}"
+    );
+    let (px, _, _) = pixels(&shot);
+    assert!(inked(&px) < 0.001, "a blank page counts as blank");
+}
+
 #[test]
 fn the_html_report_renders_in_a_browser_with_its_sections_and_colours() {
     let Some(browser) = chromium() else { return };
@@ -139,19 +189,14 @@ fn the_html_report_renders_in_a_browser_with_its_sections_and_colours() {
         ],
     );
     let log = String::from_utf8_lossy(&run.stderr);
-    for line in log.lines() {
-        assert!(
-            !line.contains("CONSOLE") && !line.contains("Uncaught"),
-            "the page logged a console message: {line}"
-        );
-    }
+    let messages = console_messages(&log);
+    assert!(messages.is_empty(), "the page logged: {messages:#?}");
     let (px, width, height) = pixels(&shot);
     assert_eq!((width, height), (1280, 2000));
-    let inked = px.iter().filter(|p| p.iter().any(|&c| c < 200)).count();
+    let inked = inked(&px);
     assert!(
-        inked * 100 > px.len(),
-        "the screenshot is nearly blank: {inked} of {} pixels inked",
-        px.len()
+        inked > 0.01,
+        "the screenshot is nearly blank: {inked:.4} inked"
     );
     let luma: Vec<f64> = px
         .iter()
