@@ -60,8 +60,9 @@ fn arrow(label: &str, class: &str, style: LineStyleKind, look: &StyleAttr) -> Ar
 }
 
 /// The most entities drawn. layout-rs's layout grows much faster than linearly and cannot be
-/// interrupted (so `--timeout` could not bound it): 150 entities take about 6 s in a debug
-/// build, 400 about two minutes; a drawing that large is unreadable in a page anyway.
+/// interrupted (so `--timeout` could not bound it): on a generated environment of 142
+/// entities and 214 edges it takes 0.6 s in a release build (6 s in debug); 400 entities
+/// take about two minutes in debug. A drawing that large is unreadable in a page anyway.
 pub const MAX_DRAWN: usize = 150;
 
 /// A drawing and its width in pixels.

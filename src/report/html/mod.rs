@@ -124,7 +124,8 @@ pub fn page(r: &Report) -> String {
     out
 }
 
-/// One summary card: a label, the value in large type, a line of detail; `tone` colours it.
+/// One summary card: a label, the value in large type, a line of detail; `tone` (`good`,
+/// `caution`, `bad` or `neutral`) colours it.
 fn card(out: &mut String, id: &str, label: &str, value: &str, detail: &str, tone: &str) {
     let _ = writeln!(
         out,
@@ -213,7 +214,7 @@ fn cards(out: &mut String, r: &Report) {
             "{} installed, {managed} managed",
             r.graph.entities.len() - managed
         ),
-        "",
+        "neutral",
     );
     out.push_str("</section>\n");
 }
