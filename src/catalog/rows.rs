@@ -131,7 +131,11 @@ pub fn encode(m: &Manifest) -> Rows<'_> {
             .map(|i| IssueRow {
                 code: text(i.code.as_str()),
                 message: text(&i.message),
-                dependency: i.dependency.as_ref().map(|d| Cow::Owned(d.to_string())),
+                dependency: i
+                    .dependency
+                    .as_ref()
+                    .map(|d| Cow::Owned(d.to_string()))
+                    .or_else(|| i.subject.as_deref().map(Cow::Borrowed)),
                 line: i.location.line.into(),
                 col: i.location.column.into(),
             })
@@ -238,6 +242,7 @@ impl<'p> Decoder<'p> {
             product_type: row.product_type,
             dependencies: Vec::new(),
             incompatibilities: Vec::new(),
+            facets: None,
             issues: Vec::new(),
             file,
             location: location(row.line, row.col),
@@ -305,11 +310,13 @@ impl<'p> Decoder<'p> {
             code: Code::parse(&row.code)
                 .ok_or_else(|| self.damaged(&format!("unknown finding code `{}`", row.code)))?,
             message: row.message,
+            // one column holds both: a `group:name` is a product, anything else the
+            // capability or runtime name of a section 9 entry (which never has a `:`)
             dependency: row
                 .dependency
                 .as_deref()
-                .map(|d| ProductId::parse(d).map_err(|m| self.damaged(&m)))
-                .transpose()?,
+                .and_then(|d| ProductId::parse(d).ok()),
+            subject: row.dependency.filter(|d| ProductId::parse(d).is_err()),
             location: location(row.line, row.col),
         };
         self.owner(id)?.issues.push(issue);

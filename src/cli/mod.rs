@@ -417,6 +417,28 @@ pub struct InputArgs {
     pub config: ConfigArgs,
 }
 
+/// `--policy FILE` (SPEC 9.2), on `validate`, `upgrades`, `plan` and `order`.
+#[derive(Debug, clap::Args)]
+pub struct PolicyArg {
+    /// An operator policy file (one YAML document with the key `policy:`): its pins and
+    /// exclusions are added to the environment's own; deprecated releases are allowed if
+    /// either allows them
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+impl PolicyArg {
+    /// Adds the policy file, if any, to the environment's policy; its warnings, for stderr.
+    pub fn apply(&self, env: &mut Environment) -> Result<Vec<String>, CliError> {
+        let Some(path) = &self.policy else {
+            return Ok(Vec::new());
+        };
+        let (policy, warnings) = loader::read_policy(path)?;
+        env.policy.merge(policy);
+        Ok(warnings)
+    }
+}
+
 /// What a command reads: the environment, the releases of its scope, and where they came
 /// from; and the config in force.
 pub struct Inputs {

@@ -20,6 +20,8 @@ Example:
 pub struct UpgradesArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    #[command(flatten)]
+    pub policy: super::PolicyArg,
     /// Release candidates and snapshots are candidates too
     #[arg(long)]
     pub pre: bool,
@@ -54,9 +56,10 @@ pub fn run(
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
-    let inputs = load_inputs(&args.inputs, stdin, |env| {
+    let mut inputs = load_inputs(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
+    let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let progress = CommandProgress::new("upgrades", args.progress);
     let list = compat::upgrade::upgrades_reporting(
@@ -87,5 +90,6 @@ pub fn run(
         outcome.code = CUT_SHORT;
     }
     outcome.warnings = inputs.warnings();
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

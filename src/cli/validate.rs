@@ -43,6 +43,8 @@ Example:
 pub struct ValidateArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    #[command(flatten)]
+    pub policy: super::PolicyArg,
     /// Output format [default: `format` in compat.toml, else human]
     #[arg(short, long, value_enum)]
     pub format: Option<ValidateFormat>,
@@ -66,7 +68,8 @@ pub fn run(
     stdin: &mut dyn Read,
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
-    let inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
+    let mut inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let catalog = inputs
         .catalog
         .clone()
@@ -99,5 +102,6 @@ pub fn run(
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
     outcome.warnings = env_warnings(&inputs.env);
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

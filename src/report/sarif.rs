@@ -23,7 +23,14 @@ pub fn lint(l: &Lint) -> String {
 
 /// The SARIF log of one run with these results.
 fn log<'a>(findings: impl Iterator<Item = &'a Finding>) -> String {
-    let rules: Vec<Value> = Code::ALL
+    let findings: Vec<&Finding> = findings.collect();
+    // section 7's codes always, section 9's only when a result uses them (so a log without
+    // section 9 stays as it was)
+    let codes: Vec<Code> = Code::ALL
+        .into_iter()
+        .filter(|c| c.is_section_7() || findings.iter().any(|f| f.code == *c))
+        .collect();
+    let rules: Vec<Value> = codes
         .iter()
         .map(|code| {
             json!({
@@ -34,10 +41,11 @@ fn log<'a>(findings: impl Iterator<Item = &'a Finding>) -> String {
         })
         .collect();
     let results: Vec<Value> = findings
+        .into_iter()
         .map(|f| {
             let mut result = json!({
                 "ruleId": f.code.as_str(),
-                "ruleIndex": Code::ALL.iter().position(|c| *c == f.code),
+                "ruleIndex": codes.iter().position(|c| *c == f.code),
                 "level": match f.severity {
                     Severity::Error => "error",
                     Severity::Warning => "warning",
