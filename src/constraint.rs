@@ -436,4 +436,170 @@ mod tests {
         assert_eq!(Verdict::TooHigh.code(), Some(Code::VersionTooHigh));
         assert_eq!(Verdict::Holds.code(), None);
     }
+
+    /// A manifest of `g:NAME 1.0.0` with `extensions` YAML.
+    fn release(name: &str, version: &str, extensions: &str) -> crate::manifest::Manifest {
+        let text = format!(
+            "manifest-version: '1.0'\nproduct-group: g\nproduct-name: {name}\n\
+             product-version: {version}\nextensions:\n{extensions}"
+        );
+        let m = manifest::parse(&text, &Arc::from("m.yml"))
+            .unwrap()
+            .remove(0);
+        assert!(m.issues.is_empty(), "{:?}", m.issues);
+        m
+    }
+
+    /// The failure text of `declarer`'s constraints against `others` (name, release).
+    fn judge(
+        declarer: &crate::manifest::Manifest,
+        others: &[(&str, &crate::manifest::Manifest)],
+        runtime: &BTreeMap<String, Version>,
+    ) -> Vec<Option<String>> {
+        let mut running = vec![Running {
+            entity: "me",
+            product: &declarer.product,
+            version: &declarer.version,
+            facets: declarer.facets(),
+        }];
+        running.extend(others.iter().map(|(name, m)| Running {
+            entity: name,
+            product: &m.product,
+            version: &m.version,
+            facets: m.facets(),
+        }));
+        let world = World::new(running, runtime);
+        declarer
+            .facets()
+            .constraints
+            .iter()
+            .map(|t| {
+                let failure = world.term_failure("me", t);
+                assert_eq!(failure.is_none(), world.term_holds("me", t));
+                failure
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compounds_name_the_smallest_failing_part() {
+        let me = release(
+            "op",
+            "1.0.0",
+            "  constraints:\n    - any-of:\n        - product: g:redis\n          \
+             minimum-version: 6.0.0\n          maximum-version: 7.x.x\n        - capability: cache\n    \
+             - none-of:\n        - capability: legacy\n    - all-of:\n        - runtime: k8s\n          \
+             minimum-version: 1.27.0\n        - rule: 'properties.tier == \"gold\"'\n",
+        );
+        let redis5 = release("redis", "5.0.1", "  {}\n");
+        let redis6 = release("redis", "6.2.0", "  {}\n");
+        let legacy = release(
+            "legacy-auth",
+            "1.0.0",
+            "  capabilities:\n    provides:\n      - name: legacy\n",
+        );
+        let gold = release("db", "1.0.0", "  properties:\n    tier: gold\n");
+        let none = BTreeMap::new();
+        let k8s: BTreeMap<String, Version> =
+            [("k8s".to_owned(), Version::parse("1.29.0").unwrap())].into();
+        assert_eq!(
+            judge(&me, &[("redis", &redis5), ("legacy", &legacy)], &none),
+            [
+                Some(
+                    "any-of: g:redis 6.0.0..7.x.x (found 5.0.1) / capability cache (no provider)"
+                        .to_owned()
+                ),
+                Some("none-of: capability legacy (provided by legacy)".to_owned()),
+                Some("runtime k8s 1.27.0.. (not declared)".to_owned()),
+            ]
+        );
+        assert_eq!(
+            judge(&me, &[("redis", &redis6)], &k8s),
+            [
+                None,
+                None,
+                Some(
+                    "rule `properties.tier == \"gold\"` (false for every other entity)".to_owned()
+                )
+            ]
+        );
+        assert_eq!(
+            judge(&me, &[("redis", &redis6), ("db", &gold)], &k8s),
+            [None, None, None]
+        );
+        // every running entity of the product must be in range
+        assert!(
+            judge(
+                &me,
+                &[("r1", &redis6), ("r2", &redis5), ("db", &gold)],
+                &k8s
+            )[0]
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn none_of_a_product_is_an_incompatibility_and_one_provider_a_dependency() {
+        let (_, incompatible) = declarations(false);
+        let none_of = release(
+            "a",
+            "1.0.0",
+            "  constraints:\n    - none-of:\n        - product: g:c\n          \
+             minimum-version: 2.0.0\n          maximum-version: 2.x.x\n",
+        );
+        let requires = release(
+            "a",
+            "1.0.0",
+            "  capabilities:\n    requires:\n      - name: api\n        minimum-version: 1.2.0\n        \
+             maximum-version: 1.x.x\n",
+        );
+        let none = BTreeMap::new();
+        for v in ["1.9.0", "2.0.0", "2.5.0", "3.0.0", "2.0.0-rc1"] {
+            let c = release("c", v, "  {}\n");
+            let holds = judge(&none_of, &[("c", &c)], &none)[0].is_none();
+            let verdict = incompatibility_on(&incompatible, &Version::parse(v).unwrap());
+            assert_eq!(holds, verdict == Verdict::Holds, "{v}");
+            // the only provider of `api` at version v: as a dependency on it
+            let provider = release(
+                "b",
+                v,
+                &format!(
+                    "  capabilities:\n    provides:\n      - name: api\n        version: {v}\n"
+                ),
+            );
+            let running = vec![
+                Running {
+                    entity: "a",
+                    product: &requires.product,
+                    version: &requires.version,
+                    facets: requires.facets(),
+                },
+                Running {
+                    entity: "b",
+                    product: &provider.product,
+                    version: &provider.version,
+                    facets: provider.facets(),
+                },
+            ];
+            let world = World::new(running, &none);
+            let need = world.capability_need("a", &requires.facets().requires[0]);
+            let (dependency, _) = declarations(false);
+            let as_dependency = dependency_on(&dependency, &Version::parse(v).unwrap());
+            assert_eq!(need == Need::Holds, as_dependency == Verdict::Holds, "{v}");
+        }
+        // nothing provides it: missing, as a missing dependency
+        let world = World::new(
+            vec![Running {
+                entity: "a",
+                product: &requires.product,
+                version: &requires.version,
+                facets: requires.facets(),
+            }],
+            &none,
+        );
+        assert_eq!(
+            world.capability_need("a", &requires.facets().requires[0]),
+            Need::NoProvider
+        );
+    }
 }

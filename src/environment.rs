@@ -422,4 +422,44 @@ mod tests {
             assert_eq!(read(text).unwrap_err(), expected, "{text}");
         }
     }
+
+    #[test]
+    fn reads_runtime_and_policy() {
+        let text = "environment: prod\nruntime:\n  kubernetes: 1.29.4\npolicy:\n  pin: [g:web]\n  \
+                    exclude:\n    - product: g:cache\n      maximum-version: 2.3.x\n      reason: CVE\n  \
+                    allow-deprecated: true\n  pins: []\nentities:\n  - product: g:web\n    version: 1.0.0\n";
+        assert!(!takes_fast_path(text));
+        assert_eq!(cross_check(text), Ok(()));
+        let env = read(text).unwrap();
+        assert_eq!(env.runtime["kubernetes"].as_str(), "1.29.4");
+        assert_eq!(env.policy.pin.len(), 1);
+        assert_eq!(env.policy.exclude[0].reason.as_deref(), Some("CVE"));
+        assert!(env.policy.allow_deprecated);
+        assert_eq!(
+            env.warnings,
+            [(
+                Location::new(11, 3),
+                "unknown key `pins` in `policy` (expected `pin`, `exclude` or `allow-deprecated`)"
+                    .to_owned()
+            )]
+        );
+        let plain = read("entities: []\n").unwrap();
+        assert!(plain.runtime.is_empty() && plain.policy.is_empty());
+        for (text, expected) in [
+            (
+                "runtime:\n  kubernetes: 1.29\nentities: []\n",
+                "env.yml:2:15: runtime `kubernetes`: expected a version like `1.2.3`, `1.2.3-rc1` or `1.2.3-4-gabc12`, found `1.29`",
+            ),
+            (
+                "runtime: [k8s]\nentities: []\n",
+                "env.yml:1:10: expected `runtime` to be a mapping of runtime names to versions, found a list",
+            ),
+            (
+                "policy:\n  pin: [web]\nentities: []\n",
+                "env.yml:2:9: expected a product as `group:name`, found `web`",
+            ),
+        ] {
+            assert_eq!(read(text).unwrap_err(), expected, "{text}");
+        }
+    }
 }

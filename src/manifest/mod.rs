@@ -30,6 +30,7 @@ use crate::version::Version;
 use crate::yaml::simple::Node;
 use crate::yaml::{self, FromNode, KeySet, ScalarMap, Tree};
 
+mod facet_reader;
 pub mod facets;
 
 pub use facets::{
@@ -296,15 +297,15 @@ impl RawManifest {
         let dependencies = reader.dependencies(extensions.product_dependencies.unwrap_or_default());
         let incompatibilities =
             reader.incompatibilities(extensions.product_incompatibilities.unwrap_or_default());
-        let raw_facets = facets::RawFacets {
+        let raw_facets = facet_reader::RawFacets {
             capabilities: extensions.capabilities,
             constraints: extensions.constraints,
             runtime_requirements: extensions.runtime_requirements,
             properties: extensions.properties,
             deprecated: extensions.deprecated,
         };
-        let facets = (raw_facets != facets::RawFacets::default()).then(|| {
-            facets::FacetReader {
+        let facets = (raw_facets != facet_reader::RawFacets::default()).then(|| {
+            facet_reader::FacetReader {
                 issues: &mut reader.issues,
             }
             .read(raw_facets)
