@@ -31,6 +31,8 @@ pub struct ReleaseRow<S> {
     pub product_type: Option<S>,
     pub line: i64,
     pub col: i64,
+    /// The section 9 part as one JSON cell ([`super::facet_cell`]); `None` without one.
+    pub facets: Option<S>,
 }
 
 /// One dependency of a release.
@@ -96,6 +98,11 @@ pub fn encode(m: &Manifest) -> Rows<'_> {
             product_type: m.product_type.as_deref().map(text),
             line: m.location.line.into(),
             col: m.location.column.into(),
+            facets: m
+                .facets
+                .as_deref()
+                .and_then(super::facet_cell::encode)
+                .map(Cow::Owned),
         },
         dependencies: m
             .dependencies
@@ -242,7 +249,13 @@ impl<'p> Decoder<'p> {
             product_type: row.product_type,
             dependencies: Vec::new(),
             incompatibilities: Vec::new(),
-            facets: None,
+            facets: row
+                .facets
+                .as_deref()
+                .map(|cell| super::facet_cell::decode(cell).map_err(|m| self.damaged(&m)))
+                .transpose()?
+                .filter(|f| !f.is_empty())
+                .map(Arc::new),
             issues: Vec::new(),
             file,
             location: location(row.line, row.col),
@@ -376,6 +389,7 @@ mod tests {
                 product_type: r.product_type.map(Cow::into_owned),
                 line: r.line,
                 col: r.col,
+                facets: r.facets.map(Cow::into_owned),
             };
             decoder.release(id, m.file.to_string(), release).unwrap();
             for d in rows.dependencies {
@@ -440,6 +454,7 @@ mod tests {
             product_type: None,
             line: 1,
             col: 1,
+            facets: None,
         };
         let error = decoder.release(1, "a.yml".to_owned(), row).unwrap_err();
         assert!(
