@@ -205,3 +205,118 @@ impl EntityChecker<'_> {
         self.check(constraint, findings)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::catalog::Catalog;
+    use crate::{environment, manifest, validate};
+
+    fn release(name: &str, version: &str, extensions: &str) -> String {
+        format!(
+            "manifest-version: '1.0'\nproduct-group: g\nproduct-name: {name}\n\
+             product-version: {version}\nextensions:\n{extensions}---\n"
+        )
+    }
+
+    /// Findings as `entity code dependency found`.
+    fn run(catalog: &str, env: &str) -> Vec<String> {
+        let manifests = manifest::parse(catalog, &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(env, &Arc::from("e.yml"), "e").unwrap();
+        validate::validate(&env, &catalog)
+            .findings()
+            .map(|f| {
+                format!(
+                    "{} {} {} {}",
+                    f.entity.as_deref().unwrap_or("-"),
+                    f.code,
+                    f.dependency_name.as_deref().unwrap_or("-"),
+                    f.found.as_deref().unwrap_or("-")
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn capabilities_and_runtimes_by_the_rules_of_9_1() {
+        let catalog = [
+            release(
+                "app",
+                "1.0.0",
+                "  capabilities:\n    requires:\n      - name: sql\n        minimum-version: 8.0.0\n      \
+                 - name: queue\n        optional: true\n        minimum-version: 2.0.0\n      \
+                 - name: plain\n        minimum-version: 1.0.0\n  runtime-requirements:\n    \
+                 - name: kubernetes\n      minimum-version: 1.27.0\n    - name: jvm\n      \
+                 minimum-version: 17.0.0\n",
+            ),
+            release(
+                "db",
+                "5.7.0",
+                "  capabilities:\n    provides:\n      - name: sql\n        version: 5.7.0\n",
+            ),
+            release(
+                "db",
+                "8.0.0",
+                "  capabilities:\n    provides:\n      - name: sql\n        version: 8.0.0\n",
+            ),
+            release(
+                "mq",
+                "1.0.0",
+                "  capabilities:\n    provides:\n      - name: queue\n        version: 1.0.0\n      \
+                 - name: plain\n",
+            ),
+        ]
+        .concat();
+        let env = "runtime:\n  kubernetes: 1.26.0\nentities:\n  - product: g:app\n    version: 1.0.0\n  \
+                   - name: db-old\n    product: g:db\n    version: 5.7.0\n  - name: db-new\n    \
+                   product: g:db\n    version: 8.0.0\n  - product: g:mq\n    version: 1.0.0\n";
+        // sql: one provider in range is enough; queue is optional but provided out of range;
+        // `plain` is provided without a version, which no bound admits
+        assert_eq!(
+            run(&catalog, env),
+            [
+                "app capability-out-of-range queue 1.0.0",
+                "app capability-out-of-range plain -",
+                "app runtime-mismatch kubernetes 1.26.0",
+                "app unknown-runtime jvm -",
+            ]
+        );
+        let alone = "entities:\n  - product: g:app\n    version: 1.0.0\n";
+        assert_eq!(
+            run(&catalog, alone),
+            [
+                "app missing-capability sql -",
+                "app missing-capability plain -",
+                "app unknown-runtime kubernetes -",
+                "app unknown-runtime jvm -",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_release_never_provides_to_itself_and_policy_findings_name_the_entity() {
+        let catalog = [
+            release(
+                "web",
+                "1.0.0",
+                "  capabilities:\n    provides:\n      - name: http\n  constraints:\n    \
+                 - capability: http\n  deprecated: true\n",
+            ),
+            release("cache", "2.1.0", "  {}\n"),
+        ]
+        .concat();
+        let env = "policy:\n  exclude:\n    - product: g:cache\n      maximum-version: 2.3.x\n      \
+                   reason: CVE\nentities:\n  - product: g:web\n    version: 1.0.0\n  - product: g:cache\n    \
+                   version: 2.1.0\n";
+        assert_eq!(
+            run(&catalog, env),
+            [
+                "cache excluded-release - -",
+                "web unsatisfied-constraint - -",
+                "web deprecated-release - -",
+            ]
+        );
+    }
+}
