@@ -249,6 +249,38 @@ fn runtime(node: &Spanned<Tree>, file: &Arc<str>) -> Result<BTreeMap<String, Ver
     Ok(out)
 }
 
+/// Reads a file found in a directory of environments (`--envs DIR`), which may hold other
+/// YAML too: `Ok(None)` when the text is not meant as an environment, that is, it reads as
+/// YAML (or JSON) documents that are all mappings (or empty) and none has an `entities` key
+/// (a manifest, a CI configuration, an empty file). Anything else is read as [`parse`] reads
+/// it, errors included: a broken environment is never passed over in silence.
+///
+/// # Errors
+/// As [`parse`], for a text that is meant as an environment.
+pub fn recognize(
+    text: &str,
+    file: &Arc<str>,
+    default_name: &str,
+) -> Result<Option<Environment>, InputError> {
+    // A key's value is read and dropped: only which keys there are matters.
+    #[allow(clippy::zero_sized_map_values)]
+    type Probe = Option<BTreeMap<String, serde::de::IgnoredAny>>;
+    match parse(text, file, default_name) {
+        Ok(env) => Ok(Some(env)),
+        Err(error) => match yaml::documents::<Probe>(text) {
+            Ok(docs)
+                if docs
+                    .iter()
+                    .flatten()
+                    .all(|doc| !doc.contains_key("entities")) =>
+            {
+                Ok(None)
+            }
+            _ => Err(error),
+        },
+    }
+}
+
 /// The text of a key an entity must have, or a located error.
 fn required<'a>(
     raw: &'a RawEntity,
@@ -348,6 +380,35 @@ mod tests {
 
     fn read(text: &str) -> Result<Environment, String> {
         parse(text, &Arc::from("env.yml"), "env").map_err(|e| e.to_string())
+    }
+
+    #[track_caller]
+    fn recognized(text: &str, expected: Result<bool, &str>) {
+        let got = recognize(text, &Arc::from("env.yml"), "env")
+            .map(|env| env.is_some())
+            .map_err(|e| e.to_string());
+        assert_eq!(got, expected.map_err(str::to_owned), "{text:?}");
+    }
+
+    #[test]
+    fn recognizes_environments_among_other_yaml() {
+        recognized("entities:\n  - {product: g:a, version: 1.0.0}\n", Ok(true));
+        recognized("entities: []\n", Ok(true));
+        // other YAML a directory of environments may hold: passed over
+        recognized("product-group: g\nproduct-name: a\n", Ok(false));
+        recognized("", Ok(false));
+        recognized("a: 1\n---\nb: 2\n", Ok(false));
+        recognized("{\"name\": \"x\"}", Ok(false));
+        // meant as an environment, or not readable at all: the error `parse` gives
+        recognized(
+            "entities:\n  - {product: g:a, version: x..y}\n",
+            Err(
+                "env.yml:2:29: `version`: expected a version like `1.2.3`, `1.2.3-rc1` or \
+                 `1.2.3-4-gabc12`, found `x..y`",
+            ),
+        );
+        recognized("[1, 2]\n", Err("env.yml:1:1: expected mapping start"));
+        recognized("a: [\n", Err("env.yml:1:4: unclosed bracket '['"));
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod dependents;
 pub mod diagnostic;
 pub mod environment;
 pub mod finding;
+pub mod fleet;
 pub mod generate;
 pub mod graph;
 pub mod limits;

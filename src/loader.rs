@@ -100,11 +100,60 @@ pub fn read_manifests(path: &Path) -> Result<Vec<Manifest>, InputError> {
 /// As [`read_text`] and [`environment::parse`].
 pub fn read_environment(path: &Path) -> Result<Environment, InputError> {
     let text = read_text(path)?;
-    let stem = path.file_stem().map_or_else(
+    environment::parse(&text, &display(path), &stem(path))
+}
+
+/// Every file below `dir` that may be an environment: `*.yml`, `*.yaml` and `*.json`, walked
+/// as a manifest directory is (sorted, hidden entries skipped).
+///
+/// # Errors
+/// When a directory cannot be read.
+pub fn environment_files(dir: &Path) -> Result<Vec<PathBuf>, InputError> {
+    manifest_files(dir)
+}
+
+/// A fleet's environment files as read, in the order of the paths given.
+#[derive(Debug, Default)]
+pub struct Fleet {
+    pub environments: Vec<Environment>,
+    /// Files found in a directory that are not environments ([`environment::recognize`]).
+    pub passed_over: Vec<PathBuf>,
+    /// Every file that could not be read.
+    pub errors: Vec<InputError>,
+}
+
+/// Reads environment files in parallel. A path given as `(path, true)` was named by the user
+/// and must be an environment; `(path, false)` was found in a directory and is passed over
+/// when it is not meant as one.
+#[must_use]
+pub fn read_fleet(paths: &[(PathBuf, bool)]) -> Fleet {
+    let read: Vec<Result<Option<Environment>, InputError>> = paths
+        .par_iter()
+        .map(|(path, named)| {
+            if *named {
+                return read_environment(path).map(Some);
+            }
+            let text = read_text(path)?;
+            environment::recognize(&text, &display(path), &stem(path))
+        })
+        .collect();
+    let mut fleet = Fleet::default();
+    for ((path, _), result) in paths.iter().zip(read) {
+        match result {
+            Ok(Some(env)) => fleet.environments.push(env),
+            Ok(None) => fleet.passed_over.push(path.clone()),
+            Err(e) => fleet.errors.push(e),
+        }
+    }
+    fleet
+}
+
+/// The default name of an environment read from `path`: the file name without its ending.
+fn stem(path: &Path) -> String {
+    path.file_stem().map_or_else(
         || "environment".to_owned(),
         |s| s.to_string_lossy().into_owned(),
-    );
-    environment::parse(&text, &display(path), &stem)
+    )
 }
 
 /// Reads a policy file (`--policy FILE`, SPEC 9.2) and its warnings.

@@ -24,6 +24,7 @@ use crate::plan::{Counter, ProgressSink};
 use crate::product::ProductId;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
 use crate::solve::{Engine, Fewest, Moves, Query};
+use crate::version::Version;
 
 /// The upgrade picture of one installed product.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -159,16 +160,10 @@ fn alone(model: &Model<'_>, p: usize, value: Value) -> Vec<Violation> {
     out
 }
 
-fn examine(
-    model: &Model<'_>,
-    current: &[Value],
-    p: usize,
-    engine: &dyn Engine,
-    deadline: Option<std::time::Instant>,
-) -> (Upgrade, Option<Pick>) {
+/// The candidates of `p` newest first: every release the policy allows, even one that needs
+/// something missing (that is a reason it is blocked, shown as such).
+fn candidates(model: &Model<'_>, p: usize) -> Vec<Value> {
     let var = &model.vars[p];
-    // Candidates newest first: every release the policy allows, even one that needs something
-    // missing (that is a reason it is blocked, shown as such).
     let mut candidates: Vec<Value> = var
         .domain
         .iter()
@@ -177,6 +172,47 @@ fn examine(
         .filter(|&v| var.version(v).is_some_and(|c| var.newer(c)))
         .collect();
     candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
+    candidates
+}
+
+/// Every candidate of each installed product that could replace it alone (the releases
+/// [`Upgrade::safe`] is the newest of), newest first, by product. A fleet asks which
+/// release is safe in every environment; the newest safe in each need not be.
+#[must_use]
+pub fn safe_alone(
+    env: &Environment,
+    catalog: &Catalog,
+    pre: bool,
+) -> Vec<(ProductId, Vec<Version>)> {
+    let policy = Policy {
+        pre,
+        allow_downgrade: false,
+        allow_install: false,
+    };
+    let model = Model::build(env, catalog, policy, &[]);
+    (0..model.vars.len())
+        .filter(|&p| model.vars[p].installed())
+        .map(|p| {
+            let var = &model.vars[p];
+            let safe = candidates(&model, p)
+                .into_iter()
+                .filter(|&c| alone(&model, p, c).is_empty())
+                .filter_map(|c| var.version(c).cloned())
+                .collect();
+            (var.product.clone(), safe)
+        })
+        .collect()
+}
+
+fn examine(
+    model: &Model<'_>,
+    current: &[Value],
+    p: usize,
+    engine: &dyn Engine,
+    deadline: Option<std::time::Instant>,
+) -> (Upgrade, Option<Pick>) {
+    let var = &model.vars[p];
+    let candidates = candidates(model, p);
     let version = |v: Value| var.version(v).map(ToString::to_string);
     let latest = candidates.first().copied();
     let safe = candidates

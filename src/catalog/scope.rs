@@ -28,9 +28,23 @@ impl Catalog {
         source: &(impl CatalogSource + ?Sized),
         env: &Environment,
     ) -> Result<Catalog, InputErrors> {
-        let mut unknown: Vec<&ProductId> = env
-            .entities
+        self.with_hint_releases_for(source, std::slice::from_ref(env))
+    }
+
+    /// [`Catalog::with_hint_releases`] for several environments at once (a fleet): what the
+    /// hints of each need, read together, so each environment's hints are the ones it gets
+    /// alone.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    pub fn with_hint_releases_for(
+        self,
+        source: &(impl CatalogSource + ?Sized),
+        envs: &[Environment],
+    ) -> Result<Catalog, InputErrors> {
+        let mut unknown: Vec<&ProductId> = envs
             .iter()
+            .flat_map(|env| &env.entities)
             .filter(|e| e.is_installed() && self.release(&e.product, &e.version).is_none())
             .map(|e| &e.product)
             .collect();
@@ -103,15 +117,7 @@ impl Scope {
         for e in env.entities.iter().filter(|e| e.is_installed()) {
             // A non-orderable version has no place in the order: no floor.
             let floor = (!allow_downgrade && e.version.is_orderable()).then(|| e.version.clone());
-            floors
-                .entry(e.product.clone())
-                .and_modify(|low| {
-                    *low = match (low.take(), &floor) {
-                        (Some(a), Some(b)) => Some(if *b < a { b.clone() } else { a }),
-                        _ => None,
-                    };
-                })
-                .or_insert(floor);
+            lower_floor(&mut floors, e.product.clone(), floor);
         }
         for p in targets {
             floors.insert(p.clone(), None);
@@ -121,6 +127,79 @@ impl Scope {
             closure: allow_install,
         }
     }
+}
+
+impl Scope {
+    /// One scope that holds what each of `scopes` holds (a fleet's environments read in one
+    /// load); `None` for no scope at all. Releases merge into one list; products keep the
+    /// lowest floor any scope gives them (none beats any), and the closure is followed when
+    /// any scope asks for it. Mixed kinds widen a list of releases to their products from the
+    /// lowest version named (more than asked, never less).
+    #[must_use]
+    pub fn union(scopes: impl IntoIterator<Item = Scope>) -> Option<Scope> {
+        scopes.into_iter().reduce(Scope::join)
+    }
+
+    fn join(self, other: Scope) -> Scope {
+        match (self, other) {
+            (Scope::All, _) | (_, Scope::All) => Scope::All,
+            (Scope::Releases(mut a), Scope::Releases(b)) => {
+                a.extend(b);
+                a.sort_by(|(p, v), (q, w)| p.cmp(q).then_with(|| v.display_cmp(w)));
+                a.dedup_by(|(p, v), (q, w)| p == q && v.as_str() == w.as_str());
+                Scope::Releases(a)
+            }
+            (
+                Scope::Products { floors, closure },
+                Scope::Products {
+                    floors: more,
+                    closure: also,
+                },
+            ) => {
+                let mut floors = floors;
+                for (product, floor) in more {
+                    lower_floor(&mut floors, product, floor);
+                }
+                Scope::Products {
+                    floors,
+                    closure: closure || also,
+                }
+            }
+            (Scope::Releases(releases), products @ Scope::Products { .. })
+            | (products @ Scope::Products { .. }, Scope::Releases(releases)) => {
+                let mut floors = BTreeMap::new();
+                for (product, version) in releases {
+                    lower_floor(
+                        &mut floors,
+                        product,
+                        version.is_orderable().then_some(version),
+                    );
+                }
+                Scope::Products {
+                    floors,
+                    closure: false,
+                }
+                .join(products)
+            }
+        }
+    }
+}
+
+/// Lowers `product`'s floor to `floor` (`None`: every release) when that is lower.
+fn lower_floor(
+    floors: &mut BTreeMap<ProductId, Option<Version>>,
+    product: ProductId,
+    floor: Option<Version>,
+) {
+    floors
+        .entry(product)
+        .and_modify(|low| {
+            *low = match (low.take(), &floor) {
+                (Some(a), Some(b)) => Some(if *b < a { b.clone() } else { a }),
+                _ => None,
+            };
+        })
+        .or_insert(floor);
 }
 
 /// Answers a scope with a source's three plain reads; a closure is asked for round by round
@@ -220,6 +299,58 @@ mod tests {
             &[("g:a", None), ("g:b", None)],
             false,
         );
+    }
+
+    #[test]
+    fn a_union_reads_what_each_scope_reads() {
+        let env = env();
+        let other = environment::parse(
+            "entities:\n- {product: g:a, version: 0.9.0}\n- {product: g:d, version: 1.0.0}\n",
+            &Arc::from("other.yml"),
+            "other",
+        )
+        .unwrap();
+        let union = Scope::union([
+            Scope::upgrades(&env, [], false, false),
+            Scope::upgrades(&other, [], false, false),
+        ]);
+        check(
+            union.as_ref().unwrap(),
+            &[
+                ("g:a", Some("0.9.0")),
+                ("g:b", None),
+                ("g:d", Some("1.0.0")),
+            ],
+            false,
+        );
+        let Some(Scope::Releases(releases)) = Scope::union([
+            Scope::installed(&env),
+            Scope::installed(&env),
+            Scope::installed(&other),
+        ]) else {
+            panic!("releases expected")
+        };
+        // three of env (a1, a2, b1), two of other; the repeated ones once
+        assert_eq!(releases.len(), 5);
+        let mixed = Scope::union([
+            Scope::installed(&other),
+            Scope::upgrades(&env, [&id("g:c")], false, true),
+        ]);
+        check(
+            mixed.as_ref().unwrap(),
+            &[
+                ("g:a", Some("0.9.0")),
+                ("g:b", None),
+                ("g:c", None),
+                ("g:d", Some("1.0.0")),
+            ],
+            true,
+        );
+        assert_eq!(
+            Scope::union([Scope::All, Scope::installed(&env)]),
+            Some(Scope::All)
+        );
+        assert_eq!(Scope::union([]), None);
     }
 
     #[test]

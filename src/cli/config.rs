@@ -12,7 +12,7 @@ use compat::loader;
 use super::CliError;
 
 /// `--catalog`, which `COMPAT_CATALOG` or the config file's `catalog` stands in for.
-#[derive(Debug, clap::Args)]
+#[derive(Debug, Clone, clap::Args)]
 pub struct CatalogArg {
     /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
     /// `postgres://` URL [default: `catalog` in compat.toml]
@@ -44,7 +44,7 @@ impl CatalogArg {
 }
 
 /// `--config FILE` / `--no-config`: which config file (defaults, accepted findings) is read.
-#[derive(Debug, Default, clap::Args)]
+#[derive(Debug, Clone, Default, clap::Args)]
 pub struct ConfigArgs {
     /// Read defaults and accepted findings from FILE [default: the first compat.toml in the
     /// working directory or above it, up to the repository root]

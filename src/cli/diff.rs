@@ -26,7 +26,9 @@ Example:
   compat diff testdata/examples/env-valid.yml testdata/cases/diff/env-next.yml \\
     --catalog testdata/examples/catalog -f markdown
 
-  git show main:env.yml | compat diff - env.yml --catalog catalog/")]
+  # OLD from standard input, as in `git show main:env.yml | compat diff - env.yml ...`
+  compat diff - testdata/cases/diff/env-next.yml --catalog testdata/examples/catalog \\
+    < testdata/examples/env-valid.yml")]
 pub struct DiffArgs {
     /// The environment before the change (YAML or JSON); `-` reads it from standard input
     pub old: PathBuf,

@@ -11,6 +11,7 @@ mod catalog;
 mod completions;
 mod config;
 mod diff;
+mod fleet;
 mod generate;
 mod graph;
 mod lint;
@@ -18,7 +19,9 @@ mod man;
 mod order;
 mod plan;
 mod progress;
+mod report;
 mod upgrades;
+mod upgrades_fleet;
 mod validate;
 mod version;
 mod why;
@@ -218,6 +221,8 @@ pub enum Command {
     Why(why::WhyArgs),
     /// Entities added, removed and moved between two environment files, each judged safe or not
     Diff(diff::DiffArgs),
+    /// One self-contained HTML page: findings, upgrades, the `plan --all` answer, the graph
+    Report(report::ReportArgs),
     /// Version utilities: parse, sort, compare, check ranges and matchers
     #[command(subcommand)]
     Version(version::VersionCommand),
@@ -351,7 +356,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Order(order::OrderArgs { limits, .. })
         | Command::Graph(graph::GraphArgs { limits, .. })
         | Command::Why(why::WhyArgs { limits, .. })
-        | Command::Diff(diff::DiffArgs { limits, .. }) => *limits,
+        | Command::Diff(diff::DiffArgs { limits, .. })
+        | Command::Report(report::ReportArgs { limits, .. }) => *limits,
         Command::Catalog(command) => command.limits(),
         // They read no files and open no catalog.
         Command::Version(_) | Command::Completions(_) | Command::Man | Command::Generate(_) => {
@@ -367,7 +373,8 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Order(order::OrderArgs { out, .. })
         | Command::Graph(graph::GraphArgs { out, .. })
         | Command::Why(why::WhyArgs { out, .. })
-        | Command::Diff(diff::DiffArgs { out, .. }) => out.output.clone(),
+        | Command::Diff(diff::DiffArgs { out, .. })
+        | Command::Report(report::ReportArgs { out, .. }) => out.output.clone(),
         Command::Version(_)
         | Command::Catalog(_)
         | Command::Completions(_)
@@ -388,6 +395,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Graph(args) => graph::run(&args, stdin),
         Command::Why(args) => why::run(&args, stdin),
         Command::Diff(args) => diff::run(&args, stdin),
+        Command::Report(args) => report::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin),
         Command::Catalog(command) => catalog::run(command, &layout),
         Command::Completions(args) => Ok(completions::run(&args)),
@@ -430,11 +438,19 @@ pub struct PolicyArg {
 impl PolicyArg {
     /// Adds the policy file, if any, to the environment's policy; its warnings, for stderr.
     pub fn apply(&self, env: &mut Environment) -> Result<Vec<String>, CliError> {
+        self.apply_all(std::slice::from_mut(env))
+    }
+
+    /// Adds the policy file, if any (read once), to each environment's policy, as
+    /// [`PolicyArg::apply`] does to one; its warnings, for stderr.
+    pub fn apply_all(&self, envs: &mut [Environment]) -> Result<Vec<String>, CliError> {
         let Some(path) = &self.policy else {
             return Ok(Vec::new());
         };
         let (policy, warnings) = loader::read_policy(path)?;
-        env.policy.merge(policy);
+        for env in envs {
+            env.policy.merge(policy.clone());
+        }
         Ok(warnings)
     }
 }

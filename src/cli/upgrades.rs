@@ -7,19 +7,21 @@ use compat::catalog::Scope;
 use compat::report::layout::Layout;
 use compat::report::{self, human};
 
+use super::fleet::FleetInputArgs;
 use super::progress::CommandProgress;
 use super::{
-    CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg,
-    load_inputs, reload_for,
+    CUT_SHORT, CliError, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
+    reload_for,
 };
 
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-Example:
-  compat upgrades testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
+Examples:
+  compat upgrades testdata/examples/env-valid.yml --catalog testdata/examples/catalog
+  compat upgrades --envs testdata/fleet --catalog testdata/examples/catalog")]
 pub struct UpgradesArgs {
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: FleetInputArgs,
     #[command(flatten)]
     pub policy: super::PolicyArg,
     /// Release candidates and snapshots are candidates too
@@ -56,9 +58,10 @@ pub fn run(
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
-    let mut inputs = load_inputs(&args.inputs, stdin, |env| {
-        Scope::upgrades(env, [], false, false)
-    })?;
+    let Some(single) = args.inputs.single() else {
+        return super::upgrades_fleet::run(args, stdin, deadline, layout);
+    };
+    let mut inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
     let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let progress = CommandProgress::new("upgrades", args.progress);

@@ -3,16 +3,16 @@
 use std::io::Read;
 
 use clap::{Args, ValueEnum};
-use compat::accept::Rule;
+use compat::accept::{AllowList, Rule};
 use compat::catalog::Scope;
+use compat::config::Config;
 use compat::finding::Severity;
 use compat::report::layout::Layout;
 use compat::report::{self, human};
 use compat::validate;
 
-use super::{
-    CliError, InputArgs, LimitArgs, Outcome, OutputArg, config_format, env_warnings, load_inputs,
-};
+use super::fleet::{self, FleetInputArgs};
+use super::{CliError, LimitArgs, Outcome, OutputArg, config_format, env_warnings, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -38,11 +38,12 @@ pub enum FailOn {
 
 #[derive(Debug, Args)]
 #[command(after_long_help = "\
-Example:
-  compat validate testdata/examples/env-valid.yml --catalog testdata/examples/catalog")]
+Examples:
+  compat validate testdata/examples/env-valid.yml --catalog testdata/examples/catalog
+  compat validate --envs testdata/fleet --catalog testdata/examples/catalog")]
 pub struct ValidateArgs {
     #[command(flatten)]
-    pub inputs: InputArgs,
+    pub inputs: FleetInputArgs,
     #[command(flatten)]
     pub policy: super::PolicyArg,
     /// Output format [default: `format` in compat.toml, else human]
@@ -68,7 +69,10 @@ pub fn run(
     stdin: &mut dyn Read,
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
-    let mut inputs = load_inputs(&args.inputs, stdin, Scope::installed)?;
+    let Some(single) = args.inputs.single() else {
+        return run_fleet(args, stdin, layout);
+    };
+    let mut inputs = load_inputs(&single, stdin, Scope::installed)?;
     let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let catalog = inputs
         .catalog
@@ -80,20 +84,9 @@ pub fn run(
     result.add_unreadable(inputs.unreadable());
     result.add_hints(&catalog);
     let config = &inputs.config;
-    let mut allow = config.allow.clone();
-    allow.rules.extend(args.allow.iter().cloned());
-    allow.apply(result.findings_mut());
-    // flags win over the config file
-    let fail_on = match args.fail_on {
-        Some(FailOn::Error) => Severity::Error,
-        Some(FailOn::Warning) => Severity::Warning,
-        None => config.fail_on.unwrap_or(Severity::Error),
-    };
-    let format = args
-        .format
-        .or_else(|| config_format(config))
-        .unwrap_or(ValidateFormat::Human);
-    let stdout = match format {
+    allow_list(args, config).apply(result.findings_mut());
+    let fail_on = args.fail_on(config);
+    let stdout = match args.format(config) {
         ValidateFormat::Human => human::validation(&result, fail_on, layout),
         ValidateFormat::Json => report::json::validation(&result, fail_on),
         ValidateFormat::Junit => report::junit::validation(&result, fail_on),
@@ -102,6 +95,66 @@ pub fn run(
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
     outcome.warnings = env_warnings(&inputs.env);
+    outcome.warnings.extend(policy_warnings);
+    Ok(outcome)
+}
+
+impl ValidateArgs {
+    /// The failure level: the flag, else the config file's, else error.
+    fn fail_on(&self, config: &Config) -> Severity {
+        match self.fail_on {
+            Some(FailOn::Error) => Severity::Error,
+            Some(FailOn::Warning) => Severity::Warning,
+            None => config.fail_on.unwrap_or(Severity::Error),
+        }
+    }
+
+    /// The format: the flag, else the config file's, else human.
+    fn format(&self, config: &Config) -> ValidateFormat {
+        self.format
+            .or_else(|| config_format(config))
+            .unwrap_or(ValidateFormat::Human)
+    }
+}
+
+/// The rules in force: the config file's `[[allow]]`, then `--allow`.
+fn allow_list(args: &ValidateArgs, config: &Config) -> AllowList {
+    let mut allow = config.allow.clone();
+    allow.rules.extend(args.allow.iter().cloned());
+    allow
+}
+
+/// Several environments: one catalog load, each environment validated as alone, then the
+/// fleet summary; fails when any environment fails.
+fn run_fleet(
+    args: &ValidateArgs,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
+    let mut inputs = fleet::load(&args.inputs, stdin, Scope::installed)?;
+    let policy_warnings = args.policy.apply_all(&mut inputs.envs)?;
+    let catalog = inputs
+        .catalog
+        .clone()
+        .with_hint_releases_for(&*inputs.source, &inputs.envs)?;
+    let config = &inputs.config;
+    let fail_on = args.fail_on(config);
+    let result = compat::fleet::validate(
+        &inputs.envs,
+        &catalog,
+        inputs.source.unreadable(),
+        &allow_list(args, config),
+        fail_on,
+    );
+    let stdout = match args.format(config) {
+        ValidateFormat::Human => report::fleet::human::validation(&result, fail_on, layout),
+        ValidateFormat::Json => report::fleet::json::validation(&result, fail_on),
+        ValidateFormat::Junit => report::fleet::junit::validation(&result, fail_on),
+        ValidateFormat::Github => report::fleet::github::validation(&result, fail_on),
+        ValidateFormat::Sarif => report::fleet::sarif::validation(&result),
+    };
+    let mut outcome = Outcome::new(stdout, result.passes());
+    outcome.warnings = inputs.warnings(false);
     outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

@@ -1,9 +1,8 @@
 //! GitHub Actions workflow commands: one `::error` or `::warning` annotation per finding
-//! (`::notice` for an accepted one, with the reason), pointing at the declaration in the manifest (or the entity in the environment file), then a
-//! plain summary line for the log.
+//! (`::notice` for an accepted one, with the reason), pointing at the declaration in the
+//! manifest (or the entity in the environment file), then a plain summary line for the log.
 
-use std::fmt::Write;
-
+use crate::diagnostic::FileLocation;
 use crate::finding::{Finding, Severity};
 use crate::lint::Lint;
 use crate::validate::Validation;
@@ -38,30 +37,45 @@ pub fn lint(l: &Lint) -> String {
 fn annotations<'a>(findings: impl Iterator<Item = &'a Finding>, summary: &str) -> String {
     let mut out = String::new();
     for f in findings {
-        // an accepted finding is a notice: shown, never failing a check
-        let level = match (f.severity, &f.accepted) {
-            (_, Some(_)) => "notice",
-            (Severity::Error, None) => "error",
-            (Severity::Warning, None) => "warning",
-        };
-        let message = match &f.accepted {
-            None => f.message.clone(),
-            Some(a) => format!("{} (accepted: {})", f.message, a.reason),
-        };
-        let mut props = Vec::new();
-        if let Some(at) = &f.location {
-            props.push(format!("file={}", property(&at.file)));
-            if at.location.is_known() {
-                props.push(format!("line={}", at.location.line));
-                props.push(format!("col={}", at.location.column));
-            }
-        }
-        props.push(format!("title={}", property(f.code.as_str())));
-        let _ = writeln!(out, "::{level} {}::{}", props.join(","), data(&message));
+        out.push_str(&annotation(
+            f,
+            f.location.as_ref(),
+            f.code.as_str(),
+            &f.message,
+        ));
     }
     out.push_str(summary);
     out.push('\n');
     out
+}
+
+/// One finding's annotation line at `at`, with its title and message; an accepted finding is
+/// a notice (shown, never failing a check) whose message ends with the reason.
+pub(super) fn annotation(
+    f: &Finding,
+    at: Option<&FileLocation>,
+    title: &str,
+    message: &str,
+) -> String {
+    let level = match (f.severity, &f.accepted) {
+        (_, Some(_)) => "notice",
+        (Severity::Error, None) => "error",
+        (Severity::Warning, None) => "warning",
+    };
+    let message = match &f.accepted {
+        None => message.to_owned(),
+        Some(a) => format!("{message} (accepted: {})", a.reason),
+    };
+    let mut props = Vec::new();
+    if let Some(at) = at {
+        props.push(format!("file={}", property(&at.file)));
+        if at.location.is_known() {
+            props.push(format!("line={}", at.location.line));
+            props.push(format!("col={}", at.location.column));
+        }
+    }
+    props.push(format!("title={}", property(title)));
+    format!("::{level} {}::{}\n", props.join(","), data(&message))
 }
 
 #[cfg(test)]

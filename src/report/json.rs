@@ -51,8 +51,10 @@ fn is_zero(n: &usize) -> bool {
 }
 
 #[derive(Serialize)]
-struct ValidationJson<'a> {
-    schema_version: u32,
+pub(super) struct ValidationJson<'a> {
+    /// Left out of a report inside another (a fleet's), whose document has it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    schema_version: Option<u32>,
     environment: &'a str,
     valid: bool,
     findings: Vec<&'a Finding>,
@@ -62,8 +64,14 @@ struct ValidationJson<'a> {
 /// `{"environment", "valid", "findings", "summary"}`.
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
-    to_json(&ValidationJson {
-        schema_version: SCHEMA_VERSION,
+    to_json(&validation_report(v, fail_on))
+}
+
+/// The object [`validation`] writes; [`ValidationJson::nested`] for reports that hold
+/// several.
+pub(super) fn validation_report(v: &Validation, fail_on: Severity) -> ValidationJson<'_> {
+    ValidationJson {
+        schema_version: Some(SCHEMA_VERSION),
         environment: &v.environment,
         valid: v.passes(fail_on),
         findings: v.findings().collect(),
@@ -73,7 +81,16 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
             accepted: v.accepted(),
             checks: v.checks.len(),
         },
-    })
+    }
+}
+
+impl ValidationJson<'_> {
+    /// The report without its `schema_version`, to be part of a document that has one.
+    #[must_use]
+    pub(super) fn nested(mut self) -> Self {
+        self.schema_version = None;
+        self
+    }
 }
 
 #[derive(Serialize)]
@@ -260,7 +277,13 @@ pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
     to_json(&json!({
         "schema_version": SCHEMA_VERSION,
         "proven": list.iter().all(|u| u.proven),
-        "upgrades": list.iter().filter(|u| !outdated || u.outdated()).map(|u| json!({
+        "upgrades": upgrade_rows(list, outdated),
+    }))
+}
+
+/// The rows of [`upgrades`] (with `outdated`, only those that can move or are blocked).
+pub(super) fn upgrade_rows(list: &[Upgrade], outdated: bool) -> Vec<serde_json::Value> {
+    list.iter().filter(|u| !outdated || u.outdated()).map(|u| json!({
             "product": u.product,
             "installed": u.installed,
             "safe": u.safe,
@@ -270,6 +293,5 @@ pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
             "latest_installable": u.latest_installable,
             "proven": u.proven,
             "explanation": u.explanation.as_ref().map(explanation),
-        })).collect::<Vec<_>>(),
-    }))
+        })).collect()
 }

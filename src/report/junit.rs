@@ -42,24 +42,44 @@ fn other_line(f: &Finding) -> String {
 /// The whole report as one JUnit XML document.
 #[must_use]
 pub fn validation(v: &Validation, fail_on: Severity) -> String {
-    let fails = |f: &Finding| f.severity >= fail_on && f.accepted.is_none();
-    let failing = |c: &&crate::validate::Check| c.findings.iter().any(fails);
-    let failures =
-        v.checks.iter().filter(failing).count() + v.unreadable.iter().filter(|f| fails(f)).count();
+    let (tests, failures) = counts(v, fail_on);
     let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let suite = xml(&v.environment);
-    let tests = v.checks.len() + v.unreadable.len();
     let _ = writeln!(
         out,
         "<testsuites name=\"compat validate\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\">"
     );
+    suite(&mut out, v, fail_on, None);
+    out.push_str("</testsuites>\n");
+    out
+}
+
+/// Whether a finding fails its case: at or above the failure level and not accepted.
+fn fails(f: &Finding, fail_on: Severity) -> bool {
+    f.severity >= fail_on && f.accepted.is_none()
+}
+
+/// How many test cases a validation's suite has, and how many of them fail.
+pub(super) fn counts(v: &Validation, fail_on: Severity) -> (usize, usize) {
+    let failing = |c: &&crate::validate::Check| c.findings.iter().any(|f| fails(f, fail_on));
+    let failures = v.checks.iter().filter(failing).count()
+        + v.unreadable.iter().filter(|f| fails(f, fail_on)).count();
+    (v.checks.len() + v.unreadable.len(), failures)
+}
+
+/// Writes one validation as a `<testsuite>` (with a `file` attribute when given).
+pub(super) fn suite(out: &mut String, v: &Validation, fail_on: Severity, file: Option<&str>) {
+    let (tests, failures) = counts(v, fail_on);
+    let suite = xml(&v.environment);
+    let file = file
+        .map(|f| format!(" file=\"{}\"", xml(f)))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "  <testsuite name=\"{suite}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">"
+        "  <testsuite name=\"{suite}\"{file} tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\">"
     );
     // Each unreadable catalog file is a failed case of its own: the catalog's, not an entity's.
     for f in &v.unreadable {
-        if !fails(f) {
+        if !fails(f, fail_on) {
             let _ = writeln!(
                 out,
                 "    <testcase classname=\"catalog\" name=\"{} is a readable manifest file\">\n      \
@@ -97,7 +117,8 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
             continue;
         }
         out.push_str(">\n");
-        let (failed, other): (Vec<_>, Vec<_>) = check.findings.iter().partition(|f| fails(f));
+        let (failed, other): (Vec<_>, Vec<_>) =
+            check.findings.iter().partition(|f| fails(f, fail_on));
         if let Some(first) = failed.first() {
             let body: Vec<String> = failed
                 .iter()
@@ -124,6 +145,5 @@ pub fn validation(v: &Validation, fail_on: Severity) -> String {
         }
         out.push_str("    </testcase>\n");
     }
-    out.push_str("  </testsuite>\n</testsuites>\n");
-    out
+    out.push_str("  </testsuite>\n");
 }

@@ -8,7 +8,7 @@ use crate::upgrade::Upgrade;
 
 use super::human::{blocked_cell, upgrades_summary};
 
-fn cell(text: &str) -> String {
+pub(super) fn cell(text: &str) -> String {
     text.replace('|', "\\|")
 }
 

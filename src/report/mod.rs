@@ -7,7 +7,9 @@
 
 pub mod diff;
 pub mod dot;
+pub mod fleet;
 pub mod github;
+pub mod html;
 pub mod human;
 pub mod json;
 pub mod junit;

@@ -175,6 +175,8 @@ pub struct Model<'a> {
     /// Each variable's domain without the values that break something on their own.
     pub base: Vec<Vec<Value>>,
     pub policy: Policy,
+    /// What every question over this model works out alike, worked out once.
+    pub(super) memo: super::memo::Memo,
 }
 
 /// Why a catalog release is not among a product's values (SPEC section 7, Candidates).
@@ -372,12 +374,14 @@ impl<'a> Model<'a> {
             .map(|(i, v)| (v.product.clone(), i))
             .collect();
         let neighbors = neighbors(&vars, &index);
+        let memo = super::memo::Memo::new(&neighbors);
         let mut model = Model {
             vars,
             index,
             neighbors,
             base: Vec::new(),
             policy,
+            memo,
         };
         model.base = (0..model.vars.len())
             .map(|p| {
@@ -506,6 +510,29 @@ impl<'a> Model<'a> {
                     .collect()
             })
             .collect()
+    }
+
+    /// The manifests `p` runs under `value`, with their release index (for `Keep`, the
+    /// releases its entities run that the catalog knows).
+    #[must_use]
+    pub fn manifests(&self, p: usize, value: Value) -> Vec<(usize, &'a Manifest)> {
+        let var = &self.vars[p];
+        match value {
+            Value::Release(i) => vec![(i, &*var.releases[i])],
+            Value::Absent => Vec::new(),
+            Value::Keep => var
+                .current
+                .iter()
+                .filter_map(|c| c.manifest)
+                .filter_map(|m| {
+                    let i = var
+                        .releases
+                        .iter()
+                        .position(|r| std::ptr::eq(r.as_ref(), m))?;
+                    Some((i, m))
+                })
+                .collect(),
+        }
     }
 
     /// What `p`'s releases under `a` declare on `q`.

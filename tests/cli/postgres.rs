@@ -317,3 +317,114 @@ fn an_import_waits_for_another_and_gives_up_clearly() {
     tx.rollback().unwrap();
     assert_eq!(compat(&args).status.code(), Some(0));
 }
+
+#[test]
+fn a_fleet_gives_the_directory_s_bytes() {
+    let Some(db) = fresh("fleet") else {
+        return;
+    };
+    let catalog = "testdata/examples/catalog";
+    assert_eq!(import(catalog, &db).status.code(), Some(0));
+    for command in [
+        vec!["validate", "--envs", "testdata/fleet", "-f", "json"],
+        vec!["validate", "--envs", "testdata/fleet", "-f", "sarif"],
+        vec!["upgrades", "--envs", "testdata/fleet", "-f", "json"],
+        vec![
+            "validate",
+            "testdata/examples/env-broken.yml",
+            "testdata/cases/unknown-release/env.yml",
+        ],
+    ] {
+        let run = |source: &str| {
+            let mut args = command.clone();
+            args.extend(["--catalog", source]);
+            compat(&args)
+        };
+        assert_same(&run(catalog), &run(&db), &format!("{command:?}"));
+    }
+}
+
+/// The test server's root certificate when it has TLS (`.ci/postgres` sets it up where
+/// openssl is installed, as it is wherever Debian's postgresql is).
+fn server_ca() -> Option<String> {
+    let ca = std::env::var("COMPAT_TEST_POSTGRES_CA").ok();
+    assert!(
+        ca.is_some() || std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but COMPAT_TEST_POSTGRES_CA is not set: .ci/postgres gives the server TLS"
+    );
+    ca
+}
+
+#[test]
+fn sslmodes_against_a_server_with_tls() {
+    let Some(db) = fresh("tls") else {
+        return;
+    };
+    let Some(ca) = server_ca() else {
+        return;
+    };
+    assert_eq!(
+        import("testdata/examples/catalog", &db).status.code(),
+        Some(0)
+    );
+    let list = |url: &str| compat(&["catalog", "list", "--db", url]);
+    let plain = list(&db);
+    assert_eq!(plain.status.code(), Some(0));
+    for query in [
+        "sslmode=disable".to_owned(),
+        "sslmode=require".to_owned(),
+        format!("sslmode=verify-ca&sslrootcert={ca}"),
+        format!("sslmode=verify-full&sslrootcert={ca}"),
+    ] {
+        assert_same(&plain, &list(&format!("{db}?{query}")), &query);
+    }
+    // the certificate names 127.0.0.1 and localhost, not the name asked for
+    let other_name = db.replacen("@127.0.0.1:", "@db.invalid:", 1);
+    let query = format!("hostaddr=127.0.0.1&sslrootcert={ca}&sslmode");
+    assert_same(
+        &plain,
+        &list(&format!("{other_name}?{query}=verify-ca")),
+        "verify-ca",
+    );
+    let wrong = list(&format!("{other_name}?{query}=verify-full"));
+    assert_eq!(wrong.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&wrong.stderr);
+    assert!(
+        stderr.contains("certificate") && stderr.contains("db.invalid"),
+        "{stderr}"
+    );
+    // no root certificates: said before connecting
+    let missing = list(&format!(
+        "{db}?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem"
+    ));
+    assert_eq!(missing.status.code(), Some(3));
+    assert!(String::from_utf8_lossy(&missing.stderr).starts_with("error: /nonexistent/ca.pem: "));
+}
+
+/// A server that answers a TLS request with "no" (as PostgreSQL without `ssl = on` does).
+#[test]
+fn a_server_that_refuses_tls_is_a_clear_error_when_tls_is_required() {
+    use std::io::Read;
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let server = std::thread::spawn(move || {
+        let (mut stream, _) = listener.accept().unwrap();
+        let mut request = [0; 8]; // length and the SSLRequest code
+        stream.read_exact(&mut request).unwrap();
+        stream.write_all(b"N").unwrap();
+    });
+    let url = format!("postgres://u:secret@127.0.0.1:{port}/db?sslmode=require");
+    let out = compat(&["catalog", "list", "--db", &url]);
+    server.join().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(
+        stderr,
+        format!(
+            "error: postgres://u@127.0.0.1:{port}/db?sslmode=require: cannot read: the PostgreSQL \
+             server does not accept TLS connections, and the `sslmode` asks for one (`require`, \
+             `verify-ca` and `verify-full` do; `prefer`, the default, falls back to a plain \
+             connection)\n"
+        )
+    );
+}

@@ -29,6 +29,7 @@ use std::sync::Arc;
 mod tables;
 #[cfg(test)]
 pub mod testing;
+mod tls;
 mod url;
 
 pub use url::PostgresUrl;
@@ -159,6 +160,11 @@ fn pg_error(name: &str, error: &::postgres::Error) -> InputError {
         text.strip_prefix("PostgreSQL: error communicating with the server: ")
     {
         format!("the connection to the PostgreSQL server was lost: {cause}")
+    } else if text.contains("server does not support TLS") {
+        "the PostgreSQL server does not accept TLS connections, and the `sslmode` asks for one \
+         (`require`, `verify-ca` and `verify-full` do; `prefer`, the default, falls back to a \
+         plain connection)"
+            .to_owned()
     } else if text.ends_with("password missing") {
         "the server asks for a password and none was given: put it in the URL \
          (`postgres://user:password@host/db`), PGPASSWORD or ~/.pgpass"
@@ -174,11 +180,13 @@ fn pg_error(name: &str, error: &::postgres::Error) -> InputError {
 
 impl Store {
     fn connect(url: &PostgresUrl) -> Result<Store, InputError> {
-        let name: Arc<str> = Arc::from(url.to_string());
-        let client = url
-            .config()?
-            .connect(NoTls)
-            .map_err(|e| pg_error(&name, &e))?;
+        let config = url.config()?;
+        let name: Arc<str> = Arc::from(url.shown_with(&config));
+        let client = match tls::connector(&url.tls()?)? {
+            None => config.connect(NoTls),
+            Some(tls) => config.connect(tls),
+        }
+        .map_err(|e| pg_error(&name, &e))?;
         Ok(Store {
             client: RefCell::new(client),
             name,

@@ -22,7 +22,6 @@ use rustsat::solvers::{SolveIncremental, SolverResult};
 use rustsat::types::Lit;
 
 use super::{Cnf, Encoded};
-use crate::manifest::Manifest;
 use crate::solve::Query;
 use crate::solve::conflict::{Cause, Conflict, Declaration, Explained};
 use crate::solve::model::{Exclusion, Model, Value};
@@ -272,27 +271,6 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         l
     }
 
-    /// The manifests `p` runs under `value`, with their release index.
-    fn manifests(&self, p: usize, value: Value) -> Vec<(usize, &'a Manifest)> {
-        let var = &self.model.vars[p];
-        match value {
-            Value::Release(i) => vec![(i, &*var.releases[i])],
-            Value::Absent => Vec::new(),
-            Value::Keep => var
-                .current
-                .iter()
-                .filter_map(|c| c.manifest)
-                .filter_map(|m| {
-                    let i = var
-                        .releases
-                        .iter()
-                        .position(|r| std::ptr::eq(r.as_ref(), m))?;
-                    Some((i, m))
-                })
-                .collect(),
-        }
-    }
-
     /// Encodes `p`: every value it could take under any policy (each one the policy leaves out
     /// forbidden by its rule's selector), its own requirements on products that cannot be
     /// there, the query's parts about it, and its declarations with every encoded neighbour.
@@ -300,52 +278,35 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         if self.encoded[p].is_some() {
             return;
         }
-        let var = &self.model.vars[p];
-        let policy = self.model.policy;
-        let mut values = vec![(var.domain[0], Vec::new())];
-        for i in 0..var.releases.len() {
-            let rules = var.exclusions(i, policy);
-            if !rules
-                .iter()
-                .any(|r| matches!(r, Exclusion::Installed | Exclusion::Unorderable))
-            {
-                values.push((Value::Release(i), rules));
-            }
-        }
+        let model = self.model;
+        let reach = model.reach(p);
         let baseline = self.query.baseline[p];
-        let lits: Vec<Lit> = values
+        let lits: Vec<Lit> = reach
+            .values
             .iter()
             .map(|(v, _)| self.cnf.fresh(*v == baseline))
             .collect();
         self.cnf.add(lits.clone());
         self.cnf.at_most_one(&lits);
-        for ((_, rules), &l) in values.iter().zip(&lits) {
+        for ((_, rules), &l) in reach.values.iter().zip(&lits) {
             for &rule in rules {
                 let s = self.selector(Cause::Excluded { product: p, rule });
                 self.cnf.add(vec![!s, !l]);
             }
         }
-        let domain: Vec<Value> = values.iter().map(|(v, _)| *v).collect();
-        for (&v, &l) in domain.iter().zip(&lits) {
-            if v == Value::Keep {
-                continue; // what a kept release breaks today is tolerated
-            }
-            for (i, m) in self.manifests(p, v) {
-                for (k, d) in m.dependencies.iter().enumerate() {
-                    if d.optional || self.model.index.contains_key(&d.product) {
-                        continue;
-                    }
-                    let declares = self.selector(Cause::Declares {
-                        product: p,
-                        release: i,
-                        declaration: Declaration::Dependency(k),
-                    });
-                    let missing = self.selector(Cause::Missing {
-                        product: d.product.clone(),
-                    });
-                    self.cnf.add(vec![!l, !declares, !missing]);
-                }
-            }
+        let domain: Vec<Value> = reach.values.iter().map(|(v, _)| *v).collect();
+        for &(at, release, k) in &reach.missing {
+            let declares = self.selector(Cause::Declares {
+                product: p,
+                release,
+                declaration: Declaration::Dependency(k),
+            });
+            let missing = self.selector(Cause::Missing {
+                product: model.vars[p].releases[release].dependencies[k]
+                    .product
+                    .clone(),
+            });
+            self.cnf.add(vec![!lits[at], !declares, !missing]);
         }
         for (q, allowed) in &self.query.restrict {
             if *q == p {
@@ -401,58 +362,22 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let (Some(ep), Some(eq)) = (&self.encoded[p], &self.encoded[q]) else {
             return;
         };
-        let (pd, pl, qd, ql) = (
-            ep.domain.clone(),
-            ep.lits.clone(),
-            eq.domain.clone(),
-            eq.lits.clone(),
-        );
-        let other = &self.model.vars[q].product;
-        for (&a, &la) in pd.iter().zip(&pl) {
-            for (i, m) in self.manifests(p, a) {
-                let deps = m
-                    .dependencies
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, d)| d.product == *other)
-                    .map(|(k, d)| {
-                        let ok: Vec<bool> = qd
-                            .iter()
-                            .map(|&b| {
-                                (a == Value::Keep && b == Value::Keep) || self.model.meets(d, q, b)
-                            })
-                            .collect();
-                        (Declaration::Dependency(k), ok)
-                    });
-                let incs = m
-                    .incompatibilities
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, c)| c.product == *other)
-                    .map(|(k, c)| {
-                        let ok: Vec<bool> = qd
-                            .iter()
-                            .map(|&b| {
-                                (a == Value::Keep && b == Value::Keep) || self.model.avoids(c, q, b)
-                            })
-                            .collect();
-                        (Declaration::Incompatibility(k), ok)
-                    });
-                let parts: Vec<(Declaration, Vec<bool>)> = deps.chain(incs).collect();
-                for (declaration, ok) in parts {
-                    if ok.iter().all(|&o| o) {
-                        continue;
-                    }
-                    let s = self.selector(Cause::Declares {
-                        product: p,
-                        release: i,
-                        declaration,
-                    });
-                    let mut clause = vec![!la, !s];
-                    clause.extend(ql.iter().zip(&ok).filter(|(_, o)| **o).map(|(&l, _)| l));
-                    self.cnf.add(clause);
-                }
-            }
+        let (pl, ql) = (ep.lits.clone(), eq.lits.clone());
+        let model = self.model;
+        for j in model.judged(p, q) {
+            let s = self.selector(Cause::Declares {
+                product: p,
+                release: j.release,
+                declaration: j.declaration,
+            });
+            let mut clause = vec![!pl[j.at], !s];
+            clause.extend(
+                ql.iter()
+                    .zip(&j.holds)
+                    .filter(|(_, h)| **h)
+                    .map(|(&l, _)| l),
+            );
+            self.cnf.add(clause);
         }
     }
 }

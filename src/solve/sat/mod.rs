@@ -367,7 +367,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         let (Some(ep), Some(eq)) = (&self.encoded[p], &self.encoded[q]) else {
             return;
         };
-        let matrix = self.model.compatibility(p, &ep.domain, q, &eq.domain);
+        let matrix = self.model.compatibility_memo(p, &ep.domain, q, &eq.domain);
         let mut clauses = Vec::new();
         for (i, &la) in ep.lits.iter().enumerate() {
             if matrix[i].iter().all(|&ok| ok) {
@@ -446,7 +446,7 @@ fn reached(
             continue; // a baseline value is compatible with every other baseline value
         }
         for &q in &model.neighbors[p] {
-            if !encoded(q) && !model.compatible(p, values[p], q, baseline[q]) {
+            if !encoded(q) && !model.compatible_memo(p, values[p], q, baseline[q]) {
                 out.push(q);
             }
         }

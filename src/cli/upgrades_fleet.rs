@@ -1,0 +1,57 @@
+//! `compat upgrades ENV... / --envs DIR`: each environment's upgrade rows from one catalog
+//! load, where products are behind, and the upgrades safe everywhere.
+
+use std::io::Read;
+
+use compat::catalog::Scope;
+use compat::report::fleet;
+use compat::report::layout::Layout;
+
+use super::progress::CommandProgress;
+use super::upgrades::UpgradesArgs;
+use super::{CUT_SHORT, CliError, OrderFormat, Outcome, reload_for};
+
+pub fn run(
+    args: &UpgradesArgs,
+    stdin: &mut dyn Read,
+    deadline: Option<std::time::Instant>,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
+    let mut inputs = super::fleet::load(&args.inputs, stdin, |env| {
+        Scope::upgrades(env, [], false, false)
+    })?;
+    let policy_warnings = args.policy.apply_all(&mut inputs.envs)?;
+    let reload =
+        |env: &compat::environment::Environment| reload_for(env, &inputs.catalog_path, &[]);
+    let progress = CommandProgress::new("upgrades", args.progress);
+    let result = compat::fleet::upgrades(
+        &inputs.envs,
+        &inputs.catalog,
+        args.pre,
+        compat::solve::default_engine(),
+        deadline,
+        &reload,
+        progress.sink(),
+    );
+    progress.finish();
+    let outdated = args
+        .outdated
+        .unwrap_or(args.format == OrderFormat::Markdown);
+    let stdout = match args.format {
+        OrderFormat::Human => fleet::human::upgrades(&result, layout),
+        OrderFormat::Json => fleet::json::upgrades(&result, outdated),
+        OrderFormat::Markdown => fleet::markdown::upgrades(&result),
+    };
+    let mut outcome = Outcome::new(stdout, true);
+    if let Some(code) = args.exit_code
+        && result.any_safe()
+    {
+        outcome.code = code;
+    }
+    if !result.proven() {
+        outcome.code = CUT_SHORT;
+    }
+    outcome.warnings = inputs.warnings(true);
+    outcome.warnings.extend(policy_warnings);
+    Ok(outcome)
+}

@@ -1,0 +1,253 @@
+//! What every question over one model works out alike, worked out once: how two neighbouring
+//! products' values get on, and what each declaration between them says about each pair.
+//!
+//! Questions over one model run in parallel (the rows of `upgrades`, the explanations of one
+//! round) and encode many of the same products: on the hard family at 5,000 products the
+//! same pair was judged again for each question that reached it, and those judgements (each a
+//! version comparison through [`crate::constraint`]) were about a fifth of the run. Each entry
+//! here is filled once, by the first question that needs it, and read by every other.
+//!
+//! Entries are keyed by a product and the slot of a neighbour in [`Model::neighbors`], so
+//! reading one needs no lock and no hashing.
+
+use std::sync::OnceLock;
+
+use super::conflict::Declaration;
+use super::model::{Exclusion, Model, Value};
+
+/// The caches of one model (empty until used).
+pub struct Memo {
+    /// Per product and neighbour slot: [`Model::compatibility`] over both base domains.
+    compatible: Vec<Vec<OnceLock<Vec<Vec<bool>>>>>,
+    /// Per product and neighbour slot: [`Judgement`]s of its declarations on the neighbour.
+    judged: Vec<Vec<OnceLock<Vec<Judgement>>>>,
+    /// Per product: [`Reach`].
+    reach: Vec<OnceLock<Reach>>,
+}
+
+/// Every value a product could take under any policy, as the conflict search encodes it: its
+/// first value (`Keep` or `Absent`), then each catalog release but the installed one and
+/// non-orderable ones, with the rules that leave it out under the model's policy (none: it
+/// is a value today). And its required dependencies on products that are not variables:
+/// `(value slot, release, dependency index)`.
+pub struct Reach {
+    pub values: Vec<(Value, Vec<Exclusion>)>,
+    pub missing: Vec<(usize, usize, usize)>,
+}
+
+/// One declaration of one release a product's value runs, on a neighbour: which of the
+/// neighbour's [`Reach`] values it holds with (only declarations some value breaks are kept).
+/// A pair of values that both keep their entities always holds, as the model says.
+pub struct Judgement {
+    /// The slot of the declaring value in its product's [`Reach::values`].
+    pub at: usize,
+    pub release: usize,
+    pub declaration: Declaration,
+    pub holds: Vec<bool>,
+}
+
+impl Memo {
+    pub(super) fn new(neighbors: &[Vec<usize>]) -> Self {
+        fn slots<T>(neighbors: &[Vec<usize>]) -> Vec<Vec<OnceLock<T>>> {
+            neighbors
+                .iter()
+                .map(|n| n.iter().map(|_| OnceLock::new()).collect())
+                .collect()
+        }
+        Memo {
+            compatible: slots(neighbors),
+            judged: slots(neighbors),
+            reach: neighbors.iter().map(|_| OnceLock::new()).collect(),
+        }
+    }
+}
+
+impl Clone for Memo {
+    /// A clone starts empty: the caches are a matter of speed, never of meaning.
+    fn clone(&self) -> Self {
+        let neighbors: Vec<Vec<usize>> = self
+            .compatible
+            .iter()
+            .map(|slots| (0..slots.len()).collect())
+            .collect();
+        Memo::new(&neighbors)
+    }
+}
+
+impl std::fmt::Debug for Memo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Memo")
+    }
+}
+
+/// The position of each of `values` in `base`, when every one is there (both in the order
+/// of the model's domains, so one forward scan finds them).
+fn positions(base: &[Value], values: &[Value]) -> Option<Vec<usize>> {
+    let mut out = Vec::with_capacity(values.len());
+    let mut from = 0;
+    for v in values {
+        let at = from + base[from..].iter().position(|b| b == v)?;
+        out.push(at);
+        from = at + 1;
+    }
+    Some(out)
+}
+
+impl Model<'_> {
+    fn slot(&self, p: usize, q: usize) -> Option<usize> {
+        self.neighbors[p].iter().position(|&n| n == q)
+    }
+
+    /// [`Model::compatibility`] of `ps` (values of `p`) and `qs` (values of `q`), read from
+    /// the matrix of both base domains when the two are neighbours and the values lie in
+    /// them (the domains of every engine question do).
+    #[must_use]
+    pub fn compatibility_memo(
+        &self,
+        p: usize,
+        ps: &[Value],
+        q: usize,
+        qs: &[Value],
+    ) -> Vec<Vec<bool>> {
+        let (Some(slot), Some(rows), Some(cols)) = (
+            self.slot(p, q),
+            positions(&self.base[p], ps),
+            positions(&self.base[q], qs),
+        ) else {
+            return self.compatibility(p, ps, q, qs);
+        };
+        let matrix = self.memo.compatible[p][slot]
+            .get_or_init(|| self.compatibility(p, &self.base[p], q, &self.base[q]));
+        rows.iter()
+            .map(|&i| cols.iter().map(|&j| matrix[i][j]).collect())
+            .collect()
+    }
+
+    /// [`Model::compatible`], read from the memo when the pair's matrix is already there (a
+    /// single test never fills it: most pairs tested once, to see whether an answer reaches
+    /// a product not encoded, are never encoded together).
+    #[must_use]
+    pub fn compatible_memo(&self, p: usize, a: Value, q: usize, b: Value) -> bool {
+        let matrix = self
+            .slot(p, q)
+            .and_then(|slot| self.memo.compatible[p][slot].get());
+        let found = matrix.and_then(|m| {
+            let row = self.base[p].iter().position(|&v| v == a)?;
+            let column = self.base[q].iter().position(|&v| v == b)?;
+            Some(m[row][column])
+        });
+        found.unwrap_or_else(|| self.compatible(p, a, q, b))
+    }
+
+    /// `p`'s [`Reach`].
+    #[must_use]
+    pub fn reach(&self, p: usize) -> &Reach {
+        self.memo.reach[p].get_or_init(|| {
+            let var = &self.vars[p];
+            let mut values = vec![(var.domain[0], Vec::new())];
+            for i in 0..var.releases.len() {
+                let rules = var.exclusions(i, self.policy);
+                if !rules
+                    .iter()
+                    .any(|r| matches!(r, Exclusion::Installed | Exclusion::Unorderable))
+                {
+                    values.push((Value::Release(i), rules));
+                }
+            }
+            let mut missing = Vec::new();
+            for (at, &(v, _)) in values.iter().enumerate() {
+                if v == Value::Keep {
+                    continue; // what a kept release breaks today is tolerated
+                }
+                for (i, m) in self.manifests(p, v) {
+                    for (k, d) in m.dependencies.iter().enumerate() {
+                        if !d.optional && !self.index.contains_key(&d.product) {
+                            missing.push((at, i, k));
+                        }
+                    }
+                }
+            }
+            Reach { values, missing }
+        })
+    }
+
+    /// The declarations of `p`'s values on its neighbour `q`, judged against each of `q`'s
+    /// [`Reach`] values.
+    #[must_use]
+    pub fn judged(&self, p: usize, q: usize) -> &[Judgement] {
+        let Some(slot) = self.slot(p, q) else {
+            return &[];
+        };
+        self.memo.judged[p][slot].get_or_init(|| self.judge(p, q))
+    }
+
+    fn judge(&self, p: usize, q: usize) -> Vec<Judgement> {
+        let qd: Vec<Value> = self.reach(q).values.iter().map(|&(v, _)| v).collect();
+        let other = &self.vars[q].product;
+        let mut out = Vec::new();
+        for (at, &(a, _)) in self.reach(p).values.iter().enumerate() {
+            for (release, m) in self.manifests(p, a) {
+                let both_keep = |b: Value| a == Value::Keep && b == Value::Keep;
+                let deps = m
+                    .dependencies
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| d.product == *other)
+                    .map(|(k, d)| {
+                        let holds: Vec<bool> = qd
+                            .iter()
+                            .map(|&b| both_keep(b) || self.meets(d, q, b))
+                            .collect();
+                        (Declaration::Dependency(k), holds)
+                    });
+                let incs = m
+                    .incompatibilities
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, c)| c.product == *other)
+                    .map(|(k, c)| {
+                        let holds: Vec<bool> = qd
+                            .iter()
+                            .map(|&b| both_keep(b) || self.avoids(c, q, b))
+                            .collect();
+                        (Declaration::Incompatibility(k), holds)
+                    });
+                for (declaration, holds) in deps.chain(incs) {
+                    if holds.iter().all(|&h| h) {
+                        continue;
+                    }
+                    out.push(Judgement {
+                        at,
+                        release,
+                        declaration,
+                        holds,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::positions;
+    use crate::solve::model::Value;
+
+    #[test]
+    fn positions_follow_the_base_order() {
+        let base = [
+            Value::Keep,
+            Value::Release(2),
+            Value::Release(5),
+            Value::Release(7),
+        ];
+        assert_eq!(
+            positions(&base, &[Value::Keep, Value::Release(5)]),
+            Some(vec![0, 2])
+        );
+        assert_eq!(positions(&base, &[Value::Release(7)]), Some(vec![3]));
+        assert_eq!(positions(&base, &[Value::Release(3)]), None);
+        assert_eq!(positions(&base, &[]), Some(vec![]));
+    }
+}
