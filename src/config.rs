@@ -220,7 +220,9 @@ mod tests {
             "compat.toml:2:8: unknown finding code `lockstep`; expected one of: \
              missing-dependency, version-too-low, version-too-high, non-orderable-version, \
              incompatible-release, unknown-release, invalid-manifest, below-recommended, \
-             unknown-key, lockstep-range",
+             unknown-key, lockstep-range, missing-capability, capability-out-of-range, \
+             unsatisfied-constraint, runtime-mismatch, unknown-runtime, excluded-release, \
+             deprecated-release",
         );
         check_error(
             "fail-on = \"warning\"\n[[allow]]\ncode = \"unknown-key\"\n",

@@ -2,10 +2,21 @@
 //! incompatibility holds against what another product runs, and if not, why (as the finding
 //! code of SPEC section 7). `validate` turns its verdicts into findings, the planning model into
 //! violations and compatibility, explanations into clauses; none of them judges a range itself.
+//!
+//! Section 9 is judged here too: a [`World`] (the visible installed entities and the
+//! environment's runtime) answers whether a capability requirement, a runtime requirement or
+//! a constraint item (atom or compound) of a release holds, and names the smallest failing part.
+
+use std::collections::BTreeMap;
 
 use crate::finding::Code;
-use crate::manifest::{Dependency, Incompatibility};
-use crate::range::Placement;
+use crate::manifest::{
+    Atom, CapabilityRequirement, Dependency, Facets, Incompatibility, RuntimeRequirement, Term,
+    TermKind,
+};
+use crate::product::ProductId;
+use crate::range::{Placement, Range};
+use crate::rule::Subject;
 use crate::version::Version;
 
 /// Whether one declaration holds against one instance (or against nothing running).
@@ -98,6 +109,279 @@ pub fn incompatibility_on(c: &Incompatibility, running: &Version) -> Verdict {
     }
 }
 
+// ---- Section 9: capabilities, constraints, runtime requirements (SPEC 9.1, 9.3) ----
+
+/// One visible installed entity, as section 9's atoms see it.
+#[derive(Clone, Copy, Debug)]
+pub struct Running<'a> {
+    pub entity: &'a str,
+    pub product: &'a ProductId,
+    pub version: &'a Version,
+    /// Its release's section 9 part; empty when the release is unknown.
+    pub facets: &'a Facets,
+}
+
+/// What section 9 is judged against: the visible installed entities (with no namespaces, every
+/// installed entity) and the environment's `runtime` map, indexed once.
+#[derive(Debug)]
+pub struct World<'a> {
+    running: Vec<Running<'a>>,
+    by_product: BTreeMap<&'a ProductId, Vec<usize>>,
+    /// capability name -> (entity index, the version it provides)
+    providers: BTreeMap<&'a str, Vec<(usize, Option<&'a Version>)>>,
+    runtime: &'a BTreeMap<String, Version>,
+}
+
+/// A visible entity that provides a capability, with the version it provides.
+#[derive(Clone, Copy, Debug)]
+pub struct Provider<'a> {
+    pub running: Running<'a>,
+    pub version: Option<&'a Version>,
+}
+
+/// How a capability requirement or a runtime requirement stands.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Need<'a> {
+    Holds,
+    /// No visible provider of a required capability.
+    NoProvider,
+    /// Providers are visible, none in range: every one of them (entity, version provided).
+    OutOfRange(Vec<(&'a str, Option<&'a Version>)>),
+    /// The environment's runtime is outside the range.
+    RuntimeMismatch(&'a Version),
+    /// The environment does not declare the runtime (the requirement holds: the tool cannot
+    /// know).
+    UnknownRuntime,
+}
+
+impl<'a> World<'a> {
+    #[must_use]
+    pub fn new(running: Vec<Running<'a>>, runtime: &'a BTreeMap<String, Version>) -> World<'a> {
+        let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
+        let mut providers: BTreeMap<&str, Vec<(usize, Option<&Version>)>> = BTreeMap::new();
+        for (i, r) in running.iter().enumerate() {
+            by_product.entry(r.product).or_default().push(i);
+            for p in &r.facets.provides {
+                providers
+                    .entry(p.name.as_str())
+                    .or_default()
+                    .push((i, p.version.as_ref()));
+            }
+        }
+        World {
+            running,
+            by_product,
+            providers,
+            runtime,
+        }
+    }
+
+    /// Every visible entity other than `declarer` that provides `name`, in entity order.
+    #[must_use]
+    pub fn providers(&self, name: &str, declarer: &str) -> Vec<Provider<'a>> {
+        self.providers
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&(i, version)| Provider {
+                running: self.running[i],
+                version,
+            })
+            .filter(|p| p.running.entity != declarer)
+            .collect()
+    }
+
+    /// The visible entities running `product`.
+    pub fn running(&self, product: &ProductId) -> impl Iterator<Item = &Running<'a>> {
+        self.by_product
+            .get(product)
+            .into_iter()
+            .flatten()
+            .map(|&i| &self.running[i])
+    }
+
+    /// The version the environment gives a runtime.
+    #[must_use]
+    pub fn runtime(&self, name: &str) -> Option<&'a Version> {
+        self.runtime.get(name)
+    }
+
+    /// A `capabilities.requires` entry of `declarer`'s release.
+    #[must_use]
+    pub fn capability_need(&self, declarer: &str, r: &CapabilityRequirement) -> Need<'a> {
+        let providers = self.providers(&r.name, declarer);
+        if providers.is_empty() {
+            return if r.optional {
+                Need::Holds
+            } else {
+                Need::NoProvider
+            };
+        }
+        if providers.iter().any(|p| provision_in(&r.range, p.version)) {
+            return Need::Holds;
+        }
+        Need::OutOfRange(
+            providers
+                .iter()
+                .map(|p| (p.running.entity, p.version))
+                .collect(),
+        )
+    }
+
+    /// A `runtime-requirements` entry.
+    #[must_use]
+    pub fn runtime_need(&self, r: &RuntimeRequirement) -> Need<'a> {
+        match self.runtime(&r.name) {
+            None => Need::UnknownRuntime,
+            Some(v) if r.range.contains(v) => Need::Holds,
+            Some(v) => Need::RuntimeMismatch(v),
+        }
+    }
+
+    /// Whether a constraint item of `declarer`'s release holds.
+    #[must_use]
+    pub fn term_holds(&self, declarer: &str, term: &Term) -> bool {
+        match &term.kind {
+            TermKind::Atom(atom) => self.atom(declarer, atom).0,
+            TermKind::AnyOf(children) => children.iter().any(|c| self.term_holds(declarer, c)),
+            TermKind::AllOf(children) => children.iter().all(|c| self.term_holds(declarer, c)),
+            TermKind::NoneOf(children) => !children.iter().any(|c| self.term_holds(declarer, c)),
+        }
+    }
+
+    /// The smallest failing part of a constraint item, in words (`any-of: com.example:redis
+    /// 6.0.0..7.x.x (found 5.0.1) / capability cache (no provider)`), or `None` when it holds.
+    /// An `all-of` names its first failing child; an `any-of` every child (all fail); a
+    /// `none-of` the children that hold.
+    #[must_use]
+    pub fn term_failure(&self, declarer: &str, term: &Term) -> Option<String> {
+        match &term.kind {
+            TermKind::Atom(atom) => {
+                let (holds, facts) = self.atom(declarer, atom);
+                (!holds).then(|| format!("{} ({facts})", atom_text(atom)))
+            }
+            TermKind::AllOf(children) => {
+                children.iter().find_map(|c| self.term_failure(declarer, c))
+            }
+            TermKind::AnyOf(children) => {
+                let parts: Vec<String> = children
+                    .iter()
+                    .map(|c| self.term_failure(declarer, c))
+                    .collect::<Option<_>>()?;
+                Some(format!("any-of: {}", parts.join(" / ")))
+            }
+            TermKind::NoneOf(children) => {
+                let holding: Vec<String> = children
+                    .iter()
+                    .filter(|c| self.term_holds(declarer, c))
+                    .map(|c| self.holding_text(declarer, c))
+                    .collect();
+                (!holding.is_empty()).then(|| format!("none-of: {}", holding.join(" / ")))
+            }
+        }
+    }
+
+    /// A child of a `none-of` that holds, in words.
+    fn holding_text(&self, declarer: &str, term: &Term) -> String {
+        match &term.kind {
+            TermKind::Atom(atom) => {
+                format!("{} ({})", atom_text(atom), self.atom(declarer, atom).1)
+            }
+            kind => format!("{} holds", kind.compound_name().unwrap_or("compound")),
+        }
+    }
+
+    /// Whether an atom holds, and what was found, in words.
+    fn atom(&self, declarer: &str, atom: &Atom) -> (bool, String) {
+        match atom {
+            Atom::Product { product, range } => {
+                let running: Vec<&Running> = self.running(product).collect();
+                if running.is_empty() {
+                    return (false, "not installed".to_owned());
+                }
+                let holds = running.iter().all(|r| range.contains(r.version));
+                (holds, found_versions(running.iter().map(|r| r.version)))
+            }
+            Atom::Capability { name, range } => {
+                let providers = self.providers(name, declarer);
+                if providers.is_empty() {
+                    return (false, "no provider".to_owned());
+                }
+                let holds = providers.iter().any(|p| provision_in(range, p.version));
+                let found: Vec<String> = providers
+                    .iter()
+                    .map(|p| match p.version {
+                        Some(v) => format!("{} {v}", p.running.entity),
+                        None => p.running.entity.to_owned(),
+                    })
+                    .collect();
+                (holds, format!("provided by {}", found.join(", ")))
+            }
+            Atom::Runtime { name, range } => match self.runtime(name) {
+                None => (false, "not declared".to_owned()),
+                Some(v) => (range.contains(v), format!("found {v}")),
+            },
+            Atom::Rule(rule) => {
+                let holds = self.running.iter().any(|r| {
+                    r.entity != declarer
+                        && rule.holds_for(&Subject {
+                            properties: &r.facets.properties,
+                            product: &r.product.to_string(),
+                            version: r.version.as_str(),
+                            entity: r.entity,
+                        })
+                });
+                let facts = if holds {
+                    "true for some entity"
+                } else {
+                    "false for every other entity"
+                };
+                (holds, facts.to_owned())
+            }
+        }
+    }
+}
+
+/// Whether a provided version satisfies a range: a provider without a version satisfies only
+/// a range with no bounds.
+#[must_use]
+pub fn provision_in(range: &Range, version: Option<&Version>) -> bool {
+    match version {
+        Some(v) => range.contains(v),
+        None => range.minimum.is_none() && range.maximum.is_none(),
+    }
+}
+
+/// `6.0.0..7.x.x`, `6.0.0..`, `..7.x.x`, or nothing for an open range.
+#[must_use]
+pub fn span_text(range: &Range) -> String {
+    match (&range.minimum, &range.maximum) {
+        (None, None) => String::new(),
+        (min, max) => format!(
+            " {}..{}",
+            min.as_ref().map(ToString::to_string).unwrap_or_default(),
+            max.as_ref().map(ToString::to_string).unwrap_or_default()
+        ),
+    }
+}
+
+/// An atom in words: `com.example:redis 6.0.0..7.x.x`, `capability cache`, `rule 'x'`.
+#[must_use]
+pub fn atom_text(atom: &Atom) -> String {
+    match atom {
+        Atom::Product { product, range } => format!("{product}{}", span_text(range)),
+        Atom::Capability { name, range } => format!("capability {name}{}", span_text(range)),
+        Atom::Runtime { name, range } => format!("runtime {name}{}", span_text(range)),
+        Atom::Rule(rule) => format!("rule `{rule}`"),
+    }
+}
+
+fn found_versions<'v>(versions: impl Iterator<Item = &'v Version>) -> String {
+    let mut texts: Vec<String> = versions.map(ToString::to_string).collect();
+    texts.dedup();
+    format!("found {}", texts.join(", "))
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -151,5 +435,171 @@ mod tests {
         );
         assert_eq!(Verdict::TooHigh.code(), Some(Code::VersionTooHigh));
         assert_eq!(Verdict::Holds.code(), None);
+    }
+
+    /// A manifest of `g:NAME 1.0.0` with `extensions` YAML.
+    fn release(name: &str, version: &str, extensions: &str) -> crate::manifest::Manifest {
+        let text = format!(
+            "manifest-version: '1.0'\nproduct-group: g\nproduct-name: {name}\n\
+             product-version: {version}\nextensions:\n{extensions}"
+        );
+        let m = manifest::parse(&text, &Arc::from("m.yml"))
+            .unwrap()
+            .remove(0);
+        assert!(m.issues.is_empty(), "{:?}", m.issues);
+        m
+    }
+
+    /// The failure text of `declarer`'s constraints against `others` (name, release).
+    fn judge(
+        declarer: &crate::manifest::Manifest,
+        others: &[(&str, &crate::manifest::Manifest)],
+        runtime: &BTreeMap<String, Version>,
+    ) -> Vec<Option<String>> {
+        let mut running = vec![Running {
+            entity: "me",
+            product: &declarer.product,
+            version: &declarer.version,
+            facets: declarer.facets(),
+        }];
+        running.extend(others.iter().map(|(name, m)| Running {
+            entity: name,
+            product: &m.product,
+            version: &m.version,
+            facets: m.facets(),
+        }));
+        let world = World::new(running, runtime);
+        declarer
+            .facets()
+            .constraints
+            .iter()
+            .map(|t| {
+                let failure = world.term_failure("me", t);
+                assert_eq!(failure.is_none(), world.term_holds("me", t));
+                failure
+            })
+            .collect()
+    }
+
+    #[test]
+    fn compounds_name_the_smallest_failing_part() {
+        let me = release(
+            "op",
+            "1.0.0",
+            "  constraints:\n    - any-of:\n        - product: g:redis\n          \
+             minimum-version: 6.0.0\n          maximum-version: 7.x.x\n        - capability: cache\n    \
+             - none-of:\n        - capability: legacy\n    - all-of:\n        - runtime: k8s\n          \
+             minimum-version: 1.27.0\n        - rule: 'properties.tier == \"gold\"'\n",
+        );
+        let redis5 = release("redis", "5.0.1", "  {}\n");
+        let redis6 = release("redis", "6.2.0", "  {}\n");
+        let legacy = release(
+            "legacy-auth",
+            "1.0.0",
+            "  capabilities:\n    provides:\n      - name: legacy\n",
+        );
+        let gold = release("db", "1.0.0", "  properties:\n    tier: gold\n");
+        let none = BTreeMap::new();
+        let k8s: BTreeMap<String, Version> =
+            [("k8s".to_owned(), Version::parse("1.29.0").unwrap())].into();
+        assert_eq!(
+            judge(&me, &[("redis", &redis5), ("legacy", &legacy)], &none),
+            [
+                Some(
+                    "any-of: g:redis 6.0.0..7.x.x (found 5.0.1) / capability cache (no provider)"
+                        .to_owned()
+                ),
+                Some("none-of: capability legacy (provided by legacy)".to_owned()),
+                Some("runtime k8s 1.27.0.. (not declared)".to_owned()),
+            ]
+        );
+        assert_eq!(
+            judge(&me, &[("redis", &redis6)], &k8s),
+            [
+                None,
+                None,
+                Some(
+                    "rule `properties.tier == \"gold\"` (false for every other entity)".to_owned()
+                )
+            ]
+        );
+        assert_eq!(
+            judge(&me, &[("redis", &redis6), ("db", &gold)], &k8s),
+            [None, None, None]
+        );
+        // every running entity of the product must be in range
+        assert!(
+            judge(
+                &me,
+                &[("r1", &redis6), ("r2", &redis5), ("db", &gold)],
+                &k8s
+            )[0]
+            .is_some()
+        );
+    }
+
+    #[test]
+    fn none_of_a_product_is_an_incompatibility_and_one_provider_a_dependency() {
+        let (_, incompatible) = declarations(false);
+        let none_of = release(
+            "a",
+            "1.0.0",
+            "  constraints:\n    - none-of:\n        - product: g:c\n          \
+             minimum-version: 2.0.0\n          maximum-version: 2.x.x\n",
+        );
+        let requires = release(
+            "a",
+            "1.0.0",
+            "  capabilities:\n    requires:\n      - name: api\n        minimum-version: 1.2.0\n        \
+             maximum-version: 1.x.x\n",
+        );
+        let none = BTreeMap::new();
+        for v in ["1.9.0", "2.0.0", "2.5.0", "3.0.0", "2.0.0-rc1"] {
+            let c = release("c", v, "  {}\n");
+            let holds = judge(&none_of, &[("c", &c)], &none)[0].is_none();
+            let verdict = incompatibility_on(&incompatible, &Version::parse(v).unwrap());
+            assert_eq!(holds, verdict == Verdict::Holds, "{v}");
+            // the only provider of `api` at version v: as a dependency on it
+            let provider = release(
+                "b",
+                v,
+                &format!(
+                    "  capabilities:\n    provides:\n      - name: api\n        version: {v}\n"
+                ),
+            );
+            let running = vec![
+                Running {
+                    entity: "a",
+                    product: &requires.product,
+                    version: &requires.version,
+                    facets: requires.facets(),
+                },
+                Running {
+                    entity: "b",
+                    product: &provider.product,
+                    version: &provider.version,
+                    facets: provider.facets(),
+                },
+            ];
+            let world = World::new(running, &none);
+            let need = world.capability_need("a", &requires.facets().requires[0]);
+            let (dependency, _) = declarations(false);
+            let as_dependency = dependency_on(&dependency, &Version::parse(v).unwrap());
+            assert_eq!(need == Need::Holds, as_dependency == Verdict::Holds, "{v}");
+        }
+        // nothing provides it: missing, as a missing dependency
+        let world = World::new(
+            vec![Running {
+                entity: "a",
+                product: &requires.product,
+                version: &requires.version,
+                facets: requires.facets(),
+            }],
+            &none,
+        );
+        assert_eq!(
+            world.capability_need("a", &requires.facets().requires[0]),
+            Need::NoProvider
+        );
     }
 }

@@ -10,6 +10,9 @@
 //! environment after its file; an unknown key inside an entity (`stat: managed`) is probably a
 //! typo that changes what is checked, so it is reported as a located warning (unknown keys at
 //! the top level are ignored, as they are in a manifest).
+//!
+//! Section 9.2 adds `runtime:` (platform facts: a runtime name to the version it runs) and
+//! `policy:` (module [`crate::policy`]); a malformed one is unreadable input too.
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -18,10 +21,12 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::diagnostic::{InputError, Location, Spanned};
+use crate::manifest::facets::check_name;
+use crate::policy::{self, Policy};
 use crate::product::ProductId;
 use crate::version::Version;
 use crate::yaml::simple::Node;
-use crate::yaml::{self, FromNode, KeySet, ScalarMap};
+use crate::yaml::{self, FromNode, KeySet, ScalarMap, Tree};
 
 /// Whether an entity is running or only declared.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -66,6 +71,10 @@ pub struct Environment {
     pub file: Arc<str>,
     /// Located warnings about the file itself (unknown keys in entities), in file order.
     pub warnings: Vec<(Location, String)>,
+    /// `runtime:`: the version each declared runtime runs, by name.
+    pub runtime: BTreeMap<String, Version>,
+    /// `policy:`, merged with any `--policy FILE` by the command line.
+    pub policy: Policy,
 }
 
 impl Environment {
@@ -84,6 +93,8 @@ impl Environment {
 struct RawEnvironment {
     environment: Option<String>,
     entities: Vec<Spanned<RawEntity>>,
+    runtime: Option<Spanned<Tree>>,
+    policy: Option<Spanned<Tree>>,
 }
 
 /// The fast path's reading of the same fields, matching serde's rules: unknown keys ignored,
@@ -96,12 +107,16 @@ impl FromNode for RawEnvironment {
             match key.value {
                 "environment" => environment = FromNode::from_node(value)?,
                 "entities" => entities = Some(FromNode::from_node(value)?),
+                // section 9.2: values keep their YAML kinds, read by the full parser
+                "runtime" | "policy" => return None,
                 _ => {}
             }
         }
         Some(RawEnvironment {
             environment,
             entities: entities?,
+            runtime: None,
+            policy: None,
         })
     }
 }
@@ -177,12 +192,61 @@ pub fn parse(text: &str, file: &Arc<str>, default_name: &str) -> Result<Environm
         entities.push(entity);
     }
     entities.sort_by(|a, b| a.name.cmp(&b.name));
+    let runtime = raw
+        .runtime
+        .map(|r| runtime(&r, file))
+        .transpose()?
+        .unwrap_or_default();
+    let policy = raw
+        .policy
+        .map(|p| policy::read(&p, file, &mut warnings))
+        .transpose()?
+        .unwrap_or_default();
     Ok(Environment {
         name: raw.environment.unwrap_or_else(|| default_name.to_owned()),
         entities,
         file: Arc::clone(file),
         warnings,
+        runtime,
+        policy,
     })
+}
+
+/// Reads `runtime:`: a mapping of runtime names to versions.
+fn runtime(node: &Spanned<Tree>, file: &Arc<str>) -> Result<BTreeMap<String, Version>, InputError> {
+    let fields = match &node.value {
+        Tree::Null => return Ok(BTreeMap::new()),
+        Tree::Map(fields) => fields,
+        other => {
+            let message = format!(
+                "expected `runtime` to be a mapping of runtime names to versions, found {}",
+                other.kind()
+            );
+            return Err(InputError::malformed(file, node.location, message));
+        }
+    };
+    let mut out = BTreeMap::new();
+    for (key, value) in fields {
+        check_name("runtime", &key.value)
+            .map_err(|m| InputError::malformed(file, key.location, m))?;
+        let text = value.value.text().ok_or_else(|| {
+            let message = format!(
+                "expected a version for runtime `{}`, found {}",
+                key.value,
+                value.value.kind()
+            );
+            InputError::malformed(file, value.location, message)
+        })?;
+        let version = Version::parse(&text).map_err(|e| {
+            InputError::malformed(
+                file,
+                value.location,
+                format!("runtime `{}`: {e}", key.value),
+            )
+        })?;
+        out.insert(key.value.clone(), version);
+    }
+    Ok(out)
 }
 
 /// Reads a file found in a directory of environments (`--envs DIR`), which may hold other
@@ -414,6 +478,46 @@ mod tests {
             (
                 "entities: []\n---\nentities: []\n",
                 "env.yml:3:1: expected one environment document (a mapping with `entities`), found 2",
+            ),
+        ] {
+            assert_eq!(read(text).unwrap_err(), expected, "{text}");
+        }
+    }
+
+    #[test]
+    fn reads_runtime_and_policy() {
+        let text = "environment: prod\nruntime:\n  kubernetes: 1.29.4\npolicy:\n  pin: [g:web]\n  \
+                    exclude:\n    - product: g:cache\n      maximum-version: 2.3.x\n      reason: CVE\n  \
+                    allow-deprecated: true\n  pins: []\nentities:\n  - product: g:web\n    version: 1.0.0\n";
+        assert!(!takes_fast_path(text));
+        assert_eq!(cross_check(text), Ok(()));
+        let env = read(text).unwrap();
+        assert_eq!(env.runtime["kubernetes"].as_str(), "1.29.4");
+        assert_eq!(env.policy.pin.len(), 1);
+        assert_eq!(env.policy.exclude[0].reason.as_deref(), Some("CVE"));
+        assert!(env.policy.allow_deprecated);
+        assert_eq!(
+            env.warnings,
+            [(
+                Location::new(11, 3),
+                "unknown key `pins` in `policy` (expected `pin`, `exclude` or `allow-deprecated`)"
+                    .to_owned()
+            )]
+        );
+        let plain = read("entities: []\n").unwrap();
+        assert!(plain.runtime.is_empty() && plain.policy.is_empty());
+        for (text, expected) in [
+            (
+                "runtime:\n  kubernetes: 1.29\nentities: []\n",
+                "env.yml:2:15: runtime `kubernetes`: expected a version like `1.2.3`, `1.2.3-rc1` or `1.2.3-4-gabc12`, found `1.29`",
+            ),
+            (
+                "runtime: [k8s]\nentities: []\n",
+                "env.yml:1:10: expected `runtime` to be a mapping of runtime names to versions, found a list",
+            ),
+            (
+                "policy:\n  pin: [web]\nentities: []\n",
+                "env.yml:2:9: expected a product as `group:name`, found `web`",
             ),
         ] {
             assert_eq!(read(text).unwrap_err(), expected, "{text}");

@@ -39,11 +39,18 @@ pub enum Code {
     BelowRecommended,
     UnknownKey,
     LockstepRange,
+    MissingCapability,
+    CapabilityOutOfRange,
+    UnsatisfiedConstraint,
+    RuntimeMismatch,
+    UnknownRuntime,
+    ExcludedRelease,
+    DeprecatedRelease,
 }
 
 impl Code {
     /// Every code, in the order SPEC section 7 lists them (used for SARIF rules).
-    pub const ALL: [Code; 10] = [
+    pub const ALL: [Code; 17] = [
         Code::MissingDependency,
         Code::VersionTooLow,
         Code::VersionTooHigh,
@@ -54,7 +61,20 @@ impl Code {
         Code::BelowRecommended,
         Code::UnknownKey,
         Code::LockstepRange,
+        Code::MissingCapability,
+        Code::CapabilityOutOfRange,
+        Code::UnsatisfiedConstraint,
+        Code::RuntimeMismatch,
+        Code::UnknownRuntime,
+        Code::ExcludedRelease,
+        Code::DeprecatedRelease,
     ];
+
+    /// One of the ten codes of SPEC section 7 (not a section 9 addition).
+    #[must_use]
+    pub fn is_section_7(self) -> bool {
+        Code::ALL[..10].contains(&self)
+    }
 
     #[must_use]
     pub fn as_str(self) -> &'static str {
@@ -69,6 +89,13 @@ impl Code {
             Code::BelowRecommended => "below-recommended",
             Code::UnknownKey => "unknown-key",
             Code::LockstepRange => "lockstep-range",
+            Code::MissingCapability => "missing-capability",
+            Code::CapabilityOutOfRange => "capability-out-of-range",
+            Code::UnsatisfiedConstraint => "unsatisfied-constraint",
+            Code::RuntimeMismatch => "runtime-mismatch",
+            Code::UnknownRuntime => "unknown-runtime",
+            Code::ExcludedRelease => "excluded-release",
+            Code::DeprecatedRelease => "deprecated-release",
         }
     }
 
@@ -81,7 +108,11 @@ impl Code {
     #[must_use]
     pub fn severity(self) -> Severity {
         match self {
-            Code::BelowRecommended | Code::UnknownKey | Code::LockstepRange => Severity::Warning,
+            Code::BelowRecommended
+            | Code::UnknownKey
+            | Code::LockstepRange
+            | Code::UnknownRuntime
+            | Code::DeprecatedRelease => Severity::Warning,
             _ => Severity::Error,
         }
     }
@@ -102,6 +133,17 @@ impl Code {
             Code::BelowRecommended => "an installed dependency is below the recommended version",
             Code::UnknownKey => "an unknown key inside a dependency or incompatibility entry",
             Code::LockstepRange => "a dependency's minimum and maximum are the same string",
+            Code::MissingCapability => "a required capability has no visible provider",
+            Code::CapabilityOutOfRange => {
+                "providers of a required capability are visible, but none at a version in range"
+            }
+            Code::UnsatisfiedConstraint => "a `constraints` item of a release does not hold",
+            Code::RuntimeMismatch => {
+                "the environment's runtime version is outside a release's requirement"
+            }
+            Code::UnknownRuntime => "a release requires a runtime the environment does not declare",
+            Code::ExcludedRelease => "an installed release is excluded by policy",
+            Code::DeprecatedRelease => "an installed release is deprecated",
         }
     }
 }
@@ -139,6 +181,10 @@ pub struct Finding {
     /// The depended-on or incompatible product.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub dependency: Option<ProductId>,
+    /// In `dependency`'s place for section 9 findings: the capability or runtime name
+    /// (never set together with `dependency`).
+    #[serde(rename = "dependency", skip_serializing_if = "Option::is_none")]
+    pub dependency_name: Option<String>,
     /// The version of the entity that breaks the constraint.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub found: Option<String>,
@@ -193,6 +239,7 @@ impl Finding {
             product: None,
             version: None,
             dependency: None,
+            dependency_name: None,
             found: None,
             found_entity: None,
             minimum: None,

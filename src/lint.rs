@@ -29,6 +29,7 @@ pub fn lint(manifests: &[Manifest]) -> Lint {
                 f.product = Some(m.product.clone());
                 f.version = Some(m.version.to_string());
                 f.dependency.clone_from(&issue.dependency);
+                f.dependency_name.clone_from(&issue.subject);
                 f.location = Some(FileLocation {
                     file: Arc::clone(&m.file),
                     location: issue.location,

@@ -156,6 +156,15 @@ fn stem(path: &Path) -> String {
     )
 }
 
+/// Reads a policy file (`--policy FILE`, SPEC 9.2) and its warnings.
+///
+/// # Errors
+/// As [`read_text`] and [`crate::policy::parse_file`].
+pub fn read_policy(path: &Path) -> Result<(crate::policy::Policy, Vec<String>), InputError> {
+    let text = read_text(path)?;
+    crate::policy::parse_file(&text, &display(path))
+}
+
 /// Reads an environment from standard input (the `-` path); locations name it `<stdin>` and
 /// an environment without a name is called `stdin`.
 ///

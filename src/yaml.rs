@@ -271,6 +271,108 @@ impl<K: KeySet> FromNode for ScalarMap<K> {
     }
 }
 
+/// Any YAML value with the location of every node: the shape of section 9's nested entries
+/// (compounds inside compounds), read key by key so unknown keys can be warned about where
+/// they stand. Scalars keep their kind (string, number, boolean, null) as YAML 1.2 reads them;
+/// numbers keep a text form.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Tree {
+    Null,
+    Bool(bool),
+    /// A number, as text (`3`, `2.5`).
+    Number(String),
+    Str(String),
+    Seq(Vec<Spanned<Tree>>),
+    Map(Vec<(Spanned<String>, Spanned<Tree>)>),
+}
+
+impl Tree {
+    /// A scalar as text (what a version or name field reads); `None` for null and
+    /// collections.
+    #[must_use]
+    pub fn text(&self) -> Option<String> {
+        match self {
+            Tree::Bool(b) => Some(b.to_string()),
+            Tree::Number(n) | Tree::Str(n) => Some(n.clone()),
+            Tree::Null | Tree::Seq(_) | Tree::Map(_) => None,
+        }
+    }
+
+    /// What kind of value this is, for "found ..." messages.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Tree::Null => "nothing",
+            Tree::Bool(_) => "a boolean",
+            Tree::Number(_) => "a number",
+            Tree::Str(_) => "a string",
+            Tree::Seq(_) => "a list",
+            Tree::Map(_) => "a mapping",
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Tree {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct TreeVisitor;
+        impl<'de> Visitor<'de> for TreeVisitor {
+            type Value = Tree;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("any YAML value")
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Tree, E> {
+                Ok(Tree::Bool(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Tree, E> {
+                Ok(Tree::Number(v.to_string()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Tree, E> {
+                Ok(Tree::Number(v.to_string()))
+            }
+            fn visit_i128<E>(self, v: i128) -> Result<Tree, E> {
+                Ok(Tree::Number(v.to_string()))
+            }
+            fn visit_u128<E>(self, v: u128) -> Result<Tree, E> {
+                Ok(Tree::Number(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Tree, E> {
+                Ok(Tree::Number(v.to_string()))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Tree, E> {
+                Ok(Tree::Str(v.to_owned()))
+            }
+            fn visit_string<E>(self, v: String) -> Result<Tree, E> {
+                Ok(Tree::Str(v))
+            }
+            fn visit_unit<E>(self) -> Result<Tree, E> {
+                Ok(Tree::Null)
+            }
+            fn visit_none<E>(self) -> Result<Tree, E> {
+                Ok(Tree::Null)
+            }
+            fn visit_some<D2: Deserializer<'de>>(self, d: D2) -> Result<Tree, D2::Error> {
+                Tree::deserialize(d)
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Tree, A::Error> {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Spanned<Tree>>()? {
+                    items.push(item);
+                }
+                Ok(Tree::Seq(items))
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Tree, A::Error> {
+                let mut entries = Vec::new();
+                while let Some(key) = map.next_key::<Spanned<String>>()? {
+                    entries.push((key, map.next_value::<Spanned<Tree>>()?));
+                }
+                Ok(Tree::Map(entries))
+            }
+        }
+        deserializer.deserialize_any(TreeVisitor)
+    }
+}
+
 impl<'de, T: Deserialize<'de>> Deserialize<'de> for Spanned<T> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let spanned = serde_saphyr::Spanned::<T>::deserialize(deserializer)?;

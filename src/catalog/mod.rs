@@ -21,6 +21,7 @@
 //! least the releases in it; callers never name a backend.
 
 mod dir;
+mod facet_cell;
 mod import;
 mod location;
 mod postgres;

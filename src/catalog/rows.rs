@@ -31,6 +31,8 @@ pub struct ReleaseRow<S> {
     pub product_type: Option<S>,
     pub line: i64,
     pub col: i64,
+    /// The section 9 part as one JSON cell ([`super::facet_cell`]); `None` without one.
+    pub facets: Option<S>,
 }
 
 /// One dependency of a release.
@@ -96,6 +98,11 @@ pub fn encode(m: &Manifest) -> Rows<'_> {
             product_type: m.product_type.as_deref().map(text),
             line: m.location.line.into(),
             col: m.location.column.into(),
+            facets: m
+                .facets
+                .as_deref()
+                .and_then(super::facet_cell::encode)
+                .map(Cow::Owned),
         },
         dependencies: m
             .dependencies
@@ -131,7 +138,11 @@ pub fn encode(m: &Manifest) -> Rows<'_> {
             .map(|i| IssueRow {
                 code: text(i.code.as_str()),
                 message: text(&i.message),
-                dependency: i.dependency.as_ref().map(|d| Cow::Owned(d.to_string())),
+                dependency: i
+                    .dependency
+                    .as_ref()
+                    .map(|d| Cow::Owned(d.to_string()))
+                    .or_else(|| i.subject.as_deref().map(Cow::Borrowed)),
                 line: i.location.line.into(),
                 col: i.location.column.into(),
             })
@@ -238,6 +249,13 @@ impl<'p> Decoder<'p> {
             product_type: row.product_type,
             dependencies: Vec::new(),
             incompatibilities: Vec::new(),
+            facets: row
+                .facets
+                .as_deref()
+                .map(|cell| super::facet_cell::decode(cell).map_err(|m| self.damaged(&m)))
+                .transpose()?
+                .filter(|f| !f.is_empty())
+                .map(Arc::new),
             issues: Vec::new(),
             file,
             location: location(row.line, row.col),
@@ -305,11 +323,13 @@ impl<'p> Decoder<'p> {
             code: Code::parse(&row.code)
                 .ok_or_else(|| self.damaged(&format!("unknown finding code `{}`", row.code)))?,
             message: row.message,
+            // one column holds both: a `group:name` is a product, anything else the
+            // capability or runtime name of a section 9 entry (which never has a `:`)
             dependency: row
                 .dependency
                 .as_deref()
-                .map(|d| ProductId::parse(d).map_err(|m| self.damaged(&m)))
-                .transpose()?,
+                .and_then(|d| ProductId::parse(d).ok()),
+            subject: row.dependency.filter(|d| ProductId::parse(d).is_err()),
             location: location(row.line, row.col),
         };
         self.owner(id)?.issues.push(issue);
@@ -369,6 +389,7 @@ mod tests {
                 product_type: r.product_type.map(Cow::into_owned),
                 line: r.line,
                 col: r.col,
+                facets: r.facets.map(Cow::into_owned),
             };
             decoder.release(id, m.file.to_string(), release).unwrap();
             for d in rows.dependencies {
@@ -433,6 +454,7 @@ mod tests {
             product_type: None,
             line: 1,
             col: 1,
+            facets: None,
         };
         let error = decoder.release(1, "a.yml".to_owned(), row).unwrap_err();
         assert!(

@@ -205,3 +205,85 @@ fn directories_refuse_imports_and_catalog_files_take_a_batch_once() {
         );
     }
 }
+
+const CAPABILITIES: &str = "testdata/examples/capabilities/catalog";
+
+/// Every release's section 9 part, as `product version: facets`.
+fn facets(catalog: &Catalog) -> Vec<String> {
+    catalog
+        .products()
+        .flat_map(|p| catalog.releases(p))
+        .map(|m| format!("{}: {:?}", m.release_name(), m.facets))
+        .collect()
+}
+
+#[test]
+fn section_9_survives_an_import_and_a_read() {
+    let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(CAPABILITIES)]);
+    let batch = Batch::check(files, unreadable).unwrap();
+    let directory = Location::Directory(CAPABILITIES.into())
+        .open()
+        .unwrap()
+        .load_all()
+        .unwrap();
+    let expected = facets(&directory);
+    assert_eq!(expected.len(), 15);
+    assert!(expected.iter().filter(|f| f.ends_with("None")).count() < 5);
+    let db = std::env::temp_dir().join(format!("compat-suite-{}-facets.db", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let stores = std::iter::once(Location::Sqlite(db))
+        .chain(testing::fresh("suite_facets").map(Location::Postgres));
+    for location in stores {
+        let summary = location
+            .create_store()
+            .unwrap()
+            .import(&batch, false)
+            .unwrap();
+        assert_eq!(summary.added, 15, "{location}");
+        let read = location.open().unwrap().load(&Scope::All).unwrap();
+        assert_eq!(facets(&read), expected, "{location}");
+        // the same manifests again are unchanged, section 9 included
+        let again = location
+            .create_store()
+            .unwrap()
+            .import(&batch, false)
+            .unwrap();
+        assert_eq!((again.added, again.unchanged), (0, 15), "{location}");
+    }
+}
+
+#[test]
+fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
+    let db = imported("schema1");
+    {
+        // what a catalog made before section 9 looks like
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("ALTER TABLE release DROP COLUMN facets; PRAGMA user_version = 1;")
+            .unwrap();
+    }
+    let location = Location::Sqlite(db.clone());
+    let read = location.open().unwrap().load(&Scope::All).unwrap();
+    assert_eq!(releases(&read).len(), 27);
+    let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(CAPABILITIES)]);
+    let batch = Batch::check(files, unreadable).unwrap();
+    let summary = location
+        .create_store()
+        .unwrap()
+        .import(&batch, true)
+        .unwrap();
+    // com.example:web 3.0.0 is in both example catalogs: replaced
+    assert_eq!((summary.added, summary.replaced), (14, 1));
+    let read = location.open().unwrap().load(&Scope::All).unwrap();
+    assert_eq!(releases(&read).len(), 41);
+    let web = read
+        .release(&id("com.example:web"), &version("3.0.0"))
+        .unwrap();
+    assert_eq!(web.facets().requires[0].name, "sql");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let schema: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .unwrap();
+    assert_eq!(schema, 2);
+}

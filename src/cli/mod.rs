@@ -425,6 +425,36 @@ pub struct InputArgs {
     pub config: ConfigArgs,
 }
 
+/// `--policy FILE` (SPEC 9.2), on `validate`, `upgrades`, `plan` and `order`.
+#[derive(Debug, clap::Args)]
+pub struct PolicyArg {
+    /// An operator policy file (one YAML document with the key `policy:`): its pins and
+    /// exclusions are added to the environment's own; deprecated releases are allowed if
+    /// either allows them
+    #[arg(long, value_name = "FILE")]
+    pub policy: Option<PathBuf>,
+}
+
+impl PolicyArg {
+    /// Adds the policy file, if any, to the environment's policy; its warnings, for stderr.
+    pub fn apply(&self, env: &mut Environment) -> Result<Vec<String>, CliError> {
+        self.apply_all(std::slice::from_mut(env))
+    }
+
+    /// Adds the policy file, if any (read once), to each environment's policy, as
+    /// [`PolicyArg::apply`] does to one; its warnings, for stderr.
+    pub fn apply_all(&self, envs: &mut [Environment]) -> Result<Vec<String>, CliError> {
+        let Some(path) = &self.policy else {
+            return Ok(Vec::new());
+        };
+        let (policy, warnings) = loader::read_policy(path)?;
+        for env in envs {
+            env.policy.merge(policy.clone());
+        }
+        Ok(warnings)
+    }
+}
+
 /// What a command reads: the environment, the releases of its scope, and where they came
 /// from; and the config in force.
 pub struct Inputs {

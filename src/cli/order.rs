@@ -16,6 +16,8 @@ Example:
 pub struct OrderArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    #[command(flatten)]
+    pub policy: super::PolicyArg,
     /// Order every entity, as for a new environment, not only the managed ones
     #[arg(long)]
     pub from_scratch: bool,
@@ -29,7 +31,8 @@ pub struct OrderArgs {
 }
 
 pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outcome, CliError> {
-    let inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
+    let mut inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
     let stdout = match args.format {
@@ -39,5 +42,6 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
     };
     let mut outcome = Outcome::new(stdout, result.missing.is_empty());
     outcome.warnings = inputs.warnings();
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

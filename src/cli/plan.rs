@@ -29,6 +29,8 @@ Example:
 pub struct PlanArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    #[command(flatten)]
+    pub policy: super::PolicyArg,
     /// A product to upgrade, as new as possible (`group:name`) or to one release
     /// (`group:name@version`); repeatable
     #[arg(long, value_name = "PRODUCT[@VERSION]")]
@@ -88,12 +90,13 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     if let Some(path) = &args.write_env {
         file_to_write("--write-env", path)?;
     }
-    let inputs = load_inputs(&args.inputs, stdin, |env| {
+    let mut inputs = load_inputs(&args.inputs, stdin, |env| {
         let products = targets.iter().map(|t| match t {
             Target::Newest(p) | Target::Exact(p, _) => p,
         });
         Scope::upgrades(env, products, args.allow_downgrade, args.allow_install)
     })?;
+    let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let named: Vec<ProductId> = targets
         .iter()
@@ -142,5 +145,6 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         outcome.code = CUT_SHORT;
     }
     outcome.warnings = inputs.warnings();
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

@@ -24,6 +24,8 @@ Example:
 pub struct ReportArgs {
     #[command(flatten)]
     pub inputs: InputArgs,
+    #[command(flatten)]
+    pub policy: super::PolicyArg,
     /// Release candidates and snapshots are candidates too (upgrades and plan)
     #[arg(long)]
     pub pre: bool,
@@ -55,9 +57,10 @@ pub struct ReportArgs {
 
 pub fn run(args: &ReportArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
     let deadline = deadline_arg(args.timeout)?;
-    let inputs = load_inputs(&args.inputs, stdin, |env| {
+    let mut inputs = load_inputs(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
+    let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let env = &inputs.env;
 
     // the validation, as `compat validate` gives it
@@ -115,5 +118,6 @@ pub fn run(args: &ReportArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError>
     }
     // catalog files left out are findings here, as in `validate`, not warnings
     outcome.warnings = env_warnings(env);
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

@@ -22,6 +22,8 @@ Examples:
 pub struct UpgradesArgs {
     #[command(flatten)]
     pub inputs: FleetInputArgs,
+    #[command(flatten)]
+    pub policy: super::PolicyArg,
     /// Release candidates and snapshots are candidates too
     #[arg(long)]
     pub pre: bool,
@@ -59,7 +61,8 @@ pub fn run(
     let Some(single) = args.inputs.single() else {
         return super::upgrades_fleet::run(args, stdin, deadline, layout);
     };
-    let inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
+    let mut inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
+    let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let progress = CommandProgress::new("upgrades", args.progress);
     let list = compat::upgrade::upgrades_reporting(
@@ -90,5 +93,6 @@ pub fn run(
         outcome.code = CUT_SHORT;
     }
     outcome.warnings = inputs.warnings();
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

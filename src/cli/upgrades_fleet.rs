@@ -17,9 +17,10 @@ pub fn run(
     deadline: Option<std::time::Instant>,
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
-    let inputs = super::fleet::load(&args.inputs, stdin, |env| {
+    let mut inputs = super::fleet::load(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
+    let policy_warnings = args.policy.apply_all(&mut inputs.envs)?;
     let reload =
         |env: &compat::environment::Environment| reload_for(env, &inputs.catalog_path, &[]);
     let progress = CommandProgress::new("upgrades", args.progress);
@@ -51,5 +52,6 @@ pub fn run(
         outcome.code = CUT_SHORT;
     }
     outcome.warnings = inputs.warnings(true);
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

@@ -44,6 +44,8 @@ Examples:
 pub struct ValidateArgs {
     #[command(flatten)]
     pub inputs: FleetInputArgs,
+    #[command(flatten)]
+    pub policy: super::PolicyArg,
     /// Output format [default: `format` in compat.toml, else human]
     #[arg(short, long, value_enum)]
     pub format: Option<ValidateFormat>,
@@ -70,7 +72,8 @@ pub fn run(
     let Some(single) = args.inputs.single() else {
         return run_fleet(args, stdin, layout);
     };
-    let inputs = load_inputs(&single, stdin, Scope::installed)?;
+    let mut inputs = load_inputs(&single, stdin, Scope::installed)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env)?;
     let catalog = inputs
         .catalog
         .clone()
@@ -92,6 +95,7 @@ pub fn run(
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
     outcome.warnings = env_warnings(&inputs.env);
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }
 
@@ -127,7 +131,8 @@ fn run_fleet(
     stdin: &mut dyn Read,
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
-    let inputs = fleet::load(&args.inputs, stdin, Scope::installed)?;
+    let mut inputs = fleet::load(&args.inputs, stdin, Scope::installed)?;
+    let policy_warnings = args.policy.apply_all(&mut inputs.envs)?;
     let catalog = inputs
         .catalog
         .clone()
@@ -150,5 +155,6 @@ fn run_fleet(
     };
     let mut outcome = Outcome::new(stdout, result.passes());
     outcome.warnings = inputs.warnings(false);
+    outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

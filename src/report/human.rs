@@ -36,7 +36,11 @@ pub fn table(header: &[&str]) -> Table {
 fn found(f: &Finding) -> String {
     match (&f.found_entity, &f.found) {
         (Some(entity), Some(version)) => format!("{entity} {version}"),
+        // a runtime's version (section 9: the environment's, not an entity's)
+        (None, Some(version)) => version.clone(),
         _ if f.code == Code::MissingDependency => "not installed".to_owned(),
+        _ if f.code == Code::MissingCapability => "no provider".to_owned(),
+        _ if f.code == Code::UnknownRuntime => "not declared".to_owned(),
         _ => String::new(),
     }
 }

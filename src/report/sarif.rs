@@ -13,21 +13,23 @@ use super::json::to_json;
 
 #[must_use]
 pub fn validation(v: &Validation) -> String {
-    let results: Vec<SarifResult<'_>> = v.findings().map(result).collect();
-    document(&results)
+    let mut results: Vec<SarifResult<'_>> = v.findings().map(result).collect();
+    document(&mut results)
 }
 
 /// `lint`: one result per manifest finding, at its declaration.
 #[must_use]
 pub fn lint(l: &Lint) -> String {
-    let results: Vec<SarifResult<'_>> = l.findings.iter().map(result).collect();
-    document(&results)
+    let mut results: Vec<SarifResult<'_>> = l.findings.iter().map(result).collect();
+    document(&mut results)
 }
 
 /// A SARIF document of one run of `compat` with these results. The results are typed and
 /// serialized where they are (a fleet can have a great many); every object's fields are in
-/// byte order, as the `serde_json::Value`s this was first written with had them.
-pub(super) fn document(results: &[SarifResult<'_>]) -> String {
+/// byte order, as the `serde_json::Value`s this was first written with had them. The rules are
+/// section 7's codes always and section 9's only when a result uses them (so a log without
+/// section 9 stays as it was); each result's `ruleIndex` is set here, into that list.
+pub(super) fn document(results: &mut [SarifResult<'_>]) -> String {
     #[derive(Serialize)]
     struct Document<'a> {
         #[serde(rename = "$schema")]
@@ -40,7 +42,15 @@ pub(super) fn document(results: &[SarifResult<'_>]) -> String {
         results: &'a [SarifResult<'a>],
         tool: Value,
     }
-    let rules: Vec<Value> = Code::ALL
+    let codes: Vec<Code> = Code::ALL
+        .into_iter()
+        .filter(|c| c.is_section_7() || results.iter().any(|r| r.code == *c))
+        .collect();
+    for r in results.iter_mut() {
+        r.rule_index = codes.iter().position(|c| *c == r.code);
+    }
+    let results: &[SarifResult<'_>] = results;
+    let rules: Vec<Value> = codes
         .iter()
         .map(|code| {
             json!({
@@ -67,6 +77,9 @@ pub(super) fn document(results: &[SarifResult<'_>]) -> String {
 /// One SARIF result.
 #[derive(Serialize)]
 pub(super) struct SarifResult<'a> {
+    /// The finding's code, which [`document`] indexes into its rules.
+    #[serde(skip)]
+    pub code: Code,
     pub level: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub locations: Option<[Located; 1]>,
@@ -77,6 +90,7 @@ pub(super) struct SarifResult<'a> {
     pub related_locations: Option<[Related; 1]>,
     #[serde(rename = "ruleId")]
     pub rule_id: &'static str,
+    /// Set by [`document`].
     #[serde(rename = "ruleIndex")]
     pub rule_index: Option<usize>,
     /// SARIF's own way to say a result is known and accepted: a viewer shows it as
@@ -144,6 +158,7 @@ struct Region {
 /// One finding as a SARIF result, located at its declaration.
 pub(super) fn result(f: &Finding) -> SarifResult<'_> {
     SarifResult {
+        code: f.code,
         level: match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -159,7 +174,7 @@ pub(super) fn result(f: &Finding) -> SarifResult<'_> {
         properties: None,
         related_locations: None,
         rule_id: f.code.as_str(),
-        rule_index: Code::ALL.iter().position(|c| *c == f.code),
+        rule_index: None,
         suppressions: f.accepted.as_ref().map(|a| {
             [Suppression {
                 justification: a.reason.clone(),

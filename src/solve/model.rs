@@ -20,6 +20,7 @@ use crate::constraint::{self, Verdict};
 use crate::environment::Environment;
 use crate::finding::Code;
 use crate::manifest::Manifest;
+use crate::policy::Policy as OperatorPolicy;
 use crate::product::ProductId;
 use crate::version::Version;
 
@@ -83,6 +84,8 @@ pub struct Var<'a> {
     pub current: Vec<Instance<'a>>,
     /// Every value it may take: `Keep` or `Absent` first, then candidates in version order.
     pub domain: Vec<Value>,
+    /// The operator's policy (SPEC 9.2: pins, exclusions, deprecated releases).
+    pub operator: &'a OperatorPolicy,
 }
 
 impl<'a> Var<'a> {
@@ -191,6 +194,12 @@ pub enum Exclusion {
     Installed,
     /// A non-orderable version has no place in the order (never planned to).
     Unorderable,
+    /// The product is pinned by the operator's policy (SPEC 9.2): it never moves.
+    Pinned,
+    /// The release is excluded by the operator's policy.
+    Excluded,
+    /// The release is deprecated, and the policy does not allow deprecated releases.
+    Deprecated,
 }
 
 impl Policy {
@@ -216,7 +225,12 @@ impl Exclusion {
             Exclusion::NotInstalled => Some("--allow-install"),
             Exclusion::Prerelease => Some("--pre"),
             Exclusion::Older => Some("--allow-downgrade"),
-            Exclusion::Invalid | Exclusion::Installed | Exclusion::Unorderable => None,
+            Exclusion::Invalid
+            | Exclusion::Installed
+            | Exclusion::Unorderable
+            | Exclusion::Pinned
+            | Exclusion::Excluded
+            | Exclusion::Deprecated => None,
         }
     }
 }
@@ -264,11 +278,30 @@ impl Var<'_> {
         if !self.releases[i].is_valid() {
             out.push(Exclusion::Invalid);
         }
+        if !self.operator.is_empty() || self.releases[i].facets.is_some() {
+            self.operator_exclusions(i, &mut out);
+        }
         if !self.installed() && !policy.allow_install {
             out.push(Exclusion::NotInstalled);
         }
         out.sort_by_key(|e| e.flag().is_some());
         out
+    }
+}
+
+impl Var<'_> {
+    /// What the operator's policy says about release `i` (SPEC 9.3, Candidates).
+    fn operator_exclusions(&self, i: usize, out: &mut Vec<Exclusion>) {
+        let release = &self.releases[i];
+        if self.operator.pin.contains(&self.product) && !out.contains(&Exclusion::Installed) {
+            out.push(Exclusion::Pinned);
+        }
+        if self.operator.excluding(release, "").is_some() {
+            out.push(Exclusion::Excluded);
+        }
+        if release.facets().deprecated.is_some() && !self.operator.allow_deprecated {
+            out.push(Exclusion::Deprecated);
+        }
     }
 }
 
@@ -319,6 +352,7 @@ impl<'a> Model<'a> {
                     releases,
                     current,
                     domain: Vec::new(),
+                    operator: &env.policy,
                 };
                 var.domain.push(if var.installed() {
                     Value::Keep

@@ -130,3 +130,87 @@ fn a_fleet_exits_with_its_worst_environment() {
     assert!(out.stdout.is_empty());
     assert_eq!(code(&["-", "-"]), Some(2));
 }
+
+#[test]
+fn a_policy_file_applies_to_every_environment_of_a_fleet() {
+    const SECTION_9: &str = "testdata/examples/capabilities/catalog";
+    const ENVS: [&str; 2] = [
+        "testdata/examples/capabilities/env-prod.yml",
+        "testdata/examples/capabilities/env-staging.yml",
+    ];
+    let policy = scratch("fleet-policy").join("policy.yml");
+    std::fs::write(
+        &policy,
+        "policy:\n  exclude:\n    - product: com.example:mysql\n      minimum-version: 8.0.0\n      maximum-version: 8.x.x\n      reason: not certified here\n  colour: blue\n",
+    )
+    .unwrap();
+    let policy = policy.to_str().unwrap();
+    for command in ["validate", "upgrades"] {
+        let mut args = vec![command, "-f", "json", "--catalog", SECTION_9];
+        args.extend(["--policy", policy]);
+        args.extend(ENVS);
+        let out = compat(&args);
+        // the policy file's warning reaches stderr, once for the run
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            stderr.matches("unknown key `colour` in `policy`").count(),
+            1,
+            "{command}: {stderr}"
+        );
+        let fleet: Value = serde_json::from_slice(&out.stdout).unwrap();
+        for (i, env) in ENVS.iter().enumerate() {
+            let alone = json(&[
+                command,
+                env,
+                "-f",
+                "json",
+                "--catalog",
+                SECTION_9,
+                "--policy",
+                policy,
+            ]);
+            let key = if command == "validate" {
+                "findings"
+            } else {
+                "upgrades"
+            };
+            assert_eq!(
+                fleet["environments"][i][key], alone[key],
+                "{command} {env} with --policy"
+            );
+        }
+    }
+    // staging runs the excluded mysql 8.0.0, and prod may no longer move to it
+    let validated = json(&[
+        "validate",
+        "-f",
+        "json",
+        "--catalog",
+        SECTION_9,
+        "--policy",
+        policy,
+        ENVS[0],
+        ENVS[1],
+    ]);
+    let staging = validated["environments"][1]["findings"].to_string();
+    assert!(staging.contains("excluded-release"), "{staging}");
+    let upgrades = json(&[
+        "upgrades",
+        "-f",
+        "json",
+        "--catalog",
+        SECTION_9,
+        "--policy",
+        policy,
+        ENVS[0],
+        ENVS[1],
+    ]);
+    let mysql = upgrades["environments"][0]["upgrades"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|u| u["product"] == "com.example:mysql")
+        .unwrap();
+    assert_eq!(mysql["installed"], "5.7.0");
+    assert_eq!(mysql["safe"], Value::Null);
+}

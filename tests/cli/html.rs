@@ -281,3 +281,28 @@ fn a_graph_too_large_to_draw_is_said_so_instead() {
         "the rest of the report is there"
     );
 }
+
+#[test]
+fn the_html_report_applies_a_policy_file() {
+    // no browser needed: the policy's findings are in the page as `validate` gives them
+    let page = |policy: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_compat"))
+            .args([
+                "report",
+                "testdata/examples/capabilities/env-prod.yml",
+                "--catalog",
+                "testdata/examples/capabilities/catalog",
+            ])
+            .args(policy)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    assert!(!page(&[]).contains("excluded-release"));
+    let with_policy = page(&["--policy", "testdata/examples/capabilities/policy.yml"]);
+    assert!(
+        with_policy.contains("excluded by policy (uncertified build)"),
+        "{with_policy}"
+    );
+}

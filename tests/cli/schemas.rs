@@ -40,8 +40,9 @@ fn schema_for(args: &[String]) -> Option<String> {
 /// environment (the positional arguments: those that are no option nor an option's value).
 fn is_fleet(args: &[String]) -> bool {
     // the options of these commands that take a separate value
-    const VALUED: [&str; 10] = [
+    const VALUED: [&str; 11] = [
         "--catalog",
+        "--policy",
         "-f",
         "--format",
         "--fail-on",
@@ -221,4 +222,61 @@ fn an_unknown_field_is_refused() {
     assert!(!validator.is_valid(&extra));
     let old = serde_json::json!({"schema_version": 2, "products": []});
     assert!(!validator.is_valid(&old));
+}
+
+/// Every recorded SARIF log (single environments, fleets, lint): the rules are section 7's
+/// ten codes, then only the section 9 codes some result uses, and each result's `ruleIndex`
+/// names the rule of its `ruleId`.
+#[test]
+fn sarif_rule_indices_name_their_rules() {
+    let mut logs = 0;
+    let mut with_section_9 = 0;
+    for entry in fs::read_dir("testdata/cli").unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_none_or(|e| e != "stdout") {
+            continue;
+        }
+        let text = fs::read_to_string(&path).unwrap();
+        let Ok(log) = serde_json::from_str::<Value>(&text) else {
+            continue;
+        };
+        if log["version"] != "2.1.0" {
+            continue;
+        }
+        logs += 1;
+        let run = &log["runs"][0];
+        let rules: Vec<&str> = run["tool"]["driver"]["rules"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| r["id"].as_str().unwrap())
+            .collect();
+        let results = run["results"].as_array().unwrap();
+        let used: BTreeSet<&str> = results
+            .iter()
+            .map(|r| r["ruleId"].as_str().unwrap())
+            .collect();
+        assert!(rules.len() >= 10, "{}", path.display());
+        for extra in &rules[10..] {
+            assert!(
+                used.contains(extra),
+                "{}: unused rule {extra}",
+                path.display()
+            );
+        }
+        with_section_9 += usize::from(rules.len() > 10);
+        for r in results {
+            let index = usize::try_from(r["ruleIndex"].as_u64().unwrap()).unwrap();
+            assert_eq!(
+                Some(&r["ruleId"].as_str().unwrap()),
+                rules.get(index),
+                "{}",
+                path.display()
+            );
+        }
+    }
+    assert!(
+        logs >= 2 && with_section_9 >= 2,
+        "{logs} logs, {with_section_9} with section 9"
+    );
 }

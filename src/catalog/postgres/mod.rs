@@ -49,7 +49,8 @@ use tables::{Pick, Writer};
 const IMPORT_LOCK: i64 = 0x636f_6d70_6174;
 
 /// The ordered migrations; migration `n` (from 1) is recorded in `compat.schema_migration`.
-const MIGRATIONS: &[&str] = &[r#"
+const MIGRATIONS: &[&str] = &[
+    r#"
     CREATE TABLE compat.source (
         id bigserial PRIMARY KEY,
         path text COLLATE "C" NOT NULL,
@@ -104,7 +105,16 @@ const MIGRATIONS: &[&str] = &[r#"
         col bigint NOT NULL,
         PRIMARY KEY (release_id, ord)
     );
-"#];
+"#,
+    "
+    -- section 9 as one JSON cell (`catalog::facet_cell`); NULL for a release without any
+    ALTER TABLE compat.release ADD COLUMN facets text;
+",
+];
+
+/// The first schema version with `release.facets`; an older catalog is read without it (its
+/// releases were stored before section 9 existed) until an import migrates it.
+pub const FACETS_SINCE: usize = 2;
 
 /// An open PostgreSQL catalog: one connection.
 pub struct Store {
@@ -547,6 +557,19 @@ mod tests {
         let store = Store::create(&url).unwrap();
         assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len());
         Store::create(&url).unwrap(); // nothing left to migrate
+        // a catalog of schema 1 (before section 9) is read as it is, and migrated by the
+        // next import
+        store
+            .client()
+            .batch_execute(
+                "ALTER TABLE compat.release DROP COLUMN facets;
+                 DELETE FROM compat.schema_migration WHERE version = 2",
+            )
+            .unwrap();
+        assert_eq!(store.schema_version().unwrap(), 1);
+        assert!(Store::open(&url).unwrap().load_all().unwrap().is_empty());
+        Store::create(&url).unwrap();
+        assert_eq!(store.schema_version().unwrap(), 2);
         store
             .client()
             .execute(
@@ -555,7 +578,7 @@ mod tests {
             )
             .unwrap();
         let newer = "URL: cannot read: catalog schema version 99 is newer than this compat \
-                     supports (1); upgrade compat";
+                     supports (2); upgrade compat";
         assert_eq!(message(Store::open(&url)), newer);
         assert_eq!(message(Store::create(&url)), newer);
     }

@@ -70,11 +70,26 @@ fn read_releases(
     decoder: &mut Decoder<'_>,
 ) -> Result<Vec<i64>, InputError> {
     let err = |e: ::postgres::Error| pg_error(name, &e);
-    let select = "SELECT r.id, s.path, r.product_group, r.product_name, r.version,
-                         r.product_type, r.line, r.col
-                  FROM compat.release r JOIN compat.source s ON s.id = r.source_id";
+    // a catalog of schema 1 has no `facets` column (and no section 9 data)
+    let version: i32 = client
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM compat.schema_migration",
+            &[],
+        )
+        .map_err(err)?
+        .get(0);
+    let facets = if usize::try_from(version).unwrap_or(0) >= super::FACETS_SINCE {
+        "r.facets"
+    } else {
+        "NULL::text"
+    };
+    let select = format!(
+        "SELECT r.id, s.path, r.product_group, r.product_name, r.version,
+                r.product_type, r.line, r.col, {facets}
+         FROM compat.release r JOIN compat.source s ON s.id = r.source_id"
+    );
     let releases = match pick {
-        Pick::All => client.query(select, &[]),
+        Pick::All => client.query(&select, &[]),
         Pick::Releases(wanted) => {
             let (groups, names, keys): (Vec<&str>, Vec<&str>, Vec<String>) = wanted
                 .iter()
@@ -120,6 +135,7 @@ fn read_releases(
             product_type: cell(name, row, 5)?,
             line: cell(name, row, 6)?,
             col: cell(name, row, 7)?,
+            facets: cell(name, row, 8)?,
         };
         decoder.release(id, cell(name, row, 1)?, release)?;
         ids.push(id);
@@ -321,7 +337,7 @@ fn copy_releases(
     copy(
         tx,
         "release (id, product_group, product_name, version, version_key, product_type, \
-         source_id, line, col)",
+         source_id, line, col, facets)",
         &[
             Type::INT8,
             Type::TEXT,
@@ -332,6 +348,7 @@ fn copy_releases(
             Type::INT8,
             Type::INT8,
             Type::INT8,
+            Type::TEXT,
         ],
         |w| {
             for (id, source, m, rows) in encoded {
@@ -346,6 +363,7 @@ fn copy_releases(
                     source,
                     &r.line,
                     &r.col,
+                    &r.facets.as_deref(),
                 ])?;
             }
             Ok(())

@@ -1,7 +1,8 @@
 //! The SQLite release catalog (`compat catalog import`): an embedded, zero-setup store that
 //! saves re-parsing a directory of YAML on every run.
 //!
-//! Schema (version 1, in `PRAGMA user_version`): `source` keeps every imported file's path and
+//! Schema (version 2, in `PRAGMA user_version`; version 2 added `release.facets`, section 9
+//! as one JSON cell, and a version 1 file is still read as it is): `source` keeps every imported file's path and
 //! text, so reports still point at file and line; `release` holds one row per release, unique
 //! by product and `version_key` ([`Version::storage_key`]: byte order = version order, equality
 //! = version equality); `dependency`, `incompatibility` and `issue` hold the declarations with
@@ -37,7 +38,8 @@ use tables::{Writer, find_release, read_manifest, read_manifests};
 const SQLITE_MAGIC: &[u8] = b"SQLite format 3\0";
 
 /// The ordered migrations; `PRAGMA user_version` is how many have run.
-const MIGRATIONS: &[&str] = &["
+const MIGRATIONS: &[&str] = &[
+    "
     CREATE TABLE source (
         id INTEGER PRIMARY KEY,
         path TEXT NOT NULL,
@@ -92,7 +94,17 @@ const MIGRATIONS: &[&str] = &["
         col INTEGER NOT NULL,
         PRIMARY KEY (release_id, ord)
     ) WITHOUT ROWID;
-"];
+",
+    "
+    -- section 9 (capabilities, constraints, runtime requirements, properties, deprecation) as
+    -- one JSON cell (`catalog::facet_cell`); NULL for a release without any
+    ALTER TABLE release ADD COLUMN facets TEXT;
+",
+];
+
+/// The first schema version with `release.facets`; an older file is read without it (its
+/// releases were stored before section 9 existed) until an import migrates it.
+pub const FACETS_SINCE: usize = 2;
 
 /// An open catalog database.
 pub struct Store {

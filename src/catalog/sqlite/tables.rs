@@ -49,8 +49,8 @@ fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Res
     let r = &rows.release;
     tx.prepare_cached(
         "INSERT INTO release (product_group, product_name, version, version_key, product_type,
-                              source_id, line, col)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                              source_id, line, col, facets)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
     )?
     .execute(params![
         r.group,
@@ -60,7 +60,8 @@ fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Res
         r.product_type,
         source,
         r.line,
-        r.col
+        r.col,
+        r.facets
     ])?;
     let id = tx.last_insert_rowid();
     let mut dep = tx.prepare_cached(
@@ -161,6 +162,15 @@ pub fn read_manifests(
     path: &str,
     only: Option<i64>,
 ) -> Result<Vec<Manifest>, InputError> {
+    // a catalog of schema 1 has no `facets` column (and no section 9 data)
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(|e| sql_error(path, &e))?;
+    let facets = if usize::try_from(version).unwrap_or(0) >= super::FACETS_SINCE {
+        "r.facets"
+    } else {
+        "NULL"
+    };
     let err = |e: rusqlite::Error| sql_error(path, &e);
     if let Some(id) = only {
         conn.execute_batch(&format!(
@@ -173,9 +183,12 @@ pub fn read_manifests(
     each_row(
         conn,
         path,
-        "SELECT r.id, s.path, r.product_group, r.product_name, r.version, r.product_type,
-                r.line, r.col
-         FROM pick p CROSS JOIN release r ON r.id = p.id CROSS JOIN source s ON s.id = r.source_id",
+        &format!(
+            "SELECT r.id, s.path, r.product_group, r.product_name, r.version, r.product_type,
+                    r.line, r.col, {facets}
+             FROM pick p CROSS JOIN release r ON r.id = p.id
+             CROSS JOIN source s ON s.id = r.source_id"
+        ),
         |row| {
             let release = ReleaseRow {
                 group: row.get(2)?,
@@ -184,6 +197,7 @@ pub fn read_manifests(
                 product_type: row.get(5)?,
                 line: row.get(6)?,
                 col: row.get(7)?,
+                facets: row.get(8)?,
             };
             Ok(decoder.release(row.get(0)?, row.get(1)?, release))
         },

@@ -50,5 +50,5 @@ pub fn validation(f: &FleetValidation) -> String {
             results.push(out);
         }
     }
-    document(&results)
+    document(&mut results)
 }

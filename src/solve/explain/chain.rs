@@ -313,6 +313,15 @@ fn excluded_link(model: &Model<'_>, p: usize, rule: Exclusion) -> Link {
         Exclusion::Invalid | Exclusion::Installed | Exclusion::Unorderable => format!(
             "{product} {listed} break the manifest rules (see `compat lint`) and are never chosen"
         ),
+        Exclusion::Pinned => format!("{product} is pinned by policy, so it never moves"),
+        Exclusion::Excluded => format!(
+            "{product} {listed} {} excluded by policy",
+            if left_out.len() == 1 { "is" } else { "are" }
+        ),
+        Exclusion::Deprecated => format!(
+            "{product} {listed} {} deprecated, and the policy does not allow deprecated releases",
+            if left_out.len() == 1 { "is" } else { "are" }
+        ),
     };
     let mut out = link(Kind::Excluded, product.clone(), text);
     out.versions = versions;

@@ -13,6 +13,9 @@
 //! SPEC section 3, so an invalid declaration, not unreadable input; `optional` accepts `true` /
 //! `false` (any capitalisation YAML 1.2 allows); an incompatibility on the manifest's own product
 //! is allowed (it constrains the *other* entities of that product).
+//!
+//! Section 9 (capabilities, constraints, runtime requirements, properties, deprecation) is
+//! read by [`facets`] into [`Manifest::facets`] under the same rules.
 
 use std::sync::Arc;
 
@@ -25,7 +28,14 @@ use crate::product::ProductId;
 use crate::range::Range;
 use crate::version::Version;
 use crate::yaml::simple::Node;
-use crate::yaml::{self, FromNode, KeySet, ScalarMap};
+use crate::yaml::{self, FromNode, KeySet, ScalarMap, Tree};
+
+mod facet_reader;
+pub mod facets;
+
+pub use facets::{
+    Atom, CapabilityRequirement, Deprecation, Facets, Provision, RuntimeRequirement, Term, TermKind,
+};
 
 /// One release and its declarations.
 #[derive(Clone, Debug)]
@@ -35,6 +45,9 @@ pub struct Manifest {
     pub product_type: Option<String>,
     pub dependencies: Vec<Dependency>,
     pub incompatibilities: Vec<Incompatibility>,
+    /// Section 9 declarations; `None` when the manifest uses none of section 9 (see
+    /// [`Manifest::facets`]).
+    pub facets: Option<Arc<Facets>>,
     /// SPEC section 3/4 problems and warnings, in file order.
     pub issues: Vec<Issue>,
     /// The file the manifest was read from, as the user named it.
@@ -74,9 +87,17 @@ pub struct Issue {
     pub location: Location,
     /// The product the declaration names, when it could be read.
     pub dependency: Option<ProductId>,
+    /// The capability or runtime a section 9 entry names (never set with `dependency`).
+    pub subject: Option<String>,
 }
 
 impl Manifest {
+    /// The section 9 declarations (empty when the manifest has none).
+    #[must_use]
+    pub fn facets(&self) -> &Facets {
+        self.facets.as_deref().unwrap_or(Facets::none())
+    }
+
     /// True when no declaration breaks SPEC section 3 or 4 (warnings allowed).
     #[must_use]
     pub fn is_valid(&self) -> bool {
@@ -106,6 +127,7 @@ impl Manifest {
             && same(&self.incompatibilities, &other.incompatibilities, |a, b| {
                 (&a.product, &a.range, &a.reason) == (&b.product, &b.range, &b.reason)
             })
+            && self.facets() == other.facets()
             && same(&self.issues, &other.issues, |a, b| {
                 (a.code, &a.message) == (b.code, &b.message)
             })
@@ -164,6 +186,12 @@ struct RawManifest {
 struct RawExtensions {
     product_dependencies: Option<Vec<Spanned<RawEntry>>>,
     product_incompatibilities: Option<Vec<Spanned<RawEntry>>>,
+    // section 9: read whole as trees (the fast path leaves them to the full parser)
+    capabilities: Option<Spanned<Tree>>,
+    constraints: Option<Spanned<Tree>>,
+    runtime_requirements: Option<Spanned<Tree>>,
+    properties: Option<Spanned<Tree>>,
+    deprecated: Option<Spanned<Tree>>,
 }
 
 /// The fast path's reading of the same fields, matching serde's rules: unknown keys ignored,
@@ -195,6 +223,13 @@ impl FromNode for RawExtensions {
                 "product-incompatibilities" => {
                     raw.product_incompatibilities = FromNode::from_node(value)?;
                 }
+                // section 9 keys: their values keep their YAML kinds (booleans, numbers), which
+                // the simple reader does not tell apart, so the full parser reads them
+                "capabilities"
+                | "constraints"
+                | "runtime-requirements"
+                | "properties"
+                | "deprecated" => return None,
                 _ => {}
             }
         }
@@ -258,12 +293,23 @@ impl RawManifest {
             own: &product,
             issues: Vec::new(),
         };
-        let (deps, incs) = self
-            .extensions
-            .map(|e| (e.product_dependencies, e.product_incompatibilities))
-            .unwrap_or_default();
-        let dependencies = reader.dependencies(deps.unwrap_or_default());
-        let incompatibilities = reader.incompatibilities(incs.unwrap_or_default());
+        let extensions = self.extensions.unwrap_or_default();
+        let dependencies = reader.dependencies(extensions.product_dependencies.unwrap_or_default());
+        let incompatibilities =
+            reader.incompatibilities(extensions.product_incompatibilities.unwrap_or_default());
+        let raw_facets = facet_reader::RawFacets {
+            capabilities: extensions.capabilities,
+            constraints: extensions.constraints,
+            runtime_requirements: extensions.runtime_requirements,
+            properties: extensions.properties,
+            deprecated: extensions.deprecated,
+        };
+        let facets = (raw_facets != facet_reader::RawFacets::default()).then(|| {
+            facet_reader::FacetReader {
+                issues: &mut reader.issues,
+            }
+            .read(raw_facets)
+        });
         let mut issues = reader.issues;
         issues.sort_by_key(|i| i.location);
         Ok(Manifest {
@@ -272,6 +318,7 @@ impl RawManifest {
             product_type: self.product_type,
             dependencies,
             incompatibilities,
+            facets: facets.filter(|f| !f.is_empty()).map(Arc::new),
             issues,
             file: Arc::clone(file),
             location: version_text.location,
@@ -323,6 +370,7 @@ impl DeclarationReader<'_> {
             message,
             location,
             dependency: dependency.cloned(),
+            subject: None,
         });
     }
 

@@ -10,6 +10,12 @@
 //!   everyone else's constraints; only its own constraints go unchecked;
 //! - an incompatibility never matches the declaring entity itself.
 //!
+//! Section 9 adds, after those: each required capability, each `constraints` item, each
+//! runtime requirement (judged by [`constraint::World`] over every installed entity), then
+//! whether policy excludes the release and whether it is deprecated. These checks exist only
+//! where a release or the policy declares something, so a catalog without section 9 gets
+//! exactly the checks it always had.
+//!
 //! Invariant: the result depends only on the environment and catalog, never on thread
 //! timing: entities are checked in parallel and collected in entity-name order.
 
@@ -20,14 +26,17 @@ use std::sync::Arc;
 use rayon::prelude::*;
 
 use crate::catalog::Catalog;
-use crate::constraint::{self, Verdict};
+use crate::constraint::{self, Running, Verdict, World};
 use crate::diagnostic::{FileLocation, InputError, Location};
 use crate::environment::{Entity, Environment};
 use crate::finding::{Code, Finding, Severity};
-use crate::manifest::{Dependency, Incompatibility, Manifest};
+use crate::manifest::{Dependency, Facets, Incompatibility, Manifest};
+use crate::policy::Policy;
 use crate::product::ProductId;
 use crate::suggest;
 use crate::version::Version;
+
+mod facets;
 
 /// The outcome of validating one environment.
 #[derive(Clone, Debug)]
@@ -107,6 +116,20 @@ impl Validation {
 #[must_use]
 pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
     let installed = environment.installed_by_product();
+    let running = environment
+        .entities
+        .iter()
+        .filter(|e| e.is_installed())
+        .map(|e| Running {
+            entity: &e.name,
+            product: &e.product,
+            version: &e.version,
+            facets: catalog
+                .release(&e.product, &e.version)
+                .map_or(Facets::none(), |m| m.facets()),
+        })
+        .collect();
+    let world = World::new(running, &environment.runtime);
     let checks = environment
         .entities
         .par_iter()
@@ -116,6 +139,8 @@ pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
                 entity,
                 installed: &installed,
                 env_file: &environment.file,
+                world: &world,
+                policy: &environment.policy,
             }
             .checks(catalog)
         })
@@ -211,6 +236,8 @@ struct EntityChecker<'a> {
     entity: &'a Entity,
     installed: &'a BTreeMap<&'a ProductId, Vec<&'a Entity>>,
     env_file: &'a Arc<str>,
+    world: &'a World<'a>,
+    policy: &'a Policy,
 }
 
 impl EntityChecker<'_> {
@@ -248,6 +275,7 @@ impl EntityChecker<'_> {
                     &issue.message,
                 );
                 f.dependency.clone_from(&issue.dependency);
+                f.dependency_name.clone_from(&issue.subject);
                 f
             })
             .collect();
@@ -257,6 +285,22 @@ impl EntityChecker<'_> {
         }
         for incompatibility in &manifest.incompatibilities {
             checks.push(self.incompatibility(manifest, incompatibility));
+        }
+        let facets = manifest.facets();
+        for requirement in &facets.requires {
+            checks.push(self.capability(manifest, requirement));
+        }
+        for term in &facets.constraints {
+            checks.push(self.constraint(manifest, term));
+        }
+        for requirement in &facets.runtime {
+            checks.push(self.runtime(manifest, requirement));
+        }
+        if !self.policy.exclude.is_empty() {
+            checks.push(self.excluded(manifest));
+        }
+        if facets.deprecated.is_some() {
+            checks.push(self.deprecated(manifest));
         }
         checks
     }
