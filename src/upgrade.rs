@@ -19,7 +19,7 @@ use rayon::prelude::*;
 use crate::catalog::Catalog;
 use crate::environment::Environment;
 use crate::finding::Finding;
-use crate::plan::model::{Model, Policy, Value, Violation};
+use crate::plan::model::{Exclusion, Model, Policy, Value, Violation};
 use crate::plan::{Counter, ProgressSink};
 use crate::product::ProductId;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
@@ -43,6 +43,9 @@ pub struct Upgrade {
     /// False when a time limit cut the search for `requires` / `latest_installable`: they are
     /// then the best found, not proven.
     pub proven: bool,
+    /// The operator's policy pins the product (SPEC 9.3): it never moves, so nothing is
+    /// `safe`; `latest` is still the newest release it would otherwise be offered.
+    pub pinned: bool,
     /// When no upgrade of other installed products makes `latest` installable (proven): why,
     /// from the engine's conflict, with the `plan` flags that would make it possible.
     pub explanation: Option<Explanation>,
@@ -230,8 +233,12 @@ fn examine(
         requires: Vec::new(),
         latest_installable: true,
         proven: true,
+        pinned: false,
         explanation: None,
     };
+    if var.operator.pin.contains(&var.product) {
+        return (pinned(model, p, upgrade), None);
+    }
     let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
         return (upgrade, None);
     };
@@ -283,6 +290,22 @@ fn examine(
         let unreachable = outcome.proven().then(|| Pick::of(model, p, latest));
         (upgrade, unreachable)
     }
+}
+
+/// The row of a pinned product: no search (it never moves), and `latest` the newest newer
+/// release the pin alone keeps out.
+fn pinned(model: &Model<'_>, p: usize, mut upgrade: Upgrade) -> Upgrade {
+    let var = &model.vars[p];
+    let latest = (0..var.releases.len())
+        .rev()
+        .filter(|&i| var.exclusions(i, model.policy) == [Exclusion::Pinned])
+        .map(|i| &var.releases[i].version)
+        .find(|v| var.newer(v));
+    upgrade.pinned = true;
+    upgrade.safe = None;
+    upgrade.latest = latest.map(ToString::to_string);
+    upgrade.latest_installable = latest.is_none();
+    upgrade
 }
 
 /// A broken constraint as a finding: who declares it, which range, what would be found.
@@ -395,6 +418,32 @@ mod tests {
         let list = upgrades(&env(entities), &catalog(lines), pre);
         let rows: Vec<String> = list.iter().map(row).collect();
         assert_eq!(rows, expected);
+    }
+
+    #[test]
+    fn a_pinned_product_never_moves_and_says_so() {
+        let c = catalog(&[
+            "g:a 1.0.0",
+            "g:a 1.1.0",
+            "g:a 2.0.0",
+            "g:b 1.0.0",
+            "g:b 1.2.0",
+        ]);
+        let mut e = env(&[("g:a", "1.0.0"), ("g:b", "1.0.0")]);
+        let rows = upgrades(&e, &c, false);
+        assert!(rows.iter().all(|u| !u.pinned));
+        assert_eq!(rows[0].safe.as_deref(), Some("2.0.0"));
+        e.policy.pin.insert(ProductId::parse("g:a").unwrap());
+        let rows = upgrades(&e, &c, false);
+        let a = &rows[0];
+        assert!(a.pinned);
+        assert_eq!(a.safe, None);
+        assert_eq!(a.latest.as_deref(), Some("2.0.0"), "what the pin keeps out");
+        assert!(!a.latest_installable);
+        assert!(a.requires.is_empty() && a.blocked_by.is_empty());
+        // the other product is untouched by the pin
+        assert!(!rows[1].pinned);
+        assert_eq!(rows[1].safe.as_deref(), Some("1.2.0"));
     }
 
     #[test]

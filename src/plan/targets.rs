@@ -124,6 +124,13 @@ fn newest(
             return None;
         };
         let var = &model.vars[p];
+        if var.operator.pin.contains(product) {
+            // SPEC 9.3: a target of a pinned product is infeasible
+            notes
+                .lines
+                .push(format!("{product} is pinned by policy, so it never moves"));
+            return None;
+        }
         if !var.installed() && !model.policy.allow_install {
             // SPEC: without --allow-install a newest target settles where it can: absent
             notes.lines.push(format!(

@@ -406,6 +406,9 @@ pub fn because(f: &Finding) -> String {
 /// What stands in a row's "Blocked by" cell: the reasons, then what would unblock it.
 #[must_use]
 pub fn blocked_cell(u: &Upgrade) -> String {
+    if u.pinned {
+        return "pinned by policy".to_owned();
+    }
     if u.latest.is_none() || u.latest == u.safe {
         return String::new();
     }

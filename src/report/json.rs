@@ -283,7 +283,8 @@ pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
 
 /// The rows of [`upgrades`] (with `outdated`, only those that can move or are blocked).
 pub(super) fn upgrade_rows(list: &[Upgrade], outdated: bool) -> Vec<serde_json::Value> {
-    list.iter().filter(|u| !outdated || u.outdated()).map(|u| json!({
+    list.iter().filter(|u| !outdated || u.outdated()).map(|u| {
+        let mut row = json!({
             "product": u.product,
             "installed": u.installed,
             "safe": u.safe,
@@ -293,5 +294,11 @@ pub(super) fn upgrade_rows(list: &[Upgrade], outdated: bool) -> Vec<serde_json::
             "latest_installable": u.latest_installable,
             "proven": u.proven,
             "explanation": u.explanation.as_ref().map(explanation),
-        })).collect()
+        });
+        if u.pinned {
+            // only where a policy pins: outputs without one keep their bytes (SPEC 9)
+            row["pinned"] = json!(true);
+        }
+        row
+    }).collect()
 }
