@@ -46,6 +46,14 @@ pub struct Upgrade {
     /// The operator's policy pins the product (SPEC 9.3): it never moves, so nothing is
     /// `safe`; `latest` is still the newest release it would otherwise be offered.
     pub pinned: bool,
+    /// When the product's entities run different versions: the entities below `installed`
+    /// (the highest), by name, with their versions. `installed`, `safe` and `latest` speak for
+    /// the product as SPEC section 7 says; these are the entities that lag even when nothing
+    /// newer exists.
+    pub behind: Vec<(String, String)>,
+    /// With `behind`: whether moving every entity to `installed` alone breaks nothing (`None`
+    /// when that release is not a candidate: not in the catalog, or left out by policy).
+    pub align: Option<bool>,
     /// When no upgrade of other installed products makes `latest` installable (proven): why,
     /// from the engine's conflict, with the `plan` flags that would make it possible.
     pub explanation: Option<Explanation>,
@@ -56,7 +64,7 @@ impl Upgrade {
     /// blocked): the rows `--outdated` keeps.
     #[must_use]
     pub fn outdated(&self) -> bool {
-        self.latest.is_some()
+        self.latest.is_some() || !self.behind.is_empty()
     }
 }
 
@@ -234,8 +242,11 @@ fn examine(
         latest_installable: true,
         proven: true,
         pinned: false,
+        behind: Vec::new(),
+        align: None,
         explanation: None,
     };
+    (upgrade.behind, upgrade.align) = lagging(model, p);
     if var.operator.pin.contains(&var.product) {
         return (pinned(model, p, upgrade), None);
     }
@@ -290,6 +301,37 @@ fn examine(
         let unreachable = outcome.proven().then(|| Pick::of(model, p, latest));
         (upgrade, unreachable)
     }
+}
+
+/// The entities of `p` below its highest installed version, and whether all can move to it
+/// alone (see [`Upgrade::behind`]).
+fn lagging(model: &Model<'_>, p: usize) -> (Vec<(String, String)>, Option<bool>) {
+    let var = &model.vars[p];
+    let Some(top) = var.installed_version() else {
+        return (Vec::new(), None);
+    };
+    let mut behind: Vec<(String, String)> = var
+        .current
+        .iter()
+        .filter(|c| c.version.as_str() != top.as_str())
+        .map(|c| {
+            (
+                c.entity.unwrap_or_default().to_owned(),
+                c.version.to_string(),
+            )
+        })
+        .collect();
+    if behind.is_empty() {
+        return (behind, None);
+    }
+    behind.sort();
+    let align = var
+        .domain
+        .iter()
+        .copied()
+        .find(|&v| matches!(v, Value::Release(_)) && var.version(v) == Some(top))
+        .map(|v| alone(model, p, v).is_empty());
+    (behind, align)
 }
 
 /// The row of a pinned product: no search (it never moves), and `latest` the newest newer
@@ -418,6 +460,64 @@ mod tests {
         let list = upgrades(&env(entities), &catalog(lines), pre);
         let rows: Vec<String> = list.iter().map(row).collect();
         assert_eq!(rows, expected);
+    }
+
+    #[test]
+    fn entities_behind_the_highest_are_reported_even_with_nothing_newer() {
+        // g:web runs 2.4.0, 3.0.0 and 2.5.0: the highest is 3.0.0, nothing is newer
+        let c = catalog(&[
+            "g:web 2.4.0",
+            "g:web 2.5.0",
+            "g:web 3.0.0",
+            "g:db 1.0.0 | g:web 2.0.0 2.x.x",
+        ]);
+        let named = |entities: &[(&str, &str, &str)]| {
+            let mut text = String::from("entities:\n");
+            for (name, product, version) in entities {
+                let _ = writeln!(
+                    text,
+                    "  - name: {name}\n    product: {product}\n    version: {version}"
+                );
+            }
+            environment::parse(&text, &Arc::from("e.yml"), "e").unwrap()
+        };
+        let e = named(&[
+            ("web-blue", "g:web", "2.4.0"),
+            ("web", "g:web", "3.0.0"),
+            ("web-canary", "g:web", "2.5.0"),
+        ]);
+        let rows = upgrades(&e, &c, false);
+        let web = &rows[0];
+        assert_eq!(web.installed, "3.0.0");
+        assert_eq!(web.latest, None);
+        assert!(
+            web.outdated(),
+            "lagging entities make the row worth showing"
+        );
+        let behind: Vec<(&str, &str)> = web
+            .behind
+            .iter()
+            .map(|(n, v)| (n.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(behind, [("web-blue", "2.4.0"), ("web-canary", "2.5.0")]);
+        assert_eq!(web.align, Some(true));
+        // a db that needs web 2.x makes aligning on 3.0.0 break something
+        let e = named(&[
+            ("web-blue", "g:web", "2.4.0"),
+            ("web", "g:web", "3.0.0"),
+            ("db", "g:db", "1.0.0"),
+        ]);
+        let rows = upgrades(&e, &c, false);
+        let web = rows
+            .iter()
+            .find(|u| u.product.to_string() == "g:web")
+            .unwrap();
+        assert_eq!(web.align, Some(false));
+        // one version everywhere: nothing behind
+        let e = named(&[("web-1", "g:web", "3.0.0"), ("web-2", "g:web", "3.0.0")]);
+        let rows = upgrades(&e, &c, false);
+        assert!(rows[0].behind.is_empty() && rows[0].align.is_none());
+        assert!(!rows[0].outdated());
     }
 
     #[test]

@@ -406,13 +406,23 @@ pub fn because(f: &Finding) -> String {
 /// What stands in a row's "Blocked by" cell: the reasons, then what would unblock it.
 #[must_use]
 pub fn blocked_cell(u: &Upgrade) -> String {
+    let mut lines: Vec<String> = Vec::new();
+    if !u.behind.is_empty() {
+        let who: Vec<String> = u.behind.iter().map(|(e, v)| format!("{e} {v}")).collect();
+        let align = match u.align {
+            Some(true) => format!(", can move to {} now", u.installed),
+            Some(false) => format!(", moving them to {} alone breaks a constraint", u.installed),
+            None => String::new(),
+        };
+        lines.push(format!("behind {}: {}{align}", u.installed, who.join(", ")));
+    }
     if u.pinned {
-        return "pinned by policy".to_owned();
+        lines.push("pinned by policy".to_owned());
+        return lines.join("; ");
     }
     if u.latest.is_none() || u.latest == u.safe {
-        return String::new();
+        return lines.join("; ");
     }
-    let mut lines: Vec<String> = Vec::new();
     for line in u.blocked_by.iter().map(because) {
         // several entities of one release declare the same thing: say it once
         if !lines.contains(&line) {

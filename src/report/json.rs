@@ -299,6 +299,11 @@ pub(super) fn upgrade_rows(list: &[Upgrade], outdated: bool) -> Vec<serde_json::
             // only where a policy pins: outputs without one keep their bytes (SPEC 9)
             row["pinned"] = json!(true);
         }
+        if !u.behind.is_empty() {
+            // only where a product's entities run different versions
+            row["behind"] = u.behind.iter().map(|(e, v)| json!({"entity": e, "version": v})).collect();
+            row["align"] = json!(u.align);
+        }
         row
     }).collect()
 }
