@@ -344,14 +344,8 @@ pub fn plan(p: &Plan, layout: &Layout) -> String {
         }
         let _ = writeln!(out, "final state:\n{}", t.render(layout));
     }
-    for line in &p.explanation {
+    for line in super::plan_notes(p) {
         let _ = writeln!(out, "{line}");
-    }
-    for line in &p.repairs {
-        let _ = writeln!(out, "repairs: {line}");
-    }
-    for line in &p.unrepaired {
-        let _ = writeln!(out, "still broken (not made worse): {line}");
     }
     let verdict = if !p.feasible {
         layout.paint("no plan: the targets cannot be reached", Tone::Bad)

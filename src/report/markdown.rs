@@ -66,13 +66,7 @@ pub fn plan(environment: &str, p: &Plan) -> String {
         }
         out.push('\n');
     }
-    let mut notes: Vec<String> = p.explanation.clone();
-    notes.extend(p.repairs.iter().map(|r| format!("repairs: {r}")));
-    notes.extend(
-        p.unrepaired
-            .iter()
-            .map(|r| format!("still broken (not made worse): {r}")),
-    );
+    let notes = super::plan_notes(p);
     if !notes.is_empty() {
         let _ = writeln!(out, "```text\n{}\n```\n", notes.join("\n"));
     }

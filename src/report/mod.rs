@@ -42,6 +42,20 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// The notes under a plan, as every format prints them: the explanation, the repairs made,
+/// then what stays broken (never made worse).
+#[must_use]
+pub fn plan_notes(p: &crate::plan::Plan) -> Vec<String> {
+    let mut notes: Vec<String> = p.explanation.clone();
+    notes.extend(p.repairs.iter().map(|r| format!("repairs: {r}")));
+    notes.extend(
+        p.unrepaired
+            .iter()
+            .map(|r| format!("still broken (not made worse): {r}")),
+    );
+    notes
+}
+
 /// `3 manifests checked: 1 error, 0 warnings`, the line every lint format but JSON ends with.
 #[must_use]
 pub fn lint_summary(l: &crate::lint::Lint) -> String {

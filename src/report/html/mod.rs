@@ -381,13 +381,7 @@ fn plan(out: &mut String, p: &Plan) {
         }
         out.push_str("</tbody>\n</table>\n");
     }
-    let mut notes: Vec<String> = p.explanation.clone();
-    notes.extend(p.repairs.iter().map(|r| format!("repairs: {r}")));
-    notes.extend(
-        p.unrepaired
-            .iter()
-            .map(|r| format!("still broken (not made worse): {r}")),
-    );
+    let notes = super::plan_notes(p);
     if !notes.is_empty() {
         let _ = writeln!(out, "<pre>{}</pre>", esc(&notes.join("\n")));
     }
