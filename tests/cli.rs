@@ -87,6 +87,52 @@ mod catalog {
         (dir, db)
     }
 
+    /// A database layer under a directory layer reads as the two directories do (the
+    /// database read only for the command's scope, closures followed across layers), and a
+    /// release the layers describe differently is exit 3 naming both catalogs.
+    #[test]
+    fn a_database_layer_reads_like_the_directory_it_was_imported_from() {
+        let (_dir, db) = imported("layers");
+        let env = "testdata/examples/env-valid.yml";
+        for command in [
+            vec!["upgrades", "-f", "json"],
+            vec!["plan", "--all", "--allow-install", "-f", "json"],
+            vec!["validate", "-f", "json"],
+            vec!["order", "-f", "json"],
+        ] {
+            let run = |base: &str| {
+                let mut args = vec![command[0], env, "--catalog", base];
+                args.extend(["--catalog", "testdata/cases/layers/extra"]);
+                args.extend(&command[1..]);
+                compat(&args)
+            };
+            let (from_db, from_dir) = (run(path(&db)), run("testdata/examples/catalog"));
+            assert_eq!(from_db.status.code(), from_dir.status.code(), "{command:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&from_db.stdout),
+                String::from_utf8_lossy(&from_dir.stdout),
+                "{command:?}"
+            );
+        }
+        let clash = compat(&[
+            "upgrades",
+            env,
+            "--catalog",
+            path(&db),
+            "--catalog",
+            "testdata/cases/layers/conflict",
+        ]);
+        assert_eq!(clash.status.code(), Some(3));
+        assert!(clash.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&clash.stderr);
+        assert!(
+            stderr.contains(&format!("of catalog `{}`", db.display()))
+                && stderr.contains("testdata/cases/layers/conflict/api-1.1.0.yml:5:18")
+                && stderr.contains("at testdata/examples/catalog/api/api-1.1.0.yml:5:18"),
+            "{stderr}"
+        );
+    }
+
     /// An environment read from stdin (`-`) gives the reports the file gives, with a
     /// database that explanations read again (they reuse the environment already read).
     #[test]
