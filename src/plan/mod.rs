@@ -34,7 +34,7 @@ use crate::environment::Environment;
 use crate::product::ProductId;
 use crate::version::Version;
 
-use crate::solve::explain::{Explanation, Reload};
+use crate::solve::explain::{Explanation, Fix, Reload};
 use crate::solve::{Engine, Fewest, Outcome, Query};
 pub use model::{Model, Policy, Value};
 
@@ -346,6 +346,18 @@ pub fn plan_with(
     request: &Request,
     engine: &dyn Engine,
 ) -> Plan {
+    plan_in(env, catalog, request, engine, true)
+}
+
+/// [`plan_with`]; without `explain`, a plan that cannot be made or leaves a target blocked
+/// says so without the engine's reasons (the plans that size fixes need only their steps).
+fn plan_in(
+    env: &Environment,
+    catalog: &Catalog,
+    request: &Request,
+    engine: &dyn Engine,
+    explain: bool,
+) -> Plan {
     let extra: Vec<ProductId> = request
         .targets
         .iter()
@@ -359,7 +371,7 @@ pub fn plan_with(
         engine,
         model: &model,
         deadline: request.deadline,
-        inputs: Some((env, catalog, request.reload.as_ref())),
+        inputs: explain.then_some((env, catalog, request.reload.as_ref())),
         current: &current,
     };
     // What is broken today, and which products it involves (nothing, usually: then no repair
@@ -437,6 +449,47 @@ pub fn plan_with(
         blocked,
         repairs,
         unrepaired,
+    }
+}
+
+/// Each fix of `why`, and of the conflicts behind it (`on`: the flags already on there), with
+/// the number of steps of the plan its flags give: the same targets planned again under the
+/// relaxed policy (with the releases it reaches, for a catalog read in part), by the same
+/// engine and within the same deadline, without explanations of its own. A plan the
+/// deadline cuts, or that cannot be made after all, leaves the size unknown.
+fn size_fixes(
+    asker: Asker<'_, '_, '_>,
+    targets: &[Target],
+    why: &mut Explanation,
+    on: &[&'static str],
+) {
+    let Some((env, catalog, reload)) = asker.inputs else {
+        return;
+    };
+    for fix in &mut why.fixes {
+        let policy = on
+            .iter()
+            .chain(&fix.flags)
+            .fold(asker.model.policy, |p, flag| p.lifting(flag));
+        let wider = reload.and_then(|r| r.load(policy));
+        let request = Request {
+            policy,
+            deadline: asker.deadline,
+            ..Request::new(targets.to_vec(), false)
+        };
+        let plan = plan_in(
+            env,
+            wider.as_deref().unwrap_or(catalog),
+            &request,
+            asker.engine,
+            false,
+        );
+        let steps = (plan.feasible && plan.complete).then_some(plan.steps.len());
+        *fix = Fix::sized(std::mem::take(&mut fix.flags), steps);
+    }
+    if let Some((flags, next)) = &mut why.beyond {
+        let all: Vec<&'static str> = on.iter().chain(flags.iter()).copied().collect();
+        size_fixes(asker, targets, next, &all);
     }
 }
 
@@ -816,9 +869,12 @@ mod tests {
                     "asked for: g:a 1.5.0",
                     "g:a 1.5.0 is older than the installed 2.0.0, left out without \
                      --allow-downgrade",
-                    "fix: with --allow-downgrade a valid state exists (checked)",
+                    "fix: with --allow-downgrade a valid state exists (checked; a plan of 2 \
+                     steps)",
                 ]
             );
+            let fixes = &p.conflict.as_ref().unwrap().fixes;
+            assert_eq!(fixes[0].plan_size, Some(2), "both entities move to 1.5.0");
         }
     }
 

@@ -1,7 +1,8 @@
 //! Deciding the targets of a plan: exact ones first (they are not negotiable), then each
 //! newest one in the order given, as new as a valid state allows with the ones before it.
 //! When a target cannot be reached, the reason is the conflict the engine proved (see
-//! [`crate::solve::explain`]), with the flags that would lift it checked.
+//! [`crate::solve::explain`]), with the flags that would lift it checked and the plan each
+//! gives sized.
 
 use super::model::Value;
 use super::{Asker, BlockedTarget, Target};
@@ -87,7 +88,8 @@ pub(super) fn decide(
     }
     if !fixed.is_empty() && !notes.feasible(asker, &fixed) {
         match asker.why(&fixed) {
-            Some(why) => {
+            Some(mut why) => {
+                super::size_fixes(asker, targets, &mut why, &[]);
                 notes.lines.extend(why.lines());
                 notes.conflict = Some(why);
             }
