@@ -34,7 +34,7 @@ use crate::environment::Environment;
 use crate::product::ProductId;
 use crate::version::Version;
 
-use crate::solve::explain::{Explanation, Fix, Reload};
+use crate::solve::explain::{Explanation, Reload};
 use crate::solve::{Engine, Fewest, Outcome, Query};
 pub use model::{Model, Policy, Value};
 
@@ -449,47 +449,6 @@ fn plan_in(
         blocked,
         repairs,
         unrepaired,
-    }
-}
-
-/// Each fix of `why`, and of the conflicts behind it (`on`: the flags already on there), with
-/// the number of steps of the plan its flags give: the same targets planned again under the
-/// relaxed policy (with the releases it reaches, for a catalog read in part), by the same
-/// engine and within the same deadline, without explanations of its own. A plan the
-/// deadline cuts, or that cannot be made after all, leaves the size unknown.
-fn size_fixes(
-    asker: Asker<'_, '_, '_>,
-    targets: &[Target],
-    why: &mut Explanation,
-    on: &[&'static str],
-) {
-    let Some((env, catalog, reload)) = asker.inputs else {
-        return;
-    };
-    for fix in &mut why.fixes {
-        let policy = on
-            .iter()
-            .chain(&fix.flags)
-            .fold(asker.model.policy, |p, flag| p.lifting(flag));
-        let wider = reload.and_then(|r| r.load(policy));
-        let request = Request {
-            policy,
-            deadline: asker.deadline,
-            ..Request::new(targets.to_vec(), false)
-        };
-        let plan = plan_in(
-            env,
-            wider.as_deref().unwrap_or(catalog),
-            &request,
-            asker.engine,
-            false,
-        );
-        let steps = (plan.feasible && plan.complete).then_some(plan.steps.len());
-        *fix = Fix::sized(std::mem::take(&mut fix.flags), steps);
-    }
-    if let Some((flags, next)) = &mut why.beyond {
-        let all: Vec<&'static str> = on.iter().chain(flags.iter()).copied().collect();
-        size_fixes(asker, targets, next, &all);
     }
 }
 
