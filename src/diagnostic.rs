@@ -103,6 +103,18 @@ pub enum InputError {
         first: FileLocation,
         second: FileLocation,
     },
+    /// Two layered catalogs (`--catalog` given more than once) describe the same release
+    /// differently.
+    #[error(
+        "{second}: release `{release}` of catalog `{second_catalog}` is also described, differently, at {first} of catalog `{first_catalog}`; a release must have one manifest in all the catalogs given"
+    )]
+    LayerConflict {
+        release: String,
+        first: FileLocation,
+        first_catalog: String,
+        second: FileLocation,
+        second_catalog: String,
+    },
 }
 
 impl InputError {
@@ -146,7 +158,8 @@ impl InputError {
                 location: Location::default(),
             }),
             InputError::Malformed { at, .. } => Some(at.clone()),
-            InputError::DuplicateRelease { second, .. } => Some(second.clone()),
+            InputError::DuplicateRelease { second, .. }
+            | InputError::LayerConflict { second, .. } => Some(second.clone()),
             InputError::Argument { .. } => None,
         }
     }
@@ -163,6 +176,17 @@ impl InputError {
             InputError::DuplicateRelease { release, first, .. } => format!(
                 "release `{release}` is also described, differently, at {first}; a release must \
                  have one manifest"
+            ),
+            InputError::LayerConflict {
+                release,
+                first,
+                first_catalog,
+                second_catalog,
+                ..
+            } => format!(
+                "release `{release}` of catalog `{second_catalog}` is also described, \
+                 differently, at {first} of catalog `{first_catalog}`; a release must have one \
+                 manifest in all the catalogs given"
             ),
         }
     }

@@ -87,6 +87,115 @@ mod catalog {
         (dir, db)
     }
 
+    /// A database layer under a directory layer reads as the two directories do (the
+    /// database read only for the command's scope, closures followed across layers), and a
+    /// release the layers describe differently is exit 3 naming both catalogs.
+    #[test]
+    fn a_database_layer_reads_like_the_directory_it_was_imported_from() {
+        let (_dir, db) = imported("layers");
+        let env = "testdata/examples/env-valid.yml";
+        for command in [
+            vec!["upgrades", "-f", "json"],
+            vec!["plan", "--all", "--allow-install", "-f", "json"],
+            vec!["validate", "-f", "json"],
+            vec!["order", "-f", "json"],
+        ] {
+            let run = |base: &str| {
+                let mut args = vec![command[0], env, "--catalog", base];
+                args.extend(["--catalog", "testdata/cases/layers/extra"]);
+                args.extend(&command[1..]);
+                compat(&args)
+            };
+            let (from_db, from_dir) = (run(path(&db)), run("testdata/examples/catalog"));
+            assert_eq!(from_db.status.code(), from_dir.status.code(), "{command:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&from_db.stdout),
+                String::from_utf8_lossy(&from_dir.stdout),
+                "{command:?}"
+            );
+        }
+        let clash = compat(&[
+            "upgrades",
+            env,
+            "--catalog",
+            path(&db),
+            "--catalog",
+            "testdata/cases/layers/conflict",
+        ]);
+        assert_eq!(clash.status.code(), Some(3));
+        assert!(clash.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&clash.stderr);
+        assert!(
+            stderr.contains(&format!("of catalog `{}`", db.display()))
+                && stderr.contains("testdata/cases/layers/conflict/api-1.1.0.yml:5:18")
+                && stderr.contains("at testdata/examples/catalog/api/api-1.1.0.yml:5:18"),
+            "{stderr}"
+        );
+    }
+
+    /// An infeasible plan's fixes carry the size of the plan their flags give: the steps of
+    /// `plan` run again with those flags, from a directory and from a database (where the
+    /// relaxed plan reads the older releases it needs again).
+    #[test]
+    fn a_fix_says_how_many_steps_the_plan_with_its_flags_has() {
+        let db_older = scratch("fix-size").join("older.db");
+        assert_eq!(
+            import(&["testdata/cases/explain-older/catalog"], &db_older)
+                .status
+                .code(),
+            Some(0)
+        );
+        let cases = [
+            (
+                "testdata/cases/plan/env.yml",
+                "testdata/cases/plan/catalog",
+                "g:app@2.0.0",
+            ),
+            (
+                "testdata/cases/explain-older/env.yml",
+                "testdata/cases/explain-older/catalog",
+                "g:app@3.0.0",
+            ),
+            (
+                "testdata/cases/explain-older/env.yml",
+                path(&db_older),
+                "g:app@3.0.0",
+            ),
+        ];
+        for (env, catalog, target) in cases {
+            let plan = |flags: &[&str]| {
+                let mut args = vec!["plan", env, "--catalog", catalog, "--target", target];
+                args.extend(flags);
+                args.extend(["-f", "json"]);
+                let out = compat(&args);
+                serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+            };
+            let infeasible = plan(&[]);
+            assert_eq!(infeasible["feasible"], false, "{env} {catalog}");
+            let fixes = infeasible["explanation"]["fixes"].as_array().unwrap();
+            assert!(!fixes.is_empty(), "{env} {catalog}");
+            for fix in fixes {
+                let flags: Vec<&str> = fix["flags"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f.as_str().unwrap())
+                    .collect();
+                let relaxed = plan(&flags);
+                assert_eq!(relaxed["feasible"], true, "{flags:?}");
+                let steps = relaxed["steps"].as_array().unwrap().len();
+                assert_eq!(fix["plan_size"], steps, "{env} {catalog} {flags:?}");
+                assert!(
+                    fix["text"]
+                        .as_str()
+                        .unwrap()
+                        .ends_with(&format!("; a plan of {steps} steps)")),
+                    "{fix}"
+                );
+            }
+        }
+    }
+
     /// An environment read from stdin (`-`) gives the reports the file gives, with a
     /// database that explanations read again (they reuse the environment already read).
     #[test]

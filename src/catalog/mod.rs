@@ -9,7 +9,8 @@
 //! database, `postgres://…`); what they share lives here once: `scope.rs`
 //! (which releases a command reads, and the closure over dependencies), `import.rs` (what a
 //! batch must be, and what an import does per release), `rows.rs` (a manifest as stored rows,
-//! and the one decoder). `suite.rs` is the test suite every backend passes.
+//! and the one decoder). `layers.rs` reads several catalogs as one (`--catalog` given more
+//! than once). `suite.rs` is the test suite every backend passes.
 //!
 //! Imports run one way: callers -> `catalog` -> `loader` (files) and the model modules
 //! (`manifest`, `version`, …); nothing under `catalog/` imports the CLI, plan, solve or upgrade.
@@ -23,6 +24,7 @@
 mod dir;
 mod facet_cell;
 mod import;
+mod layers;
 mod location;
 mod postgres;
 mod rows;
@@ -35,6 +37,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 pub use import::{Batch, Conflict, ImportError, ImportSummary};
+pub use layers::Layers;
 pub use location::Location;
 pub use postgres::PostgresUrl;
 pub use scope::Scope;

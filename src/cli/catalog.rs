@@ -1,5 +1,5 @@
 //! `compat catalog import/list/show`: maintaining a catalog, through the catalog interface
-//! (`CatalogStore`), whatever backend `--db` names.
+//! (`CatalogStore`), whatever backend `--db` (import) or `--catalog` (list, show) names.
 
 use std::path::PathBuf;
 
@@ -10,7 +10,9 @@ use compat::product::ProductId;
 use compat::report::layout::Layout;
 use compat::report::{self, human, json::to_json};
 
-use super::{CliError, Format, LimitArgs, Outcome, argument, hidden, version_arg};
+use super::{
+    CatalogArg, CliError, ConfigArgs, Format, LimitArgs, Outcome, argument, hidden, version_arg,
+};
 
 // None of them reads an environment: `--max-entities` is accepted, hidden.
 #[derive(Debug, Subcommand)]
@@ -40,13 +42,12 @@ Example:
     #[command(mut_args(hidden(&["max_entities"])))]
     #[command(after_long_help = "\
 Example:
-  compat catalog list --db testdata/examples/catalog")]
+  compat catalog list --catalog testdata/examples/catalog")]
     List {
         /// Only this product (`group:name`)
         product: Option<String>,
-        /// The catalog: a database file, a `postgres://` URL, or a directory of manifests
-        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
-        db: PathBuf,
+        #[command(flatten)]
+        catalog: StoreArg,
         /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
@@ -57,19 +58,48 @@ Example:
     #[command(mut_args(hidden(&["max_entities"])))]
     #[command(after_long_help = "\
 Example:
-  compat catalog show com.example:api@1.1.0 --db testdata/examples/catalog")]
+  compat catalog show com.example:api@1.1.0 --catalog testdata/examples/catalog")]
     Show {
         /// The release as `group:name@version`
         release: String,
-        /// The catalog: a database file, a `postgres://` URL, or a directory of manifests
-        #[arg(long, value_name = "FILE", env = "COMPAT_CATALOG")]
-        db: PathBuf,
+        #[command(flatten)]
+        catalog: StoreArg,
         /// Output format
         #[arg(short, long, value_enum, default_value_t = Format::Human)]
         format: Format,
         #[command(flatten)]
         limits: LimitArgs,
     },
+}
+
+/// The catalog `catalog list` and `catalog show` read: `--catalog` (`--db` as before), else
+/// `COMPAT_CATALOG`, else the config file's `catalog`, as for the other commands.
+#[derive(Debug, clap::Args)]
+pub struct StoreArg {
+    /// The catalog: a directory of manifests, a catalog file made by `compat catalog import`,
+    /// or a `postgres://` URL [default: `catalog` in compat.toml]
+    #[arg(
+        long,
+        visible_alias = "db",
+        value_name = "PATH",
+        env = "COMPAT_CATALOG"
+    )]
+    catalog: Option<PathBuf>,
+    #[command(flatten)]
+    config: ConfigArgs,
+}
+
+impl StoreArg {
+    /// The location in force: the flag (or `COMPAT_CATALOG`), else the config file's.
+    fn location(&self) -> Result<Location, CliError> {
+        let config = self.config.load()?;
+        let catalog = CatalogArg {
+            catalog: self.catalog.iter().cloned().collect(),
+        };
+        // One flag or the config's one catalog: one path.
+        let paths = catalog.resolve(&config)?;
+        Ok(super::config::locations(&paths)?.remove(0))
+    }
 }
 
 impl CatalogCommand {
@@ -94,16 +124,16 @@ pub fn run(command: CatalogCommand, layout: &Layout) -> Result<Outcome, CliError
         } => catalog_import(&paths, &db, replace, format),
         CatalogCommand::List {
             product,
-            db,
+            catalog,
             format,
             ..
-        } => catalog_list(product.as_deref(), &db, format, layout),
+        } => catalog_list(product.as_deref(), &catalog.location()?, format, layout),
         CatalogCommand::Show {
             release,
-            db,
+            catalog,
             format,
             ..
-        } => catalog_show(&release, &db, format, layout),
+        } => catalog_show(&release, &catalog.location()?, format, layout),
     }
 }
 
@@ -142,14 +172,13 @@ fn catalog_import(
 
 fn catalog_list(
     product: Option<&str>,
-    db: &std::path::Path,
+    location: &Location,
     format: Format,
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
     let product = product
         .map(|p| ProductId::parse(p).map_err(|m| argument("argument PRODUCT", m)))
         .transpose()?;
-    let location = Location::parse(db)?;
     let store = location.open_store()?;
     let products = store.list(product.as_ref())?;
     if let Some(p) = &product
@@ -168,7 +197,7 @@ fn catalog_list(
 
 fn catalog_show(
     release: &str,
-    db: &std::path::Path,
+    location: &Location,
     format: Format,
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
@@ -184,7 +213,6 @@ fn catalog_show(
             version_arg("argument RELEASE", v)?,
         ))
     })?;
-    let location = Location::parse(db)?;
     let store = location.open_store()?;
     let Some(m) = store.release(&product, &version)? else {
         return Err(CliError::NotFound(format!(

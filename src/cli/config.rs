@@ -6,26 +6,30 @@
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
+use compat::catalog::Location;
 use compat::config::Config;
+use compat::diagnostic::InputErrors;
 use compat::loader;
 
 use super::CliError;
 
-/// `--catalog`, which `COMPAT_CATALOG` or the config file's `catalog` stands in for.
+/// `--catalog`, repeatable (layered catalogs), which `COMPAT_CATALOG` or the config file's
+/// `catalog` stands in for.
 #[derive(Debug, Clone, clap::Args)]
 pub struct CatalogArg {
     /// A catalog directory of manifests, a catalog file made by `compat catalog import`, or a
-    /// `postgres://` URL [default: `catalog` in compat.toml]
+    /// `postgres://` URL; repeatable: the catalogs are read in order as one, and a release
+    /// two of them describe differently is an error [default: `catalog` in compat.toml]
     #[arg(long, value_name = "PATH", env = "COMPAT_CATALOG")]
-    pub catalog: Option<PathBuf>,
+    pub catalog: Vec<PathBuf>,
 }
 
 impl CatalogArg {
-    /// The catalog in force: the flag (or `COMPAT_CATALOG`), else the config file's, which
-    /// is relative to the file's directory.
-    pub fn resolve(&self, config: &Config) -> Result<PathBuf, CliError> {
-        if let Some(path) = &self.catalog {
-            return Ok(path.clone());
+    /// The catalogs in force, in order: the flags (or `COMPAT_CATALOG`), else the config
+    /// file's, which is relative to the file's directory.
+    pub fn resolve(&self, config: &Config) -> Result<Vec<PathBuf>, CliError> {
+        if !self.catalog.is_empty() {
+            return Ok(self.catalog.clone());
         }
         let Some(catalog) = &config.catalog else {
             return Err(CliError::Usage(
@@ -35,11 +39,26 @@ impl CatalogArg {
             ));
         };
         let dir = Path::new(&*config.file).parent().unwrap_or(Path::new(""));
-        Ok(if catalog.value.contains("://") {
+        Ok(vec![if catalog.value.contains("://") {
             PathBuf::from(&catalog.value) // a URL, not a path
         } else {
             dir.join(&catalog.value)
-        })
+        }])
+    }
+}
+
+/// The locations the catalog arguments name; every argument that names none is an error.
+pub fn locations(paths: &[PathBuf]) -> Result<Vec<Location>, InputErrors> {
+    let (locations, errors): (Vec<_>, Vec<_>) = paths
+        .iter()
+        .map(|p| Location::parse(p))
+        .partition(Result::is_ok);
+    if errors.is_empty() {
+        Ok(locations.into_iter().filter_map(Result::ok).collect())
+    } else {
+        Err(InputErrors(
+            errors.into_iter().filter_map(Result::err).collect(),
+        ))
     }
 }
 

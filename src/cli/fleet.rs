@@ -6,7 +6,7 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use compat::catalog::{Catalog, CatalogSource, Location, Scope};
+use compat::catalog::{Catalog, CatalogSource, Layers, Scope};
 use compat::config::Config;
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
@@ -57,8 +57,8 @@ pub struct FleetInputs {
     pub envs: Vec<Environment>,
     pub catalog: Catalog,
     pub source: Box<dyn CatalogSource>,
-    /// The catalog as given (by a flag or the config), for reading it again.
-    pub catalog_path: PathBuf,
+    /// The catalogs as given (by flags or the config), in order, for reading them again.
+    pub catalog_path: Vec<PathBuf>,
     pub config: Config,
     /// Files below an `--envs` directory that are not environments.
     pub passed_over: Vec<PathBuf>,
@@ -96,9 +96,8 @@ pub fn load(
     let config = args.config.load()?;
     let catalog_path = args.catalog.resolve(&config)?;
     let (envs, passed_over) = read_environments(args, stdin)?;
-    let source = Location::parse(&catalog_path)
-        .map_err(InputErrors::from)
-        .and_then(|location| location.open());
+    let source =
+        super::config::locations(&catalog_path).and_then(|locations| Layers::open(&locations));
     let (envs, source) = match (envs, source) {
         (Ok(envs), Ok(source)) if !args.strict_catalog || source.unreadable().is_empty() => {
             (envs, source)

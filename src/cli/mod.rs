@@ -31,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use compat::catalog::{Catalog, CatalogSource, ImportError, Location, Scope};
+use compat::catalog::{Catalog, CatalogSource, ImportError, Layers, Location, Scope};
 use compat::config::Config;
 
 use compat::diagnostic::{InputError, InputErrors};
@@ -461,8 +461,8 @@ pub struct Inputs {
     pub env: Environment,
     pub catalog: Catalog,
     pub source: Box<dyn CatalogSource>,
-    /// The catalog as given (by a flag or the config), for reading it again.
-    pub catalog_path: PathBuf,
+    /// The catalogs as given (by flags or the config), in order, for reading them again.
+    pub catalog_path: Vec<PathBuf>,
     pub config: Config,
 }
 
@@ -483,12 +483,12 @@ impl Inputs {
     }
 }
 
-/// Reads the environment and opens the catalog; both are tried before failing, so every
-/// input error is shown in one run. With `strict`, a catalog file that cannot be read as
-/// manifests is an error too.
+/// Reads the environment and opens the catalogs (layered when there are several); both are
+/// tried before failing, so every input error is shown in one run. With `strict`, a catalog
+/// file that cannot be read as manifests is an error too.
 fn open_inputs(
     inputs: &InputArgs,
-    catalog: &Path,
+    catalog: &[PathBuf],
     stdin: &mut dyn Read,
 ) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
     let env = if inputs.env == Path::new("-") {
@@ -498,9 +498,7 @@ fn open_inputs(
     };
     match (
         env,
-        Location::parse(catalog)
-            .map_err(InputErrors::from)
-            .and_then(|location| location.open()),
+        config::locations(catalog).and_then(|locations| Layers::open(&locations)),
     ) {
         (Ok(env), Ok(source)) if !inputs.strict_catalog || source.unreadable().is_empty() => {
             Ok((env, source))
@@ -543,18 +541,25 @@ pub fn load_inputs(
 /// they check a fix (each policy read once). A directory is read whole already: `None`.
 pub fn reload_for(
     env: &Environment,
-    catalog_path: &Path,
+    catalog_path: &[PathBuf],
     targets: &[ProductId],
 ) -> Option<compat::solve::explain::Reload> {
     use std::collections::BTreeMap;
     use std::sync::{Arc, Mutex};
     type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
-    let location = match Location::parse(catalog_path) {
-        Ok(Location::Directory(_)) | Err(_) => return None,
-        Ok(location) => location,
+    let locations = match config::locations(catalog_path) {
+        Ok(locations)
+            if locations
+                .iter()
+                .all(|l| matches!(l, Location::Directory(_))) =>
+        {
+            return None;
+        }
+        Ok(locations) => locations,
+        Err(_) => return None,
     };
     let env = Arc::new(env.clone());
-    let reread = location.clone();
+    let reread = locations.clone();
     let targets = targets.to_vec();
     let cache: Mutex<Loaded> = Mutex::default();
     let by_policy = move |policy: compat::plan::Policy| {
@@ -566,7 +571,7 @@ pub fn reload_for(
             .entry(key)
             .or_insert_with(|| {
                 let scope = Scope::upgrades(&env, &targets, key.0, key.1);
-                let catalog = reread.open().ok()?.load(&scope).ok()?;
+                let catalog = Layers::open(&reread).ok()?.load(&scope).ok()?;
                 Some(Arc::new(catalog))
             })
             .clone()
@@ -577,7 +582,7 @@ pub fn reload_for(
             floors,
             closure: false,
         };
-        location.open().ok()?.load(&scope).ok()
+        Layers::open(&locations).ok()?.load(&scope).ok()
     };
     Some(compat::solve::explain::Reload::new(by_policy, whole))
 }

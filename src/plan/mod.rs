@@ -346,6 +346,18 @@ pub fn plan_with(
     request: &Request,
     engine: &dyn Engine,
 ) -> Plan {
+    plan_in(env, catalog, request, engine, true)
+}
+
+/// [`plan_with`]; without `explain`, a plan that cannot be made or leaves a target blocked
+/// says so without the engine's reasons (the plans that size fixes need only their steps).
+fn plan_in(
+    env: &Environment,
+    catalog: &Catalog,
+    request: &Request,
+    engine: &dyn Engine,
+    explain: bool,
+) -> Plan {
     let extra: Vec<ProductId> = request
         .targets
         .iter()
@@ -359,7 +371,7 @@ pub fn plan_with(
         engine,
         model: &model,
         deadline: request.deadline,
-        inputs: Some((env, catalog, request.reload.as_ref())),
+        inputs: explain.then_some((env, catalog, request.reload.as_ref())),
         current: &current,
     };
     // What is broken today, and which products it involves (nothing, usually: then no repair
@@ -816,9 +828,12 @@ mod tests {
                     "asked for: g:a 1.5.0",
                     "g:a 1.5.0 is older than the installed 2.0.0, left out without \
                      --allow-downgrade",
-                    "fix: with --allow-downgrade a valid state exists (checked)",
+                    "fix: with --allow-downgrade a valid state exists (checked; a plan of 2 \
+                     steps)",
                 ]
             );
+            let fixes = &p.conflict.as_ref().unwrap().fixes;
+            assert_eq!(fixes[0].plan_size, Some(2), "both entities move to 1.5.0");
         }
     }
 

@@ -1,11 +1,12 @@
 //! Deciding the targets of a plan: exact ones first (they are not negotiable), then each
 //! newest one in the order given, as new as a valid state allows with the ones before it.
 //! When a target cannot be reached, the reason is the conflict the engine proved (see
-//! [`crate::solve::explain`]), with the flags that would lift it checked.
+//! [`crate::solve::explain`]), with the flags that would lift it checked and the plan each
+//! gives sized.
 
 use super::model::Value;
 use super::{Asker, BlockedTarget, Target};
-use crate::solve::explain::Explanation;
+use crate::solve::explain::{Explanation, Fix};
 
 /// What deciding the targets found out, for the plan's report.
 #[derive(Default)]
@@ -87,7 +88,8 @@ pub(super) fn decide(
     }
     if !fixed.is_empty() && !notes.feasible(asker, &fixed) {
         match asker.why(&fixed) {
-            Some(why) => {
+            Some(mut why) => {
+                size_fixes(asker, targets, &mut why, &[]);
                 notes.lines.extend(why.lines());
                 notes.conflict = Some(why);
             }
@@ -198,4 +200,45 @@ fn newest(
         }
     }
     Some(fixed)
+}
+
+/// Each fix of `why`, and of the conflicts behind it (`on`: the flags already on there), with
+/// the number of steps of the plan its flags give: the same targets planned again under the
+/// relaxed policy (with the releases it reaches, for a catalog read in part), by the same
+/// engine and within the same deadline, without explanations of its own. A plan the
+/// deadline cuts, or that cannot be made after all, leaves the size unknown.
+pub(super) fn size_fixes(
+    asker: Asker<'_, '_, '_>,
+    targets: &[Target],
+    why: &mut Explanation,
+    on: &[&'static str],
+) {
+    let Some((env, catalog, reload)) = asker.inputs else {
+        return;
+    };
+    for fix in &mut why.fixes {
+        let policy = on
+            .iter()
+            .chain(&fix.flags)
+            .fold(asker.model.policy, |p, flag| p.lifting(flag));
+        let wider = reload.and_then(|r| r.load(policy));
+        let request = super::Request {
+            policy,
+            deadline: asker.deadline,
+            ..super::Request::new(targets.to_vec(), false)
+        };
+        let plan = super::plan_in(
+            env,
+            wider.as_deref().unwrap_or(catalog),
+            &request,
+            asker.engine,
+            false,
+        );
+        let steps = (plan.feasible && plan.complete).then_some(plan.steps.len());
+        *fix = Fix::sized(std::mem::take(&mut fix.flags), steps);
+    }
+    if let Some((flags, next)) = &mut why.beyond {
+        let all: Vec<&'static str> = on.iter().chain(flags.iter()).copied().collect();
+        size_fixes(asker, targets, next, &all);
+    }
 }

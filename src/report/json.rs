@@ -227,8 +227,8 @@ fn plan_explanation(p: &Plan) -> serde_json::Value {
     out
 }
 
-/// `{"chain": [{"kind", "text", "product", "versions", ...}], "fixes": [{"flags", "text"}],
-/// "minimal"}`, and `even_with` (`{"flags", ...the same}`) when the flags that lift parts of
+/// `{"chain": [{"kind", "text", "product", "versions", ...}], "fixes": [{"flags", "text",
+/// "plan_size" when a plan sized it}], "minimal"}`, and `even_with` (`{"flags", ...the same}`) when the flags that lift parts of
 /// the chain are not enough.
 fn explanation(e: &Explanation) -> serde_json::Value {
     let mut out = json!({
@@ -258,7 +258,13 @@ fn explanation(e: &Explanation) -> serde_json::Value {
             }
             link
         }).collect::<Vec<_>>(),
-        "fixes": e.fixes.iter().map(|f| json!({"flags": f.flags, "text": f.text})).collect::<Vec<_>>(),
+        "fixes": e.fixes.iter().map(|f| {
+            let mut fix = json!({"flags": f.flags, "text": f.text});
+            if let Some(steps) = f.plan_size {
+                fix["plan_size"] = json!(steps);
+            }
+            fix
+        }).collect::<Vec<_>>(),
         "minimal": e.minimal,
     });
     if let Some((flags, next)) = &e.beyond {

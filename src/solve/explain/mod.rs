@@ -87,6 +87,30 @@ pub struct Link {
 pub struct Fix {
     pub flags: Vec<&'static str>,
     pub text: String,
+    /// How many steps the plan with these flags has, when a planner sized it (`plan` does
+    /// for its own infeasible targets; `None` elsewhere, or when the sizing plan was cut).
+    pub plan_size: Option<usize>,
+}
+
+impl Fix {
+    /// This fix with the size of the plan its flags give, said in its text too.
+    #[must_use]
+    pub fn sized(flags: Vec<&'static str>, steps: Option<usize>) -> Fix {
+        let size = match steps {
+            Some(1) => "; a plan of 1 step".to_owned(),
+            Some(n) => format!("; a plan of {n} steps"),
+            None => String::new(),
+        };
+        let text = format!(
+            "fix: with {} a valid state exists (checked{size})",
+            flags.join(" and ")
+        );
+        Fix {
+            flags,
+            text,
+            plan_size: steps,
+        }
+    }
 }
 
 /// The chain and the fixes.
@@ -197,7 +221,9 @@ impl Reload {
         }
     }
 
-    fn load(&self, policy: Policy) -> Option<Arc<Catalog>> {
+    /// The releases `policy` reaches; `None` when the catalog at hand holds them all.
+    #[must_use]
+    pub fn load(&self, policy: Policy) -> Option<Arc<Catalog>> {
         (self.policy)(policy)
     }
 
@@ -381,13 +407,7 @@ fn render(
 }
 
 fn fix(flags: Vec<&'static str>) -> Fix {
-    Fix {
-        text: format!(
-            "fix: with {} a valid state exists (checked)",
-            flags.join(" and ")
-        ),
-        flags,
-    }
+    Fix::sized(flags, None)
 }
 
 /// `asked` in `model`'s terms (a product the model lacks is left out; a release it lacks
