@@ -1,9 +1,10 @@
-//! `compat.toml`, the project's defaults: a catalog, a failure level, an output format, and an
-//! allow list of accepted findings (module `accept`). This module only parses a text; finding
+//! `compat.toml`, the project's defaults: a catalog, an operator policy file, a failure level,
+//! an output format, and an allow list of accepted findings (module `accept`). This module only parses a text; finding
 //! and reading the file is `loader`'s, applying it the command line's (where flags win).
 //!
 //! ```toml
 //! catalog = "catalog/"          # relative to the file's directory
+//! policy = "policy.yml"         # likewise; what `--policy` gives when it is not given
 //! fail-on = "warning"
 //! format = "json"
 //! [[allow]]
@@ -41,6 +42,8 @@ pub struct Config {
     pub file: Arc<str>,
     /// `catalog`, as written (a relative path is relative to the file's directory).
     pub catalog: Option<diagnostic::Spanned<String>>,
+    /// `policy`, as written (relative to the file's directory): the operator policy file.
+    pub policy: Option<String>,
     /// `fail-on`.
     pub fail_on: Option<Severity>,
     /// `format`, one of [`FORMATS`].
@@ -53,6 +56,7 @@ pub struct Config {
 #[serde(deny_unknown_fields, rename_all = "kebab-case")]
 struct Raw {
     catalog: Option<Spanned<String>>,
+    policy: Option<Spanned<String>>,
     fail_on: Option<Spanned<String>>,
     format: Option<Spanned<String>>,
     #[serde(default)]
@@ -164,6 +168,7 @@ pub fn parse(text: &str, file: &Arc<str>) -> Result<Config, InputError> {
             location: at(c.span()),
             value: c.into_inner(),
         }),
+        policy: raw.policy.map(Spanned::into_inner),
         fail_on,
         format,
         allow,
@@ -186,13 +191,14 @@ mod tests {
     #[test]
     fn reads_defaults_and_rules_in_order() {
         let c = read(
-            "catalog = \"catalog/\"\nfail-on = \"warning\"\nformat = \"sarif\"\n\n\
+            "catalog = \"catalog/\"\npolicy = \"policy.yml\"\nfail-on = \"warning\"\nformat = \"sarif\"\n\n\
              [[allow]]\ncode = \"lockstep-range\"\nproduct = \"com.example:api\"\nreason = \"known\"\n\n\
              [[allow]]\ncode = \"unknown-key\"\nentity = \"api-1\"\nreason = \"JIRA-1\"\n",
         )
         .unwrap();
         assert_eq!(c.catalog.as_ref().unwrap().value, "catalog/");
         assert_eq!(c.catalog.unwrap().location, Location::new(1, 11));
+        assert_eq!(c.policy.as_deref(), Some("policy.yml"));
         assert_eq!(c.fail_on, Some(Severity::Warning));
         assert_eq!(c.format.as_deref(), Some("sarif"));
         let rules: Vec<String> = c.allow.rules.iter().map(ToString::to_string).collect();
@@ -248,8 +254,8 @@ mod tests {
         );
         check_error(
             "catalog = \"c\"\ncatalgo = \"d\"\n",
-            "compat.toml:2:1: unknown field `catalgo`, expected one of `catalog`, `fail-on`, \
-             `format`, `allow`",
+            "compat.toml:2:1: unknown field `catalgo`, expected one of `catalog`, `policy`, \
+             `fail-on`, `format`, `allow`",
         );
         check_error(
             "catalog = 3\n",

@@ -430,24 +430,36 @@ pub struct InputArgs {
 pub struct PolicyArg {
     /// An operator policy file (one YAML document with the key `policy:`): its pins and
     /// exclusions are added to the environment's own; deprecated releases are allowed if
-    /// either allows them
+    /// either allows them [default: `policy` in compat.toml]
     #[arg(long, value_name = "FILE")]
     pub policy: Option<PathBuf>,
 }
 
 impl PolicyArg {
-    /// Adds the policy file, if any, to the environment's policy; its warnings, for stderr.
-    pub fn apply(&self, env: &mut Environment) -> Result<Vec<String>, CliError> {
-        self.apply_all(std::slice::from_mut(env))
+    /// Adds the policy file, if any (the flag, else compat.toml's `policy`), to the
+    /// environment's policy; its warnings, for stderr.
+    pub fn apply(&self, env: &mut Environment, config: &Config) -> Result<Vec<String>, CliError> {
+        self.apply_all(std::slice::from_mut(env), config)
     }
 
     /// Adds the policy file, if any (read once), to each environment's policy, as
     /// [`PolicyArg::apply`] does to one; its warnings, for stderr.
-    pub fn apply_all(&self, envs: &mut [Environment]) -> Result<Vec<String>, CliError> {
-        let Some(path) = &self.policy else {
+    pub fn apply_all(
+        &self,
+        envs: &mut [Environment],
+        config: &Config,
+    ) -> Result<Vec<String>, CliError> {
+        // the config's is relative to the config file's directory, as its catalog is
+        let from_config = || {
+            let dir = std::path::Path::new(&*config.file)
+                .parent()
+                .unwrap_or(std::path::Path::new(""));
+            config.policy.as_ref().map(|p| dir.join(p))
+        };
+        let Some(path) = self.policy.clone().or_else(from_config) else {
             return Ok(Vec::new());
         };
-        let (policy, warnings) = loader::read_policy(path)?;
+        let (policy, warnings) = loader::read_policy(&path)?;
         for env in envs {
             env.policy.merge(policy.clone());
         }

@@ -32,7 +32,7 @@ pub struct OrderArgs {
 
 pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outcome, CliError> {
     let mut inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
-    let policy_warnings = args.policy.apply(&mut inputs.env)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
     let stdout = match args.format {

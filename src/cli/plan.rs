@@ -96,7 +96,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         });
         Scope::upgrades(env, products, args.allow_downgrade, args.allow_install)
     })?;
-    let policy_warnings = args.policy.apply(&mut inputs.env)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let named: Vec<ProductId> = targets
         .iter()

@@ -60,7 +60,7 @@ pub fn run(args: &ReportArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError>
     let mut inputs = load_inputs(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
-    let policy_warnings = args.policy.apply(&mut inputs.env)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let env = &inputs.env;
 
     // the validation, as `compat validate` gives it

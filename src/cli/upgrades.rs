@@ -62,7 +62,7 @@ pub fn run(
         return super::upgrades_fleet::run(args, stdin, deadline, layout);
     };
     let mut inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
-    let policy_warnings = args.policy.apply(&mut inputs.env)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let (env, catalog) = (&inputs.env, &inputs.catalog);
     let progress = CommandProgress::new("upgrades", args.progress);
     let list = compat::upgrade::upgrades_reporting(

@@ -20,7 +20,7 @@ pub fn run(
     let mut inputs = super::fleet::load(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [], false, false)
     })?;
-    let policy_warnings = args.policy.apply_all(&mut inputs.envs)?;
+    let policy_warnings = args.policy.apply_all(&mut inputs.envs, &inputs.config)?;
     let reload =
         |env: &compat::environment::Environment| reload_for(env, &inputs.catalog_path, &[]);
     let progress = CommandProgress::new("upgrades", args.progress);

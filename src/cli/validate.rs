@@ -73,7 +73,7 @@ pub fn run(
         return run_fleet(args, stdin, layout);
     };
     let mut inputs = load_inputs(&single, stdin, Scope::installed)?;
-    let policy_warnings = args.policy.apply(&mut inputs.env)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let catalog = inputs
         .catalog
         .clone()
@@ -132,7 +132,7 @@ fn run_fleet(
     layout: &Layout,
 ) -> Result<Outcome, CliError> {
     let mut inputs = fleet::load(&args.inputs, stdin, Scope::installed)?;
-    let policy_warnings = args.policy.apply_all(&mut inputs.envs)?;
+    let policy_warnings = args.policy.apply_all(&mut inputs.envs, &inputs.config)?;
     let catalog = inputs
         .catalog
         .clone()
