@@ -1,5 +1,6 @@
 //! `compat order`: install order of the environment's entities, in waves.
 
+use super::config_format;
 use std::io::Read;
 
 use clap::Args;
@@ -21,9 +22,9 @@ pub struct OrderArgs {
     /// Order every entity, as for a new environment, not only the managed ones
     #[arg(long)]
     pub from_scratch: bool,
-    /// Output format
-    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
-    pub format: OrderFormat,
+    /// Output format [default: `format` in compat.toml, else human]
+    #[arg(short, long, value_enum)]
+    pub format: Option<OrderFormat>,
     #[command(flatten)]
     pub out: OutputArg,
     #[command(flatten)]
@@ -35,7 +36,11 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
     let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
-    let stdout = match args.format {
+    let format = args
+        .format
+        .or_else(|| config_format(&inputs.config))
+        .unwrap_or(OrderFormat::Human);
+    let stdout = match format {
         OrderFormat::Human => human::install_order(&result, layout),
         OrderFormat::Json => report::json::install_order(&result),
         OrderFormat::Markdown => report::markdown::install_order(&result),

@@ -1,6 +1,7 @@
 //! `compat plan`: an upgrade plan for targets or `--all`, with `--write-env` for its final
 //! state.
 
+use super::config_format;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -57,9 +58,9 @@ pub struct PlanArgs {
     /// Write the final state as an environment file
     #[arg(long, value_name = "FILE")]
     pub write_env: Option<PathBuf>,
-    /// Output format
-    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
-    pub format: OrderFormat,
+    /// Output format [default: `format` in compat.toml, else human]
+    #[arg(short, long, value_enum)]
+    pub format: Option<OrderFormat>,
     #[command(flatten)]
     pub out: OutputArg,
     #[command(flatten)]
@@ -135,7 +136,11 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
             .collect();
         loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
     }
-    let stdout = match args.format {
+    let format = args
+        .format
+        .or_else(|| config_format(&inputs.config))
+        .unwrap_or(OrderFormat::Human);
+    let stdout = match format {
         OrderFormat::Human => human::plan(&plan, layout),
         OrderFormat::Json => report::json::plan(&plan),
         OrderFormat::Markdown => report::markdown::plan(&env.name, &plan),

@@ -1,5 +1,6 @@
 //! `compat upgrades`: the safe upgrade of each installed product and what blocks the newest.
 
+use super::config_format;
 use std::io::Read;
 
 use clap::Args;
@@ -43,9 +44,9 @@ pub struct UpgradesArgs {
     /// terminal shows a progress bar anyway
     #[arg(long)]
     pub progress: bool,
-    /// Output format
-    #[arg(short, long, value_enum, default_value_t = OrderFormat::Human)]
-    pub format: OrderFormat,
+    /// Output format [default: `format` in compat.toml, else human]
+    #[arg(short, long, value_enum)]
+    pub format: Option<OrderFormat>,
     #[command(flatten)]
     pub out: OutputArg,
     #[command(flatten)]
@@ -75,10 +76,12 @@ pub fn run(
         progress.sink(),
     );
     progress.finish();
-    let outdated = args
-        .outdated
-        .unwrap_or(args.format == OrderFormat::Markdown);
-    let stdout = match args.format {
+    let format = args
+        .format
+        .or_else(|| config_format(&inputs.config))
+        .unwrap_or(OrderFormat::Human);
+    let outdated = args.outdated.unwrap_or(format == OrderFormat::Markdown);
+    let stdout = match format {
         OrderFormat::Human => human::upgrades(&list, outdated, layout),
         OrderFormat::Json => report::json::upgrades(&list, outdated),
         OrderFormat::Markdown => report::markdown::upgrades(&env.name, &list, outdated),

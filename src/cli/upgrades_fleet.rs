@@ -1,6 +1,7 @@
 //! `compat upgrades ENV... / --envs DIR`: each environment's upgrade rows from one catalog
 //! load, where products are behind, and the upgrades safe everywhere.
 
+use super::config_format;
 use std::io::Read;
 
 use compat::catalog::Scope;
@@ -34,10 +35,12 @@ pub fn run(
         progress.sink(),
     );
     progress.finish();
-    let outdated = args
-        .outdated
-        .unwrap_or(args.format == OrderFormat::Markdown);
-    let stdout = match args.format {
+    let format = args
+        .format
+        .or_else(|| config_format(&inputs.config))
+        .unwrap_or(OrderFormat::Human);
+    let outdated = args.outdated.unwrap_or(format == OrderFormat::Markdown);
+    let stdout = match format {
         OrderFormat::Human => fleet::human::upgrades(&result, layout),
         OrderFormat::Json => fleet::json::upgrades(&result, outdated),
         OrderFormat::Markdown => fleet::markdown::upgrades(&result),
