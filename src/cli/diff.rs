@@ -1,6 +1,7 @@
 //! `compat diff`: the entities added, removed and moved between two environment files, each
 //! judged safe or not against the new one.
 
+use compat::report::layout::Layout;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -52,7 +53,7 @@ pub struct DiffArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &DiffArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(args: &DiffArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outcome, CliError> {
     let old = if args.old == Path::new("-") {
         if args.inputs.env == Path::new("-") {
             return Err(CliError::Usage(
@@ -86,7 +87,7 @@ pub fn run(args: &DiffArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         .or_else(|| config_format(config))
         .unwrap_or(OrderFormat::Human);
     let stdout = match format {
-        OrderFormat::Human => report::diff::human(&result),
+        OrderFormat::Human => report::diff::human(&result, layout),
         OrderFormat::Json => report::diff::json(&result),
         OrderFormat::Markdown => report::diff::markdown(&result),
     };

@@ -1,6 +1,7 @@
 //! `compat version parse/sort/compare/satisfies/matches`: the version grammar and order of
 //! SPEC section 1 at the command line.
 
+use compat::report::layout::{Grid, Layout};
 use std::cmp::Ordering;
 use std::io::Read;
 use std::sync::Arc;
@@ -9,7 +10,7 @@ use clap::Subcommand;
 use compat::diagnostic::{InputError, InputErrors, Location};
 use compat::matcher::Matcher;
 use compat::range::Range;
-use compat::report::{human, json::to_json};
+use compat::report::json::to_json;
 use compat::version::{Kind, Version};
 use serde::Serialize;
 
@@ -135,9 +136,13 @@ impl<'a> From<&'a Version> for ParsedJson<'a> {
     }
 }
 
-pub fn run(command: VersionCommand, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(
+    command: VersionCommand,
+    stdin: &mut dyn Read,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     match command {
-        VersionCommand::Parse { versions, format } => version_parse(&versions, format),
+        VersionCommand::Parse { versions, format } => version_parse(&versions, format, layout),
         VersionCommand::Sort { format } => version_sort(stdin, format),
         VersionCommand::Compare { a, b, format } => version_compare(&a, &b, format),
         VersionCommand::Satisfies {
@@ -154,7 +159,11 @@ pub fn run(command: VersionCommand, stdin: &mut dyn Read) -> Result<Outcome, Cli
     }
 }
 
-fn version_parse(versions: &[String], format: Format) -> Result<Outcome, CliError> {
+fn version_parse(
+    versions: &[String],
+    format: Format,
+    layout: &Layout,
+) -> Result<Outcome, CliError> {
     let mut parsed = Vec::new();
     let mut errors = Vec::new();
     for (i, text) in versions.iter().enumerate() {
@@ -170,7 +179,7 @@ fn version_parse(versions: &[String], format: Format) -> Result<Outcome, CliErro
     let stdout = match format {
         Format::Json => to_json(&rows),
         Format::Human => {
-            let mut t = human::table(&[
+            let mut t = Grid::new(&[
                 "Version",
                 "Type",
                 "Orderable",
@@ -182,7 +191,7 @@ fn version_parse(versions: &[String], format: Format) -> Result<Outcome, CliErro
             ]);
             let opt = |n: Option<u32>| n.map(|n| n.to_string()).unwrap_or_default();
             for j in &rows {
-                t.add_row(vec![
+                t.row(vec![
                     j.version.to_owned(),
                     j.kind.to_owned(),
                     if j.orderable { "yes" } else { "no" }.to_owned(),
@@ -193,7 +202,7 @@ fn version_parse(versions: &[String], format: Format) -> Result<Outcome, CliErro
                     opt(j.commits),
                 ]);
             }
-            format!("{t}\n")
+            format!("{}\n", t.render(layout))
         }
     };
     Ok(Outcome::new(stdout, true))

@@ -1,5 +1,6 @@
 //! `compat why`: who requires a product in the environment, and what bounds its upgrade.
 
+use compat::report::layout::Layout;
 use std::io::Read;
 
 use clap::Args;
@@ -33,7 +34,7 @@ pub struct WhyArgs {
     pub limits: LimitArgs,
 }
 
-pub fn run(args: &WhyArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
+pub fn run(args: &WhyArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outcome, CliError> {
     let product = ProductId::parse(&args.product).map_err(|e| argument("PRODUCT", e))?;
     let inputs = load_inputs(&args.inputs, stdin, |env| {
         Scope::upgrades(env, [&product], false, false)
@@ -65,7 +66,7 @@ pub fn run(args: &WhyArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         .or_else(|| config_format(&inputs.config))
         .unwrap_or(Format::Human);
     let stdout = match format {
-        Format::Human => report::why::human(&answer),
+        Format::Human => report::why::human(&answer, layout),
         Format::Json => report::why::json(&answer),
     };
     let mut outcome = Outcome::new(stdout, true);

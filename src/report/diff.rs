@@ -9,8 +9,8 @@ use serde_json::json;
 use crate::changes::{Change, Diff, Side};
 use crate::finding::Finding;
 
-use super::human::table;
 use super::json::to_json;
+use super::layout::{Grid, Layout};
 use super::plural;
 
 /// `1.1.0`, `1.10.0 (managed)`, or `-`.
@@ -80,17 +80,17 @@ fn summary(d: &Diff) -> String {
 
 /// A table of changes, the findings each causes and fixes, then a summary line.
 #[must_use]
-pub fn human(d: &Diff) -> String {
+pub fn human(d: &Diff, layout: &Layout) -> String {
     let mut out = String::new();
     if !d.changes.is_empty() {
-        let mut t = table(&[
+        let mut t = Grid::new(&[
             "Entity", "Product", "Change", "From", "To", "Verdict", "Findings",
         ]);
         for c in &d.changes {
             let findings: Vec<String> = (c.causes.iter().map(line))
                 .chain(c.fixes.iter().map(|f| format!("fixes {}", line(f))))
                 .collect();
-            t.add_row(vec![
+            t.row(vec![
                 c.entity.clone(),
                 c.product.to_string(),
                 c.kind.as_str().to_owned(),
@@ -100,7 +100,7 @@ pub fn human(d: &Diff) -> String {
                 findings.join("\n"),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", t.render(layout));
     }
     for f in &d.other {
         let _ = writeln!(out, "also new: {}", line(f));

@@ -9,8 +9,8 @@ use crate::dependents::{Declaration, Declared, Dependents};
 use crate::matcher::Matcher;
 use crate::version::Version;
 
-use super::human::table;
 use super::json::to_json;
+use super::layout::{Grid, Layout};
 use super::plural;
 
 /// `web (com.example:web 2.4.0)`: who declares.
@@ -62,7 +62,7 @@ fn declares(d: &Declaration) -> String {
 
 /// The entities, a table of declarations, then what bounds an upgrade.
 #[must_use]
-pub fn human(answer: &Dependents) -> String {
+pub fn human(answer: &Dependents, layout: &Layout) -> String {
     let product = &answer.product;
     let mut out = String::new();
     let running: Vec<String> = answer
@@ -86,7 +86,7 @@ pub fn human(answer: &Dependents) -> String {
             "nothing installed declares a dependency on or an incompatibility with {product}"
         );
     } else {
-        let mut t = table(&[
+        let mut t = Grid::new(&[
             "Entity",
             "Release",
             "Declares",
@@ -95,7 +95,7 @@ pub fn human(answer: &Dependents) -> String {
             "Declared at",
         ]);
         for d in &answer.declarations {
-            t.add_row(vec![
+            t.row(vec![
                 d.entity.clone(),
                 d.release.release_name(),
                 declares(d),
@@ -106,7 +106,7 @@ pub fn human(answer: &Dependents) -> String {
                 d.location().to_string(),
             ]);
         }
-        let _ = writeln!(out, "{t}");
+        let _ = writeln!(out, "{}", t.render(layout));
     }
     for e in &answer.unknown {
         let _ = writeln!(
