@@ -95,10 +95,14 @@ impl ConfigArgs {
     }
 }
 
-/// The config file's `format`, when the command has that format.
-pub fn config_format<F: ValueEnum>(config: &Config) -> Option<F> {
-    config
-        .format
-        .as_deref()
-        .and_then(|name| F::from_str(name, false).ok())
+/// The output format in force: the flag, else the config file's `format` when the command
+/// has that format, else `otherwise`.
+pub fn format_in_force<F: ValueEnum>(flag: Option<F>, config: &Config, otherwise: F) -> F {
+    flag.or_else(|| {
+        config
+            .format
+            .as_deref()
+            .and_then(|name| F::from_str(name, false).ok())
+    })
+    .unwrap_or(otherwise)
 }

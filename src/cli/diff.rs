@@ -14,7 +14,7 @@ use compat::report;
 
 use super::validate::FailOn;
 use super::{
-    CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, config_format, env_warnings,
+    CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, env_warnings, format_in_force,
     load_inputs,
 };
 
@@ -82,10 +82,7 @@ pub fn run(args: &DiffArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         &allow,
         fail_on,
     );
-    let format = args
-        .format
-        .or_else(|| config_format(config))
-        .unwrap_or(OrderFormat::Human);
+    let format = format_in_force(args.format, config, OrderFormat::Human);
     let stdout = match format {
         OrderFormat::Human => report::diff::human(&result, layout),
         OrderFormat::Json => report::diff::json(&result),

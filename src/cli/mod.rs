@@ -40,7 +40,7 @@ use compat::loader;
 use compat::product::ProductId;
 use compat::report::layout::Layout;
 use compat::version::Version;
-pub use config::{CatalogArg, ConfigArgs, config_format};
+pub use config::{CatalogArg, ConfigArgs, format_in_force};
 
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.

@@ -1,6 +1,6 @@
 //! `compat order`: install order of the environment's entities, in waves.
 
-use super::config_format;
+use super::format_in_force;
 use std::io::Read;
 
 use clap::Args;
@@ -36,10 +36,7 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
     let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
     let result = compat::order::install_order(&graph, args.from_scratch);
-    let format = args
-        .format
-        .or_else(|| config_format(&inputs.config))
-        .unwrap_or(OrderFormat::Human);
+    let format = format_in_force(args.format, &inputs.config, OrderFormat::Human);
     let stdout = match format {
         OrderFormat::Human => human::install_order(&result, layout),
         OrderFormat::Json => report::json::install_order(&result),

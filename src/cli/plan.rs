@@ -1,7 +1,7 @@
 //! `compat plan`: an upgrade plan for targets or `--all`, with `--write-env` for its final
 //! state.
 
-use super::config_format;
+use super::format_in_force;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -136,10 +136,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
             .collect();
         loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
     }
-    let format = args
-        .format
-        .or_else(|| config_format(&inputs.config))
-        .unwrap_or(OrderFormat::Human);
+    let format = format_in_force(args.format, &inputs.config, OrderFormat::Human);
     let stdout = match format {
         OrderFormat::Human => human::plan(&plan, layout),
         OrderFormat::Json => report::json::plan(&plan),

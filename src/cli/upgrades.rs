@@ -1,6 +1,6 @@
 //! `compat upgrades`: the safe upgrade of each installed product and what blocks the newest.
 
-use super::config_format;
+use super::format_in_force;
 use std::io::Read;
 
 use clap::Args;
@@ -76,10 +76,7 @@ pub fn run(
         progress.sink(),
     );
     progress.finish();
-    let format = args
-        .format
-        .or_else(|| config_format(&inputs.config))
-        .unwrap_or(OrderFormat::Human);
+    let format = format_in_force(args.format, &inputs.config, OrderFormat::Human);
     let outdated = args.outdated.unwrap_or(format == OrderFormat::Markdown);
     let stdout = match format {
         OrderFormat::Human => human::upgrades(&list, outdated, layout),

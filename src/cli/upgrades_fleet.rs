@@ -1,7 +1,7 @@
 //! `compat upgrades ENV... / --envs DIR`: each environment's upgrade rows from one catalog
 //! load, where products are behind, and the upgrades safe everywhere.
 
-use super::config_format;
+use super::format_in_force;
 use std::io::Read;
 
 use compat::catalog::Scope;
@@ -35,10 +35,7 @@ pub fn run(
         progress.sink(),
     );
     progress.finish();
-    let format = args
-        .format
-        .or_else(|| config_format(&inputs.config))
-        .unwrap_or(OrderFormat::Human);
+    let format = format_in_force(args.format, &inputs.config, OrderFormat::Human);
     let outdated = args.outdated.unwrap_or(format == OrderFormat::Markdown);
     let stdout = match format {
         OrderFormat::Human => fleet::human::upgrades(&result, layout),

@@ -12,7 +12,7 @@ use compat::report::{self, human};
 use compat::validate;
 
 use super::fleet::{self, FleetInputArgs};
-use super::{CliError, LimitArgs, Outcome, OutputArg, config_format, env_warnings, load_inputs};
+use super::{CliError, LimitArgs, Outcome, OutputArg, env_warnings, format_in_force, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -111,9 +111,7 @@ impl ValidateArgs {
 
     /// The format: the flag, else the config file's, else human.
     fn format(&self, config: &Config) -> ValidateFormat {
-        self.format
-            .or_else(|| config_format(config))
-            .unwrap_or(ValidateFormat::Human)
+        format_in_force(self.format, config, ValidateFormat::Human)
     }
 }
 

@@ -9,7 +9,7 @@ use compat::product::ProductId;
 use compat::report;
 
 use super::{
-    CliError, Format, InputArgs, LimitArgs, Outcome, OutputArg, argument, config_format,
+    CliError, Format, InputArgs, LimitArgs, Outcome, OutputArg, argument, format_in_force,
     load_inputs,
 };
 
@@ -61,10 +61,7 @@ pub fn run(args: &WhyArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Outc
         )));
     }
     let answer = compat::dependents::dependents(env, catalog, &product, args.pre);
-    let format = args
-        .format
-        .or_else(|| config_format(&inputs.config))
-        .unwrap_or(Format::Human);
+    let format = format_in_force(args.format, &inputs.config, Format::Human);
     let stdout = match format {
         Format::Human => report::why::human(&answer, layout),
         Format::Json => report::why::json(&answer),
