@@ -19,6 +19,7 @@
 pub mod conflict;
 pub mod dfs;
 pub mod explain;
+pub mod facets;
 pub mod memo;
 pub mod model;
 pub mod sat;
