@@ -300,8 +300,8 @@ fn examine(
         restrict: vec![(p, vec![latest])],
         frozen: 0,
         objective: Some(Fewest {
-            repair: Vec::new(),
             moves: Moves::WithinChanged,
+            ..Fewest::default()
         }),
         deadline,
     };

@@ -565,6 +565,60 @@ mod planner {
         out
     }
 
+    /// The same catalog as [`manifests`] (for a world without section 9), said the section 9
+    /// way: every release provides `of-NAME` at its own version, each dependency becomes a
+    /// requirement of that capability (optional ones optional), each incompatibility a
+    /// `none-of` over a product atom. With one provider per capability and one entity per
+    /// product these mean exactly the same.
+    fn manifests_as_section9(w: &World) -> String {
+        let mut out = String::new();
+        for (p, &n) in w.releases.iter().enumerate() {
+            let product = name(p);
+            let (group, short) = product.split_once(':').unwrap();
+            for r in 1..=n {
+                let decls = w.decls.get(&(p, r)).cloned().unwrap_or_default();
+                let mut requires = String::new();
+                let mut constraints = String::new();
+                for d in &decls {
+                    let other = name(d.other);
+                    let other_short = other.split_once(':').unwrap().1;
+                    if d.incompatible {
+                        let _ = write!(
+                            constraints,
+                            "    - none-of:\n        - product: {other}\n          \
+                             maximum-version: {}.x.x\n",
+                            d.min
+                        );
+                    } else {
+                        let _ = write!(
+                            requires,
+                            "      - name: of-{other_short}\n        minimum-version: {}.0.0\n        \
+                             maximum-version: {}.x.x\n        optional: {}\n",
+                            d.min, d.max, d.optional
+                        );
+                    }
+                }
+                let requires = if requires.is_empty() {
+                    String::new()
+                } else {
+                    format!("    requires:\n{requires}")
+                };
+                let constraints = if constraints.is_empty() {
+                    String::new()
+                } else {
+                    format!("  constraints:\n{constraints}")
+                };
+                let _ = write!(
+                    out,
+                    "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {short}\n\
+                     product-version: {r}.0.0\nextensions:\n  capabilities:\n    provides:\n      \
+                     - name: of-{short}\n        version: {r}.0.0\n{requires}{constraints}---\n"
+                );
+            }
+        }
+        out
+    }
+
     fn env_text(versions: &[u32]) -> String {
         let mut out = String::from("environment: e\nentities:\n");
         for (p, v) in versions.iter().enumerate() {
@@ -755,6 +809,43 @@ mod planner {
         #[test]
         fn all_gives_a_maximal_valid_state(w in world()) {
             all_maximal(&w)?;
+        }
+
+        /// A dependency said as a capability with a single provider, an incompatibility as
+        /// a `none-of`: plans and upgrades are the same.
+        #[test]
+        fn single_providers_and_none_of_plan_like_dependencies_and_incompatibilities(
+            w in world(), target in 0usize..5,
+        ) {
+            let (catalog, env) = load(&w);
+            let all = manifest::parse(&manifests_as_section9(&w), &Arc::from("c.yml")).unwrap();
+            prop_assert!(all.iter().all(|m| m.issues.is_empty()), "{:?}", all[0].issues);
+            let catalog9 = Catalog::from_manifests(all).unwrap();
+            prop_assert_eq!(valid(&catalog, &w.installed), valid(&catalog9, &w.installed));
+            let target = ProductId::parse(&name(target % w.releases.len())).unwrap();
+            let n = w.releases.len();
+            // --all's lexicographic maximum is one state
+            let request = Request::new(vec![], true);
+            let (plain, said9) = (plan::plan(&env, &catalog, &request), plan::plan(&env, &catalog9, &request));
+            prop_assert_eq!(final_versions(&plain, n), final_versions(&said9, n));
+            // a target's plan may choose among equally good states: compare what they cost
+            let request = Request::new(vec![Target::Newest(target)], false);
+            let (plain, said9) = (plan::plan(&env, &catalog, &request), plan::plan(&env, &catalog9, &request));
+            prop_assert_eq!(plain.feasible, said9.feasible);
+            if plain.feasible {
+                let (a, b) = (final_versions(&plain, n), final_versions(&said9, n));
+                let changed = |s: &[u32]| (0..n).filter(|&p| s[p] != w.installed[p]).count();
+                let moved = |s: &[u32]| (0..n).map(|p| s[p] - w.installed[p]).sum::<u32>();
+                prop_assert_eq!(valid(&catalog, &a), valid(&catalog9, &b), "{:?} / {:?}", a, b);
+                prop_assert_eq!((changed(&a), moved(&a)), (changed(&b), moved(&b)), "{:?} / {:?}", a, b);
+            }
+            let rows = |c: &Catalog| -> Vec<_> {
+                compat::upgrade::upgrades(&env, c, false)
+                    .into_iter()
+                    .map(|u| (u.product, u.safe, u.latest, u.requires, u.latest_installable, u.blocked_by.len()))
+                    .collect()
+            };
+            prop_assert_eq!(rows(&catalog), rows(&catalog9));
         }
 
         #[test]
@@ -1190,8 +1281,8 @@ mod differential {
                         restrict: vec![(p, vec![latest])],
                         frozen: 0,
                         objective: Some(Fewest {
-                            repair: Vec::new(),
                             moves,
+                            ..Fewest::default()
                         }),
                         deadline: None,
                     };

@@ -10,9 +10,13 @@
 //! requirements are not items: the runtime never changes in a plan, so a release whose
 //! requirement fails is left out of the product's values (`Exclusion::Runtime`).
 //!
-//! Tolerance, as for the binary constraints: an item of a kept entity that fails today is not
-//! held against the plan (whatever else moves); one that holds today must keep holding. An
-//! item of a release a product moves to must hold.
+//! Tolerance, as for the binary constraints (where a broken constraint between two kept
+//! products stands, and any move of either must satisfy it): an item of a kept entity that
+//! fails today is *tolerated* while every product it names stays where it is today (then it
+//! fails as before), and must hold once one of them moves; one that holds today must keep
+//! holding. An item of a release a product moves to must hold. A plan on an invalid start
+//! counts the tolerated items left as they are among the violations it repairs first
+//! ([`crate::solve::Fewest::repair_items`]).
 //!
 //! A model without section 9 items has no index ([`Model::facets`] is `None`), and nothing
 //! here costs anything.
@@ -54,6 +58,8 @@ pub struct Item {
     fixed: Vec<usize>,
     /// The rule atoms in it: any product one of whose values satisfies a rule matters too.
     rules: Vec<Rule>,
+    /// A kept entity's item that fails today (see the module docs).
+    pub tolerated: bool,
 }
 
 /// Every item of a model, indexed by declaring value and by the products they name.
@@ -180,16 +186,14 @@ impl FacetIndex {
                 index.add(model, p, Value::Keep, i, c.entity, m.facets());
             }
         }
-        // Kept entities' items that fail today are tolerated: left out.
+        // Kept entities' items that fail today are tolerated while what they name stays.
         let today = model.current();
-        let tolerated: BTreeSet<usize> = (0..index.items.len())
-            .filter(|&k| index.items[k].value == Value::Keep)
-            .filter(|&k| !index.holds(model, k, &today))
-            .collect();
-        for (k, item) in index.items.iter().enumerate() {
-            if tolerated.contains(&k) {
-                continue;
+        for k in 0..index.items.len() {
+            if index.items[k].value == Value::Keep && !index.holds(model, k, &today) {
+                index.items[k].tolerated = true;
             }
+        }
+        for (k, item) in index.items.iter().enumerate() {
             index
                 .by_value
                 .entry((item.declarer, item.value))
@@ -248,11 +252,36 @@ impl FacetIndex {
                 term,
                 fixed: fixed.into_iter().collect(),
                 rules,
+                tolerated: false,
             });
         }
     }
 
-    /// The items `p` declares under `value` (for `Keep`, the ones that hold today).
+    /// Kept entities' items that fail today ([`Item::tolerated`]).
+    pub fn tolerated(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.items.len()).filter(|&k| self.items[k].tolerated)
+    }
+
+    /// Whether tolerated item `k` is left as it is today in `state`: its declarer keeps and
+    /// every product it names is at its value of today.
+    #[must_use]
+    pub fn as_today(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
+        let item = &self.items[k];
+        state[item.declarer] == Value::Keep
+            && self
+                .mentions(model, k)
+                .iter()
+                .all(|&q| state[q] == model.vars[q].domain[0])
+    }
+
+    /// Whether item `k` is acceptable in `state` (its declarer at the item's value): it holds,
+    /// or it is tolerated and left as it is today.
+    #[must_use]
+    pub fn acceptable(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
+        (self.items[k].tolerated && self.as_today(model, k, state)) || self.holds(model, k, state)
+    }
+
+    /// The items `p` declares under `value`.
     #[must_use]
     pub fn items_of(&self, p: usize, value: Value) -> &[usize] {
         self.by_value.get(&(p, value)).map_or(&[], Vec::as_slice)
@@ -409,7 +438,7 @@ impl FacetIndex {
         );
         candidates
             .into_iter()
-            .filter(|&k| !self.holds(model, k, state))
+            .filter(|&k| !self.acceptable(model, k, state))
             .collect()
     }
 }

@@ -38,6 +38,9 @@ pub use model::{Model, Value};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fewest {
     pub repair: Vec<(usize, usize, usize)>,
+    /// Section 9 items broken today (`solve::facets::Item::tolerated`), each counting 1 while
+    /// it is left as it is today, on the same level as `repair`.
+    pub repair_items: Vec<usize>,
     /// Where the distance is minimized.
     pub moves: Moves,
 }

@@ -112,6 +112,14 @@ impl<'m> FacetClauses<'m> {
             Truth::Const(false) => {}
             Truth::Lit(l) => clause.push(l),
         }
+        if index.items[p.item].tolerated {
+            // or it is left as it is today
+            match as_today(model, index, cnf, encoded, p.item) {
+                Truth::Const(true) => return,
+                Truth::Const(false) => {}
+                Truth::Lit(l) => clause.push(l),
+            }
+        }
         cnf.add(clause);
     }
 
@@ -205,7 +213,7 @@ impl<'m> FacetClauses<'m> {
             let item = &index.items[p.item];
             if encoded[item.declarer].is_some()
                 && values[item.declarer] == item.value
-                && !index.holds(model, p.item, values)
+                && !index.acceptable(model, p.item, values)
             {
                 out.extend(
                     index
@@ -223,7 +231,7 @@ impl<'m> FacetClauses<'m> {
                 let d = index.items[k].declarer;
                 if encoded[d].is_none()
                     && values[d] == index.items[k].value
-                    && !index.holds(model, k, values)
+                    && !index.acceptable(model, k, values)
                 {
                     out.push(d);
                 }
@@ -233,6 +241,60 @@ impl<'m> FacetClauses<'m> {
         out.dedup();
         out
     }
+}
+
+/// A literal equivalent to "every product tolerated item `k` names is at its value of today"
+/// (its declarer keeps by the clause it is part of), every one of them encoded.
+fn as_today(
+    model: &Model<'_>,
+    index: &FacetIndex,
+    cnf: &mut Cnf,
+    encoded: &[Option<Encoded>],
+    k: usize,
+) -> Truth {
+    let mut each = Vec::new();
+    for q in index.mentions(model, k) {
+        let today = model.vars[q].domain[0];
+        let lit = encoded[q]
+            .as_ref()
+            .and_then(|e| e.domain.iter().position(|&v| v == today).map(|i| e.lits[i]));
+        match lit {
+            Some(l) => each.push(Truth::Lit(!l)),
+            None => return Truth::Const(false), // it cannot stay: it moves
+        }
+    }
+    not(or(cnf, &each))
+}
+
+/// The literal of "tolerated item `k` is broken as today" for the repair level: implied by
+/// its declarer keeping and everything it names staying (every one of them encoded).
+pub(super) fn broken_as_today(
+    model: &Model<'_>,
+    index: &FacetIndex,
+    cnf: &mut Cnf,
+    encoded: &[Option<Encoded>],
+    k: usize,
+) -> Option<Lit> {
+    let keep = {
+        let e = encoded[index.items[k].declarer].as_ref()?;
+        e.domain
+            .iter()
+            .position(|&v| v == Value::Keep)
+            .map(|i| e.lits[i])?
+    };
+    let mut clause = vec![!keep];
+    for q in index.mentions(model, k) {
+        let today = model.vars[q].domain[0];
+        let e = encoded[q].as_ref()?;
+        match e.domain.iter().position(|&v| v == today) {
+            Some(i) => clause.push(!e.lits[i]),
+            None => return None, // it cannot stay, so the item is never left as today
+        }
+    }
+    let l = cnf.fresh(false);
+    clause.push(l);
+    cnf.add(clause);
+    Some(l)
 }
 
 fn not(t: Truth) -> Truth {

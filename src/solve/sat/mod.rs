@@ -96,7 +96,7 @@ struct Session<'m, 'a, 'q> {
     encoded: Vec<Option<Encoded>>,
     /// Encoded products, in the order they were encoded.
     order: Vec<usize>,
-    /// Per repair item, its "still broken" literal once made.
+    /// Per repair item, its "still broken" literal once made (pairs, then section 9 items).
     broken: Vec<Option<Lit>>,
     /// Per product, its distance ladder once made ([`Session::ladder`]).
     ladders: Vec<Option<(usize, Vec<Lit>)>>,
@@ -114,7 +114,10 @@ struct Session<'m, 'a, 'q> {
 
 impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     fn new(model: &'m Model<'a>, query: &'q Query<'q>) -> Self {
-        let repairs = query.objective.as_ref().map_or(0, |f| f.repair.len());
+        let repairs = query
+            .objective
+            .as_ref()
+            .map_or(0, |f| f.repair.len() + f.repair_items.len());
         Session {
             model,
             query,
@@ -142,6 +145,14 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             for &(p, q, _) in &fewest.repair {
                 self.encode(p);
                 self.encode(q);
+            }
+            if let Some(index) = self.facets.index() {
+                for &k in &fewest.repair_items {
+                    self.encode(index.items[k].declarer);
+                    for q in index.mentions(self.model, k) {
+                        self.encode(q);
+                    }
+                }
             }
         }
         let Some(fewest) = self.query.objective.clone() else {
