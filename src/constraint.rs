@@ -281,6 +281,13 @@ impl<'a> World<'a> {
         }
     }
 
+    /// Whether one atom of `declarer`'s release holds (the planning engine asks atom by
+    /// atom, over the few instances it varies).
+    #[must_use]
+    pub fn atom_holds(&self, declarer: &str, atom: &Atom) -> bool {
+        self.atom(declarer, atom).0
+    }
+
     /// A child of a `none-of` that holds, in words.
     fn holding_text(&self, declarer: &str, term: &Term) -> String {
         match &term.kind {
@@ -373,6 +380,22 @@ pub fn atom_text(atom: &Atom) -> String {
         Atom::Capability { name, range } => format!("capability {name}{}", span_text(range)),
         Atom::Runtime { name, range } => format!("runtime {name}{}", span_text(range)),
         Atom::Rule(rule) => format!("rule `{rule}`"),
+    }
+}
+
+/// A whole term in words: atoms as [`atom_text`] says, compounds as `any-of(a / b)`.
+#[must_use]
+pub fn term_text(term: &Term) -> String {
+    match &term.kind {
+        TermKind::Atom(atom) => atom_text(atom),
+        kind @ (TermKind::AnyOf(c) | TermKind::AllOf(c) | TermKind::NoneOf(c)) => {
+            let parts: Vec<String> = c.iter().map(term_text).collect();
+            format!(
+                "{}({})",
+                kind.compound_name().unwrap_or_default(),
+                parts.join(" / ")
+            )
+        }
     }
 }
 

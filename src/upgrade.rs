@@ -171,6 +171,22 @@ fn alone(model: &Model<'_>, p: usize, value: Value) -> Vec<Violation> {
     out
 }
 
+/// The section 9 items `p` at `value` breaks with everything else as it is: its own, and
+/// those of others it stops satisfying (a capability it no longer provides, say).
+fn alone_items(model: &Model<'_>, p: usize, value: Value) -> Vec<usize> {
+    let Some(index) = model.facets() else {
+        return Vec::new();
+    };
+    let mut state = model.current();
+    state[p] = value;
+    index.broken_around(model, p, &state)
+}
+
+/// True when `p` at `value` breaks nothing with everything else as it is.
+fn safe_alone_at(model: &Model<'_>, p: usize, value: Value) -> bool {
+    alone(model, p, value).is_empty() && alone_items(model, p, value).is_empty()
+}
+
 /// The candidates of `p` newest first: every release the policy allows, even one that needs
 /// something missing (that is a reason it is blocked, shown as such).
 fn candidates(model: &Model<'_>, p: usize) -> Vec<Value> {
@@ -207,7 +223,7 @@ pub fn safe_alone(
             let var = &model.vars[p];
             let safe = candidates(&model, p)
                 .into_iter()
-                .filter(|&c| alone(&model, p, c).is_empty())
+                .filter(|&c| safe_alone_at(&model, p, c))
                 .filter_map(|c| var.version(c).cloned())
                 .collect();
             (var.product.clone(), safe)
@@ -229,7 +245,7 @@ fn examine(
     let safe = candidates
         .iter()
         .copied()
-        .find(|&c| alone(model, p, c).is_empty());
+        .find(|&c| safe_alone_at(model, p, c));
     let mut upgrade = Upgrade {
         product: var.product.clone(),
         installed: var
@@ -270,13 +286,22 @@ fn examine(
             f
         })
         .collect();
+    if let Some(index) = model.facets() {
+        let mut state = current.to_vec();
+        state[p] = latest;
+        for k in alone_items(model, p, latest) {
+            upgrade
+                .blocked_by
+                .extend(index.findings(model, k, &state, runner.as_deref()));
+        }
+    }
     let query = Query {
         baseline: current,
         restrict: vec![(p, vec![latest])],
         frozen: 0,
         objective: Some(Fewest {
-            repair: Vec::new(),
             moves: Moves::WithinChanged,
+            ..Fewest::default()
         }),
         deadline,
     };
@@ -330,7 +355,7 @@ fn lagging(model: &Model<'_>, p: usize) -> (Vec<(String, String)>, Option<bool>)
         .iter()
         .copied()
         .find(|&v| matches!(v, Value::Release(_)) && var.version(v) == Some(top))
-        .map(|v| alone(model, p, v).is_empty());
+        .map(|v| safe_alone_at(model, p, v));
     (behind, align)
 }
 

@@ -161,6 +161,15 @@ fn without(catalog: &Catalog, product: &ProductId, version: &Version, d: Declara
                     Declaration::Incompatibility(i) => {
                         m.incompatibilities.remove(i);
                     }
+                    Declaration::Requirement(i) | Declaration::Constraint(i) => {
+                        let mut facets = m.facets().clone();
+                        if matches!(d, Declaration::Requirement(_)) {
+                            facets.requires.remove(i);
+                        } else {
+                            facets.constraints.remove(i);
+                        }
+                        m.facets = Some(std::sync::Arc::new(facets));
+                    }
                 }
             }
             m
@@ -215,7 +224,12 @@ fn describe(model: &Model<'_>, cause: &Cause) -> String {
                 Declaration::Incompatibility(k) => {
                     format!("refuses {}", m.incompatibilities[k].range)
                 }
+                Declaration::Requirement(k) => {
+                    format!("requires capability {}", m.facets().requires[k].name)
+                }
+                Declaration::Constraint(k) => format!("constraint {:?}", m.facets().constraints[k]),
             };
+            let on = on.map_or_else(|| "section 9".to_owned(), ToString::to_string);
             format!("{} {} {range} of {on}", m.product, m.version)
         }
         Cause::Asked { product, values } => {

@@ -320,6 +320,26 @@ mod planner {
         decls: BTreeMap<(usize, u32), Vec<Decl>>,
         /// installed major per product
         installed: Vec<u32>,
+        /// SPEC section 9 per (product, release major): capabilities it provides (`c0`, `c1`
+        /// at an optional major) and what it requires of others
+        provides: BTreeMap<(usize, u32), Vec<Provided>>,
+        needs: BTreeMap<(usize, u32), Vec<Need>>,
+    }
+
+    /// A capability (`c0`, `c1`) provided at an optional major version.
+    type Provided = (u8, Option<u32>);
+
+    /// A section 9 requirement of a release.
+    #[derive(Clone, Debug)]
+    enum Need {
+        /// `capabilities.requires`: capability, minimum major, width, optional.
+        Capability(u8, u32, u32, bool),
+        /// `constraints: - any-of: [product in range, capability]`.
+        ProductOrCapability(usize, u32, u32, u8),
+        /// `constraints: - none-of: [product in range]`.
+        NoneOf(usize, u32, u32),
+        /// `constraints: - all-of: [capability in range, any-of: [product, product]]`.
+        AllOf(u8, u32, usize, u32, usize, u32),
     }
 
     fn name(p: usize) -> String {
@@ -365,8 +385,131 @@ mod planner {
                     releases,
                     decls,
                     installed,
+                    provides: BTreeMap::new(),
+                    needs: BTreeMap::new(),
                 }
             })
+    }
+
+    /// [`world`] with section 9 declarations on top: capabilities provided (some without a
+    /// version), required (some optional), and compound constraints over products and
+    /// capabilities.
+    fn world9() -> impl Strategy<Value = World> {
+        world()
+            .prop_flat_map(|w| {
+                let n = w.releases.len();
+                let provides =
+                    proptest::collection::vec((0..n, 1u32..=4, 0u8..2, 0u32..=4), 0..(n * 2));
+                let needs = proptest::collection::vec(
+                    (
+                        0..n,
+                        1u32..=4,
+                        0u8..4,
+                        (0..n, 0..n),
+                        (1u32..=4, 1u32..=4),
+                        (0u32..=2, 0u8..2, any::<bool>()),
+                    ),
+                    1..(n * 2),
+                );
+                (Just(w), provides, needs)
+            })
+            .prop_map(|(mut w, provides, needs)| {
+                for (p, r, cap, version) in provides {
+                    let r = r.min(w.releases[p]);
+                    let entry = w.provides.entry((p, r)).or_default();
+                    if entry.iter().all(|&(c, _)| c != cap) {
+                        entry.push((cap, (version > 0).then_some(version)));
+                    }
+                }
+                for (p, r, kind, (a, b), (min, min2), (width, cap, optional)) in needs {
+                    let r = r.min(w.releases[p]);
+                    let provided = |c: u8| {
+                        w.provides
+                            .get(&(p, r))
+                            .is_some_and(|v| v.iter().any(|&(x, _)| x == c))
+                    };
+                    let need = match kind {
+                        0 if !provided(cap) => Need::Capability(cap, min, width, optional),
+                        1 if a != p => Need::ProductOrCapability(a, min, min + width, cap),
+                        2 if a != p => Need::NoneOf(a, min, min + width),
+                        3 if a != p && b != p => Need::AllOf(cap, min, a, min2, b, min),
+                        _ => continue,
+                    };
+                    w.needs.entry((p, r)).or_default().push(need);
+                }
+                w
+            })
+    }
+
+    /// The section 9 part of release `(p, r)` under `extensions:`, or nothing.
+    fn facets_yaml(w: &World, product: usize, major: u32) -> String {
+        let mut out = String::new();
+        let provides = w
+            .provides
+            .get(&(product, major))
+            .cloned()
+            .unwrap_or_default();
+        let needs = w.needs.get(&(product, major)).cloned().unwrap_or_default();
+        let requires: Vec<&Need> = needs
+            .iter()
+            .filter(|n| matches!(n, Need::Capability(..)))
+            .collect();
+        if !provides.is_empty() || !requires.is_empty() {
+            out.push_str("  capabilities:\n");
+            if !provides.is_empty() {
+                out.push_str("    provides:\n");
+                for (cap, version) in &provides {
+                    let _ = writeln!(out, "      - name: c{cap}");
+                    if let Some(v) = version {
+                        let _ = writeln!(out, "        version: {v}.0.0");
+                    }
+                }
+            }
+            if !requires.is_empty() {
+                out.push_str("    requires:\n");
+                for need in requires {
+                    if let Need::Capability(cap, min, width, optional) = need {
+                        let _ = write!(
+                            out,
+                            "      - name: c{cap}\n        minimum-version: {min}.0.0\n        \
+                             maximum-version: {}.x.x\n        optional: {optional}\n",
+                            min + width
+                        );
+                    }
+                }
+            }
+        }
+        let atom = |indent: &str, other: usize, min: u32, max: u32| {
+            format!(
+                "{indent}- product: {}\n{indent}  minimum-version: {min}.0.0\n{indent}  \
+                 maximum-version: {max}.x.x\n",
+                name(other)
+            )
+        };
+        let items: Vec<String> = needs
+            .iter()
+            .filter_map(|need| match *need {
+                Need::Capability(..) => None,
+                Need::ProductOrCapability(other, min, max, cap) => Some(format!(
+                    "    - description: other or c{cap}\n      any-of:\n{}        - capability: c{cap}\n",
+                    atom("        ", other, min, max)
+                )),
+                Need::NoneOf(other, min, max) => {
+                    Some(format!("    - none-of:\n{}", atom("        ", other, min, max)))
+                }
+                Need::AllOf(cap, min, first, first_min, second, second_min) => Some(format!(
+                    "    - all-of:\n        - capability: c{cap}\n          minimum-version: \
+                     {min}.0.0\n        - any-of:\n{}{}",
+                    atom("            ", first, first_min, first_min + 1),
+                    atom("            ", second, second_min, second_min)
+                )),
+            })
+            .collect();
+        if !items.is_empty() {
+            out.push_str("  constraints:\n");
+            out.push_str(&items.concat());
+        }
+        out
     }
 
     /// A YAML list of entries, or `[]`.
@@ -412,9 +555,64 @@ mod planner {
                     out,
                     "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {short}\n\
                      product-version: {r}.0.0\nextensions:\n  product-dependencies:{}  \
-                     product-incompatibilities:{}---\n",
+                     product-incompatibilities:{}{}---\n",
                     list(&deps),
-                    list(&incs)
+                    list(&incs),
+                    facets_yaml(w, p, r)
+                );
+            }
+        }
+        out
+    }
+
+    /// The same catalog as [`manifests`] (for a world without section 9), said the section 9
+    /// way: every release provides `of-NAME` at its own version, each dependency becomes a
+    /// requirement of that capability (optional ones optional), each incompatibility a
+    /// `none-of` over a product atom. With one provider per capability and one entity per
+    /// product these mean exactly the same.
+    fn manifests_as_section9(w: &World) -> String {
+        let mut out = String::new();
+        for (p, &n) in w.releases.iter().enumerate() {
+            let product = name(p);
+            let (group, short) = product.split_once(':').unwrap();
+            for r in 1..=n {
+                let decls = w.decls.get(&(p, r)).cloned().unwrap_or_default();
+                let mut requires = String::new();
+                let mut constraints = String::new();
+                for d in &decls {
+                    let other = name(d.other);
+                    let other_short = other.split_once(':').unwrap().1;
+                    if d.incompatible {
+                        let _ = write!(
+                            constraints,
+                            "    - none-of:\n        - product: {other}\n          \
+                             maximum-version: {}.x.x\n",
+                            d.min
+                        );
+                    } else {
+                        let _ = write!(
+                            requires,
+                            "      - name: of-{other_short}\n        minimum-version: {}.0.0\n        \
+                             maximum-version: {}.x.x\n        optional: {}\n",
+                            d.min, d.max, d.optional
+                        );
+                    }
+                }
+                let requires = if requires.is_empty() {
+                    String::new()
+                } else {
+                    format!("    requires:\n{requires}")
+                };
+                let constraints = if constraints.is_empty() {
+                    String::new()
+                } else {
+                    format!("  constraints:\n{constraints}")
+                };
+                let _ = write!(
+                    out,
+                    "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {short}\n\
+                     product-version: {r}.0.0\nextensions:\n  capabilities:\n    provides:\n      \
+                     - name: of-{short}\n        version: {r}.0.0\n{requires}{constraints}---\n"
                 );
             }
         }
@@ -489,6 +687,105 @@ mod planner {
         true
     }
 
+    /// Whether the steps can be replayed state by state: rolling order does not yet weigh
+    /// section 9 items (only final states are judged for them).
+    fn replayable(w: &World) -> bool {
+        w.needs.is_empty()
+    }
+
+    fn single_target(w: &World, target: usize) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        let target = target % w.releases.len();
+        let states = valid_states(w, &catalog);
+        let best = states.iter().map(|s| s[target]).max().unwrap();
+        let fewest = states
+            .iter()
+            .filter(|s| s[target] == best)
+            .map(|s| {
+                (0..s.len())
+                    .filter(|&p| p != target && s[p] != w.installed[p])
+                    .count()
+            })
+            .min()
+            .unwrap();
+        let product = ProductId::parse(&name(target)).unwrap();
+        let plan = plan::plan(
+            &env,
+            &catalog,
+            &Request::new(vec![Target::Newest(product)], false),
+        );
+        prop_assert!(plan.feasible);
+        let got = final_versions(&plan, w.releases.len());
+        prop_assert!(valid(&catalog, &got), "final state {:?} is invalid", got);
+        prop_assert_eq!(got[target], best, "target version");
+        let changed = (0..got.len())
+            .filter(|&p| p != target && got[p] != w.installed[p])
+            .count();
+        prop_assert_eq!(changed, fewest, "fewest other products changed");
+        if replayable(w) {
+            prop_assert!(
+                replay_is_valid(&catalog, &w.installed, &plan),
+                "steps {:?}",
+                plan.steps
+            );
+        }
+        Ok(())
+    }
+
+    fn exact_target(w: &World, target: usize, version: u32) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        let target = target % w.releases.len();
+        let span = w.releases[target] - w.installed[target] + 1;
+        let version = w.installed[target] + version % span;
+        let exists = valid_states(w, &catalog)
+            .iter()
+            .any(|s| s[target] == version);
+        let product = ProductId::parse(&name(target)).unwrap();
+        let v = Version::parse(&format!("{version}.0.0")).unwrap();
+        let plan = plan::plan(
+            &env,
+            &catalog,
+            &Request::new(vec![Target::Exact(product, v)], false),
+        );
+        prop_assert_eq!(plan.feasible, exists);
+        if plan.feasible {
+            let got = final_versions(&plan, w.releases.len());
+            prop_assert_eq!(got[target], version);
+            prop_assert!(valid(&catalog, &got));
+            if replayable(w) {
+                prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
+            }
+        } else {
+            prop_assert!(!plan.explanation.is_empty());
+        }
+        Ok(())
+    }
+
+    fn all_maximal(w: &World) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        let plan = plan::plan(&env, &catalog, &Request::new(vec![], true));
+        prop_assert!(plan.feasible);
+        let got = final_versions(&plan, w.releases.len());
+        prop_assert!(valid(&catalog, &got));
+        for s in valid_states(w, &catalog) {
+            let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
+            prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
+        }
+        if replayable(w) {
+            prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
+        }
+        // the same question asked of shuffled input gives the same answer
+        let mut reversed = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        reversed.reverse();
+        let catalog2 = Catalog::from_manifests(reversed).unwrap();
+        let again = plan::plan(&env, &catalog2, &Request::new(vec![], true));
+        prop_assert_eq!(again, plan);
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig {
             cases: 150,
@@ -499,71 +796,75 @@ mod planner {
 
         #[test]
         fn single_targets_match_the_oracle(w in world(), target in 0usize..5) {
-            let (catalog, env) = load(&w);
-            prop_assume!(valid(&catalog, &w.installed));
-            let target = target % w.releases.len();
-            let states = valid_states(&w, &catalog);
-            let best = states.iter().map(|s| s[target]).max().unwrap();
-            let fewest = states
-                .iter()
-                .filter(|s| s[target] == best)
-                .map(|s| (0..s.len()).filter(|&p| p != target && s[p] != w.installed[p]).count())
-                .min()
-                .unwrap();
-            let product = ProductId::parse(&name(target)).unwrap();
-            let plan = plan::plan(&env, &catalog, &Request::new(vec![Target::Newest(product)], false));
-            prop_assert!(plan.feasible);
-            let got = final_versions(&plan, w.releases.len());
-            prop_assert!(valid(&catalog, &got), "final state {:?} is invalid", got);
-            prop_assert_eq!(got[target], best, "target version");
-            let changed = (0..got.len()).filter(|&p| p != target && got[p] != w.installed[p]).count();
-            prop_assert_eq!(changed, fewest, "fewest other products changed");
-            prop_assert!(replay_is_valid(&catalog, &w.installed, &plan), "steps {:?}", plan.steps);
+            single_target(&w, target)?;
         }
 
         #[test]
         fn exact_targets_are_feasible_exactly_when_the_oracle_says(
             w in world(), target in 0usize..5, version in 0u32..4,
         ) {
-            let (catalog, env) = load(&w);
-            prop_assume!(valid(&catalog, &w.installed));
-            let target = target % w.releases.len();
-            let span = w.releases[target] - w.installed[target] + 1;
-            let version = w.installed[target] + version % span;
-            let exists = valid_states(&w, &catalog).iter().any(|s| s[target] == version);
-            let product = ProductId::parse(&name(target)).unwrap();
-            let v = Version::parse(&format!("{version}.0.0")).unwrap();
-            let plan = plan::plan(&env, &catalog, &Request::new(vec![Target::Exact(product, v)], false));
-            prop_assert_eq!(plan.feasible, exists);
-            if plan.feasible {
-                let got = final_versions(&plan, w.releases.len());
-                prop_assert_eq!(got[target], version);
-                prop_assert!(valid(&catalog, &got));
-                prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
-            } else {
-                prop_assert!(!plan.explanation.is_empty());
-            }
+            exact_target(&w, target, version)?;
         }
 
         #[test]
         fn all_gives_a_maximal_valid_state(w in world()) {
+            all_maximal(&w)?;
+        }
+
+        /// A dependency said as a capability with a single provider, an incompatibility as
+        /// a `none-of`: plans and upgrades are the same.
+        #[test]
+        fn single_providers_and_none_of_plan_like_dependencies_and_incompatibilities(
+            w in world(), target in 0usize..5,
+        ) {
             let (catalog, env) = load(&w);
-            prop_assume!(valid(&catalog, &w.installed));
-            let plan = plan::plan(&env, &catalog, &Request::new(vec![], true));
-            prop_assert!(plan.feasible);
-            let got = final_versions(&plan, w.releases.len());
-            prop_assert!(valid(&catalog, &got));
-            for s in valid_states(&w, &catalog) {
-                let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
-                prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
+            let all = manifest::parse(&manifests_as_section9(&w), &Arc::from("c.yml")).unwrap();
+            prop_assert!(all.iter().all(|m| m.issues.is_empty()), "{:?}", all[0].issues);
+            let catalog9 = Catalog::from_manifests(all).unwrap();
+            prop_assert_eq!(valid(&catalog, &w.installed), valid(&catalog9, &w.installed));
+            let target = ProductId::parse(&name(target % w.releases.len())).unwrap();
+            let n = w.releases.len();
+            // --all's lexicographic maximum is one state
+            let request = Request::new(vec![], true);
+            let (plain, said9) = (plan::plan(&env, &catalog, &request), plan::plan(&env, &catalog9, &request));
+            prop_assert_eq!(final_versions(&plain, n), final_versions(&said9, n));
+            // a target's plan may choose among equally good states: compare what they cost
+            let request = Request::new(vec![Target::Newest(target)], false);
+            let (plain, said9) = (plan::plan(&env, &catalog, &request), plan::plan(&env, &catalog9, &request));
+            prop_assert_eq!(plain.feasible, said9.feasible);
+            if plain.feasible {
+                let (a, b) = (final_versions(&plain, n), final_versions(&said9, n));
+                let changed = |s: &[u32]| (0..n).filter(|&p| s[p] != w.installed[p]).count();
+                let moved = |s: &[u32]| (0..n).map(|p| s[p] - w.installed[p]).sum::<u32>();
+                prop_assert_eq!(valid(&catalog, &a), valid(&catalog9, &b), "{:?} / {:?}", a, b);
+                prop_assert_eq!((changed(&a), moved(&a)), (changed(&b), moved(&b)), "{:?} / {:?}", a, b);
             }
-            prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
-            // the same question asked of shuffled input gives the same answer
-            let mut reversed = manifest::parse(&manifests(&w), &Arc::from("c.yml")).unwrap();
-            reversed.reverse();
-            let catalog2 = Catalog::from_manifests(reversed).unwrap();
-            let again = plan::plan(&env, &catalog2, &Request::new(vec![], true));
-            prop_assert_eq!(again, plan);
+            let rows = |c: &Catalog| -> Vec<_> {
+                compat::upgrade::upgrades(&env, c, false)
+                    .into_iter()
+                    .map(|u| (u.product, u.safe, u.latest, u.requires, u.latest_installable, u.blocked_by.len()))
+                    .collect()
+            };
+            prop_assert_eq!(rows(&catalog), rows(&catalog9));
+        }
+
+        #[test]
+        fn with_capabilities_and_constraints_single_targets_match_the_oracle(
+            w in world9(), target in 0usize..5,
+        ) {
+            single_target(&w, target)?;
+        }
+
+        #[test]
+        fn with_capabilities_and_constraints_exact_targets_match_the_oracle(
+            w in world9(), target in 0usize..5, version in 0u32..4,
+        ) {
+            exact_target(&w, target, version)?;
+        }
+
+        #[test]
+        fn with_capabilities_and_constraints_all_is_maximal(w in world9()) {
+            all_maximal(&w)?;
         }
     }
 }
@@ -980,8 +1281,8 @@ mod differential {
                         restrict: vec![(p, vec![latest])],
                         frozen: 0,
                         objective: Some(Fewest {
-                            repair: Vec::new(),
                             moves,
+                            ..Fewest::default()
                         }),
                         deadline: None,
                     };

@@ -396,10 +396,11 @@ fn plan_in(
     } else {
         match targets::decide(asker, &request.targets, &mut notes) {
             Some(fixed) => {
-                let repair = if involved.is_empty() {
-                    Vec::new()
+                let (repair, repair_items) = if involved.is_empty() {
+                    (Vec::new(), Vec::new())
                 } else {
-                    model.pre_existing(&involved)
+                    let items = model.facets().map(|i| i.tolerated().collect());
+                    (model.pre_existing(&involved), items.unwrap_or_default())
                 };
                 let outcome = asker.ask(
                     &current,
@@ -407,6 +408,7 @@ fn plan_in(
                     0,
                     Some(Fewest {
                         repair,
+                        repair_items,
                         ..Fewest::default()
                     }),
                 );

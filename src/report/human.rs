@@ -392,6 +392,15 @@ pub fn because(f: &Finding) -> String {
     match f.code {
         Code::IncompatibleRelease => format!("incompatible: {who} excludes {}", f.detail),
         Code::MissingDependency => format!("{who} requires {}, not installed", f.detail),
+        // section 9: the detail says the whole requirement (`requires capability sql 8.0.0..`)
+        Code::MissingCapability => format!("{who} {}, which no entity would provide", f.detail),
+        Code::CapabilityOutOfRange => format!(
+            "{who} {}; {} would provide {}",
+            f.detail,
+            f.found_entity.as_deref().unwrap_or("a provider"),
+            f.found.as_deref().unwrap_or("no version")
+        ),
+        Code::UnsatisfiedConstraint => format!("{who} {}", f.detail),
         _ if f.optional == Some(true) => format!("{who} requires {} (optional)", f.detail),
         _ => format!("{who} requires {}", f.detail),
     }

@@ -17,6 +17,31 @@ pub enum Declaration {
     Dependency(usize),
     /// `product-incompatibilities[i]`.
     Incompatibility(usize),
+    /// `capabilities.requires[i]` (SPEC 9.1).
+    Requirement(usize),
+    /// `constraints[i]` (SPEC 9.1).
+    Constraint(usize),
+}
+
+impl Declaration {
+    /// The section 9 item this is, if it is one.
+    #[must_use]
+    pub fn item(self) -> Option<super::facets::Source> {
+        match self {
+            Declaration::Requirement(i) => Some(super::facets::Source::Requires(i)),
+            Declaration::Constraint(i) => Some(super::facets::Source::Constraint(i)),
+            _ => None,
+        }
+    }
+}
+
+impl From<super::facets::Source> for Declaration {
+    fn from(source: super::facets::Source) -> Declaration {
+        match source {
+            super::facets::Source::Requires(i) => Declaration::Requirement(i),
+            super::facets::Source::Constraint(i) => Declaration::Constraint(i),
+        }
+    }
 }
 
 /// One part of a conflict.
@@ -84,18 +109,20 @@ pub struct Explained {
     pub beyond: Option<(Vec<&'static str>, Box<Explained>)>,
 }
 
-/// The manifest `release` of `product` and the declaration's target product.
+/// The manifest `release` of `product` and the declaration's target product (`None` for a
+/// section 9 item, which is about capabilities and terms, not one product).
 #[must_use]
 pub fn declared<'m>(
     model: &'m Model<'_>,
     product: usize,
     release: usize,
     declaration: Declaration,
-) -> (&'m Manifest, &'m ProductId) {
+) -> (&'m Manifest, Option<&'m ProductId>) {
     let m: &Manifest = &model.vars[product].releases[release];
     let on = match declaration {
-        Declaration::Dependency(i) => &m.dependencies[i].product,
-        Declaration::Incompatibility(i) => &m.incompatibilities[i].product,
+        Declaration::Dependency(i) => Some(&m.dependencies[i].product),
+        Declaration::Incompatibility(i) => Some(&m.incompatibilities[i].product),
+        Declaration::Requirement(_) | Declaration::Constraint(_) => None,
     };
     (m, on)
 }

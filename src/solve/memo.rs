@@ -23,6 +23,8 @@ pub struct Memo {
     judged: Vec<Vec<OnceLock<Vec<Judgement>>>>,
     /// Per product: [`Reach`].
     reach: Vec<OnceLock<Reach>>,
+    /// The section 9 items ([`Model::facets`]).
+    pub(super) facets: OnceLock<Option<super::facets::FacetIndex>>,
 }
 
 /// Every value a product could take under any policy, as the conflict search encodes it: its
@@ -58,6 +60,7 @@ impl Memo {
             compatible: slots(neighbors),
             judged: slots(neighbors),
             reach: neighbors.iter().map(|_| OnceLock::new()).collect(),
+            facets: OnceLock::new(),
         }
     }
 }

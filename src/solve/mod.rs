@@ -19,6 +19,7 @@
 pub mod conflict;
 pub mod dfs;
 pub mod explain;
+pub mod facets;
 pub mod memo;
 pub mod model;
 pub mod sat;
@@ -37,6 +38,9 @@ pub use model::{Model, Value};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Fewest {
     pub repair: Vec<(usize, usize, usize)>,
+    /// Section 9 items broken today (`solve::facets::Item::tolerated`), each counting 1 while
+    /// it is left as it is today, on the same level as `repair`.
+    pub repair_items: Vec<usize>,
     /// Where the distance is minimized.
     pub moves: Moves,
 }

@@ -86,6 +86,8 @@ pub struct Var<'a> {
     pub domain: Vec<Value>,
     /// The operator's policy (SPEC 9.2: pins, exclusions, deprecated releases).
     pub operator: &'a OperatorPolicy,
+    /// The environment's `runtime:` versions (SPEC 9.2).
+    pub runtime: &'a BTreeMap<String, Version>,
 }
 
 impl<'a> Var<'a> {
@@ -175,6 +177,8 @@ pub struct Model<'a> {
     /// Each variable's domain without the values that break something on their own.
     pub base: Vec<Vec<Value>>,
     pub policy: Policy,
+    /// The environment's `runtime:` versions, which section 9 items are judged against.
+    pub runtime: &'a BTreeMap<String, Version>,
     /// What every question over this model works out alike, worked out once.
     pub(super) memo: super::memo::Memo,
 }
@@ -200,6 +204,8 @@ pub enum Exclusion {
     Excluded,
     /// The release is deprecated, and the policy does not allow deprecated releases.
     Deprecated,
+    /// The release requires a runtime version the environment does not run (SPEC 9.1).
+    Runtime,
 }
 
 impl Policy {
@@ -230,7 +236,8 @@ impl Exclusion {
             | Exclusion::Unorderable
             | Exclusion::Pinned
             | Exclusion::Excluded
-            | Exclusion::Deprecated => None,
+            | Exclusion::Deprecated
+            | Exclusion::Runtime => None,
         }
     }
 }
@@ -302,6 +309,15 @@ impl Var<'_> {
         if release.facets().deprecated.is_some() && !self.operator.allow_deprecated {
             out.push(Exclusion::Deprecated);
         }
+        let runtime = crate::constraint::World::new(Vec::new(), self.runtime);
+        if release.facets().runtime.iter().any(|r| {
+            matches!(
+                runtime.runtime_need(r),
+                crate::constraint::Need::RuntimeMismatch(_)
+            )
+        }) {
+            out.push(Exclusion::Runtime);
+        }
     }
 }
 
@@ -353,6 +369,7 @@ impl<'a> Model<'a> {
                     current,
                     domain: Vec::new(),
                     operator: &env.policy,
+                    runtime: &env.runtime,
                 };
                 var.domain.push(if var.installed() {
                     Value::Keep
@@ -381,6 +398,7 @@ impl<'a> Model<'a> {
             neighbors,
             base: Vec::new(),
             policy,
+            runtime: &env.runtime,
             memo,
         };
         model.base = (0..model.vars.len())
@@ -394,6 +412,16 @@ impl<'a> Model<'a> {
             })
             .collect();
         model
+    }
+
+    /// The section 9 items of this model (module `facets`), or `None` when no release in it
+    /// declares any: built once, on first use.
+    #[must_use]
+    pub fn facets(&self) -> Option<&super::facets::FacetIndex> {
+        self.memo
+            .facets
+            .get_or_init(|| super::facets::FacetIndex::build(self))
+            .as_ref()
     }
 
     /// Every variable's value today (`Keep`, or `Absent` for a product not installed): the

@@ -6,6 +6,7 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::sync::Arc;
 
 use super::{Explanation, Kind, Link};
+use crate::constraint::{span_text, term_text};
 use crate::diagnostic::FileLocation;
 use crate::product::ProductId;
 use crate::range::Placement;
@@ -76,6 +77,7 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                 declaration,
             } => {
                 let (m, on) = declared(model, *product, *release, *declaration);
+                let on = on.unwrap_or(&model.vars[*product].product);
                 let (kind, range, optional, location, unmet) = match *declaration {
                     Declaration::Dependency(i) => {
                         let d = &m.dependencies[i];
@@ -92,6 +94,21 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     Declaration::Incompatibility(i) => {
                         let c = &m.incompatibilities[i];
                         (Kind::Refuses, c.range.to_string(), false, c.location, false)
+                    }
+                    Declaration::Requirement(i) => {
+                        let r = &m.facets().requires[i];
+                        let words = format!("capability {}{}", r.name, span_text(&r.range));
+                        (Kind::Constrains, words, r.optional, r.location, false)
+                    }
+                    Declaration::Constraint(i) => {
+                        let t = &m.facets().constraints[i];
+                        let quoted = t
+                            .description
+                            .as_ref()
+                            .map(|d| format!(" `{d}`"))
+                            .unwrap_or_default();
+                        let words = format!("constraint{quoted}: {}", term_text(t));
+                        (Kind::Constrains, words, false, t.location, false)
                     }
                 };
                 let entry = parts
@@ -322,11 +339,34 @@ fn excluded_link(model: &Model<'_>, p: usize, rule: Exclusion) -> Link {
             "{product} {listed} {} deprecated, and the policy does not allow deprecated releases",
             if left_out.len() == 1 { "is" } else { "are" }
         ),
+        Exclusion::Runtime => format!(
+            "{product} {listed} {} a runtime version the environment does not run ({})",
+            if left_out.len() == 1 {
+                "requires"
+            } else {
+                "require"
+            },
+            runtime_words(model)
+        ),
     };
     let mut out = link(Kind::Excluded, product.clone(), text);
     out.versions = versions;
     out.flag = rule.flag();
     out
+}
+
+/// The environment's runtime versions in words: `kubernetes 1.29.4, openshift 4.14.0`.
+fn runtime_words(model: &Model<'_>) -> String {
+    let words: Vec<String> = model
+        .runtime
+        .iter()
+        .map(|(name, v)| format!("{name} {v}"))
+        .collect();
+    if words.is_empty() {
+        "it declares none".to_owned()
+    } else {
+        format!("it runs {}", words.join(", "))
+    }
 }
 
 /// Version spans for a sentence: all of them when there are a few, else the first and the
@@ -389,6 +429,28 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
         format!("{product} {}", versions.join(", "))
     };
     let plural = releases.len() > 1 && !every;
+    if kind == Kind::Constrains {
+        // a section 9 item: `range` holds its words (`capability sql 8.0.0..`)
+        let (verb, condition) = match (range.starts_with("capability"), plural, optional) {
+            (true, false, false) => ("needs", ""),
+            (true, true, false) => ("need", ""),
+            (true, false, true) => ("needs", " when some entity provides it"),
+            (true, true, true) => ("need", " when some entity provides it"),
+            (false, _, _) => ("must satisfy", ""),
+        };
+        return Link {
+            kind,
+            product: product.clone(),
+            versions,
+            every,
+            dependency: None,
+            range: Some(range.clone()),
+            optional,
+            flag: None,
+            location,
+            text: format!("{subject} {verb} {range}{condition}"),
+        };
+    }
     let verb = match (kind, plural) {
         (Kind::Refuses, false) => "is incompatible with",
         (Kind::Refuses, true) => "are incompatible with",

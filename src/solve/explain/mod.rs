@@ -43,6 +43,8 @@ pub enum Kind {
     NoRelease,
     /// The values a product can take, when several of them each rule something out.
     Choices,
+    /// Releases declare a section 9 item: a capability requirement or a `constraints` item.
+    Constrains,
 }
 
 impl Kind {
@@ -58,6 +60,7 @@ impl Kind {
             Kind::Missing => "missing",
             Kind::NoRelease => "no-release",
             Kind::Choices => "choices",
+            Kind::Constrains => "constrains",
         }
     }
 }

@@ -21,6 +21,7 @@ use std::time::Instant;
 use rustsat::solvers::{SolveIncremental, SolverResult};
 use rustsat::types::Lit;
 
+use super::facets::FacetClauses;
 use super::{Cnf, Encoded};
 use crate::solve::Query;
 use crate::solve::conflict::{Cause, Conflict, Declaration, Explained};
@@ -49,6 +50,8 @@ struct Explainer<'m, 'a, 'q> {
     encoded: Vec<Option<Encoded>>,
     order: Vec<usize>,
     selectors: BTreeMap<Cause, Lit>,
+    /// Section 9 items, each under the selector of its declaration.
+    facets: FacetClauses<'m>,
 }
 
 enum Answer {
@@ -66,6 +69,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             encoded: (0..model.vars.len()).map(|_| None).collect(),
             order: Vec::new(),
             selectors: BTreeMap::new(),
+            facets: FacetClauses::new(model),
         }
     }
 
@@ -225,13 +229,22 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             match self.solve(&assumed) {
                 Answer::Sat => {
                     let values = self.read();
-                    let reached = super::reached(
+                    let mut reached = super::reached(
                         self.model,
                         self.query.baseline,
                         &self.order,
                         &values,
                         |q| self.encoded[q].is_some(),
                     );
+                    reached.extend(self.facets.reached(
+                        self.model,
+                        self.query.baseline,
+                        &self.order,
+                        &values,
+                        &self.encoded,
+                    ));
+                    reached.sort_unstable();
+                    reached.dedup();
                     if reached.is_empty() {
                         return Ok(None);
                     }
@@ -331,6 +344,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             }
         }
         let domain: Vec<Value> = reach.values.iter().map(|(v, _)| *v).collect();
+        let slots: Vec<(Value, Lit)> = domain.iter().copied().zip(lits.iter().copied()).collect();
         for &(at, release, k) in &reach.missing {
             let declares = self.selector(Cause::Declares {
                 product: p,
@@ -388,6 +402,20 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 self.link(q, p);
             }
         }
+        if let Some(index) = self.facets.index() {
+            for &(v, l) in &slots {
+                for &k in self.facets.items_of(p, v) {
+                    let item = &index.items[k];
+                    let s = self.selector(Cause::Declares {
+                        product: p,
+                        release: item.release,
+                        declaration: item.source.into(),
+                    });
+                    self.facets.declare(k, l, Some(s));
+                }
+            }
+        }
+        self.facets.settle(self.model, &mut self.cnf, &self.encoded);
     }
 
     /// The declarations of `p`'s releases on `q`: for each value `a` of `p`, each manifest it

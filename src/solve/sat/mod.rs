@@ -44,9 +44,11 @@ use rustsat::types::Lit;
 
 mod cnf;
 mod core;
+mod facets;
 mod objective;
 
 use cnf::Cnf;
+use facets::FacetClauses;
 use objective::Sum;
 
 use super::{Engine, Explained, Fewest, Model, Moves, Outcome, Query, Value, domain};
@@ -94,7 +96,7 @@ struct Session<'m, 'a, 'q> {
     encoded: Vec<Option<Encoded>>,
     /// Encoded products, in the order they were encoded.
     order: Vec<usize>,
-    /// Per repair item, its "still broken" literal once made.
+    /// Per repair item, its "still broken" literal once made (pairs, then section 9 items).
     broken: Vec<Option<Lit>>,
     /// Per product, its distance ladder once made ([`Session::ladder`]).
     ladders: Vec<Option<(usize, Vec<Lit>)>>,
@@ -106,11 +108,16 @@ struct Session<'m, 'a, 'q> {
     /// constant part, and the totalizer (encoded up to the bound it was built for, so tighter
     /// bounds only need new assumptions).
     sums: [Option<Sum>; LEVELS],
+    /// Section 9 items, encoded as the products they name are.
+    facets: FacetClauses<'m>,
 }
 
 impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     fn new(model: &'m Model<'a>, query: &'q Query<'q>) -> Self {
-        let repairs = query.objective.as_ref().map_or(0, |f| f.repair.len());
+        let repairs = query
+            .objective
+            .as_ref()
+            .map_or(0, |f| f.repair.len() + f.repair_items.len());
         Session {
             model,
             query,
@@ -122,6 +129,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             held: vec![false; model.vars.len()],
             holding: false,
             sums: [None, None, None],
+            facets: FacetClauses::new(model),
         }
     }
 
@@ -137,6 +145,14 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             for &(p, q, _) in &fewest.repair {
                 self.encode(p);
                 self.encode(q);
+            }
+            if let Some(index) = self.facets.index() {
+                for &k in &fewest.repair_items {
+                    self.encode(index.items[k].declarer);
+                    for q in index.mentions(self.model, k) {
+                        self.encode(q);
+                    }
+                }
             }
         }
         let Some(fewest) = self.query.objective.clone() else {
@@ -358,6 +374,14 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 self.link(p, q);
             }
         }
+        if let Some(e) = &self.encoded[p] {
+            for (&v, &l) in e.domain.iter().zip(&e.lits) {
+                for &k in self.facets.items_of(p, v) {
+                    self.facets.declare(k, l, None);
+                }
+            }
+        }
+        self.facets.settle(self.model, &mut self.cnf, &self.encoded);
     }
 
     /// The supports between encoded `p` and `q`: for each value of either, "not it, or one of
@@ -407,11 +431,22 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
     }
 
-    /// Products not encoded that the answer would break with (see [`reached`]).
+    /// Products not encoded that the answer would break with (see [`reached`]), and those
+    /// its section 9 items need encoded.
     fn reached(&self, values: &[Value]) -> Vec<usize> {
-        reached(self.model, self.query.baseline, &self.order, values, |q| {
+        let mut out = reached(self.model, self.query.baseline, &self.order, values, |q| {
             self.encoded[q].is_some()
-        })
+        });
+        out.extend(self.facets.reached(
+            self.model,
+            self.query.baseline,
+            &self.order,
+            values,
+            &self.encoded,
+        ));
+        out.sort_unstable();
+        out.dedup();
+        out
     }
 }
 

@@ -168,6 +168,23 @@ impl Session<'_, '_, '_> {
                     };
                     terms.push((broken, weight));
                 }
+                let pairs = fewest.repair.len();
+                if let Some(index) = self.facets.index() {
+                    for (i, &k) in fewest.repair_items.iter().enumerate() {
+                        let made = match self.broken[pairs + i] {
+                            Some(l) => Some(l),
+                            None => super::facets::broken_as_today(
+                                self.model,
+                                index,
+                                &mut self.cnf,
+                                &self.encoded,
+                                k,
+                            ),
+                        };
+                        self.broken[pairs + i] = made;
+                        terms.extend(made.map(|l| (l, 1)));
+                    }
+                }
             }
             1 => {
                 for &p in &self.order[from..] {
@@ -236,7 +253,14 @@ impl Session<'_, '_, '_> {
             .iter()
             .filter(|&&(p, q, _)| keep(p) && keep(q))
             .map(|&(_, _, w)| w)
-            .sum();
+            .sum::<usize>()
+            + self.facets.index().map_or(0, |index| {
+                fewest
+                    .repair_items
+                    .iter()
+                    .filter(|&&k| index.as_today(self.model, k, values))
+                    .count()
+            });
         let (mut changed, mut distance) = (0, 0);
         // Products not encoded are at their baseline, the environment as it is: they cost 0.
         for &p in &self.order {

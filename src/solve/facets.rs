@@ -1,0 +1,543 @@
+//! Section 9 in the planning model: the capability requirements and `constraints` items each
+//! value of each product declares, which products their truth can depend on, and their truth
+//! in a state of the model, always judged through [`constraint::World`] (the meaning
+//! `validate` uses).
+//!
+//! An [`Item`] is one `capabilities.requires` entry or one top-level `constraints` item of one
+//! declaring instance: a catalog release a product may move to, or the release a kept entity
+//! runs. A requirement becomes a term (required: the atom `capability`; optional: "no
+//! provider at all, or one in range"), so the engine encodes one kind of thing. Runtime
+//! requirements are not items: the runtime never changes in a plan, so a release whose
+//! requirement fails is left out of the product's values (`Exclusion::Runtime`).
+//!
+//! Tolerance, as for the binary constraints (where a broken constraint between two kept
+//! products stands, and any move of either must satisfy it): an item of a kept entity that
+//! fails today is *tolerated* while every product it names stays where it is today (then it
+//! fails as before), and must hold once one of them moves; one that holds today must keep
+//! holding. An item of a release a product moves to must hold. A plan on an invalid start
+//! counts the tolerated items left as they are among the violations it repairs first
+//! ([`crate::solve::Fewest::repair_items`]).
+//!
+//! A model without section 9 items has no index ([`Model::facets`] is `None`), and nothing
+//! here costs anything.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::model::{Model, Value};
+use crate::constraint::{Need, Running, World, span_text};
+use crate::diagnostic::FileLocation;
+use crate::finding::{Code, Finding};
+use crate::manifest::{Atom, CapabilityRequirement, Facets, Manifest, Term, TermKind};
+use crate::range::Range;
+use crate::rule::{Rule, Subject};
+
+/// Which entry of a release an item is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Source {
+    /// `capabilities.requires[k]`.
+    Requires(usize),
+    /// `constraints[k]`.
+    Constraint(usize),
+}
+
+/// One section 9 item of one declaring instance.
+#[derive(Clone, Debug)]
+pub struct Item {
+    /// The declaring product (a model index) and the value under which it declares this.
+    pub declarer: usize,
+    pub value: Value,
+    /// The declaring release (an index into the product's releases).
+    pub release: usize,
+    /// The kept entity that declares it (`None` for a release the product may move to).
+    pub entity: Option<String>,
+    pub source: Source,
+    /// What must hold.
+    pub term: Term,
+    /// Products (other than the declarer) a product or capability atom names, sorted.
+    fixed: Vec<usize>,
+    /// The rule atoms in it: any product one of whose values satisfies a rule matters too.
+    rules: Vec<Rule>,
+    /// A kept entity's item that fails today (see the module docs).
+    pub tolerated: bool,
+}
+
+/// Every item of a model, indexed by declaring value and by the products they name.
+#[derive(Debug)]
+pub struct FacetIndex {
+    pub items: Vec<Item>,
+    by_value: BTreeMap<(usize, Value), Vec<usize>>,
+    /// Per product: the items of other products whose product or capability atoms name it.
+    mentioned_by: Vec<Vec<usize>>,
+    /// Items with a rule atom (a move of any product may change them).
+    ruled: Vec<usize>,
+    /// Capability name -> the products some value of which provides it (any version).
+    providers: BTreeMap<String, Vec<usize>>,
+    /// Per product: its `group:name` text, the name a planned instance runs under.
+    names: Vec<String>,
+    /// Rule text -> the products some value of which satisfies it (worked out when first
+    /// needed: it evaluates the rule on every release).
+    supports: Mutex<BTreeMap<String, Arc<[usize]>>>,
+}
+
+/// True when a release declares something section 9 makes an item of.
+fn declares_items(m: &Manifest) -> bool {
+    m.facets
+        .as_ref()
+        .is_some_and(|f| !f.requires.is_empty() || !f.constraints.is_empty())
+}
+
+/// The term a capability requirement stands for.
+fn requirement_term(r: &CapabilityRequirement) -> Term {
+    let atom = |range: Range| Term {
+        kind: TermKind::Atom(Atom::Capability {
+            name: r.name.clone(),
+            range,
+        }),
+        description: None,
+        location: r.location,
+    };
+    if !r.optional {
+        return atom(r.range.clone());
+    }
+    let open = Range {
+        minimum: None,
+        maximum: None,
+    };
+    Term {
+        kind: TermKind::AnyOf(vec![
+            Term {
+                kind: TermKind::NoneOf(vec![atom(open)]),
+                description: None,
+                location: r.location,
+            },
+            atom(r.range.clone()),
+        ]),
+        description: None,
+        location: r.location,
+    }
+}
+
+/// Every atom of a term, depth first.
+pub fn atoms(term: &Term) -> Vec<&Atom> {
+    match &term.kind {
+        TermKind::Atom(a) => vec![a],
+        TermKind::AnyOf(c) | TermKind::AllOf(c) | TermKind::NoneOf(c) => {
+            c.iter().flat_map(atoms).collect()
+        }
+    }
+}
+
+impl FacetIndex {
+    /// The index of `model`, or `None` when no value of any product declares an item.
+    #[must_use]
+    pub fn build(model: &Model<'_>) -> Option<FacetIndex> {
+        let any = model.vars.iter().any(|v| {
+            v.releases.iter().any(|m| declares_items(m))
+                || v.current
+                    .iter()
+                    .any(|c| c.manifest.is_some_and(declares_items))
+        });
+        if !any {
+            return None;
+        }
+        let mut providers: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
+        for (q, var) in model.vars.iter().enumerate() {
+            let manifests = var
+                .current
+                .iter()
+                .filter_map(|c| c.manifest)
+                .chain(var.releases.iter().map(AsRef::as_ref));
+            for m in manifests {
+                for p in &m.facets().provides {
+                    providers.entry(p.name.clone()).or_default().insert(q);
+                }
+            }
+        }
+        let mut index = FacetIndex {
+            items: Vec::new(),
+            by_value: BTreeMap::new(),
+            mentioned_by: vec![Vec::new(); model.vars.len()],
+            ruled: Vec::new(),
+            providers: providers
+                .into_iter()
+                .map(|(k, v)| (k, v.into_iter().collect()))
+                .collect(),
+            names: model.vars.iter().map(|v| v.product.to_string()).collect(),
+            supports: Mutex::default(),
+        };
+        for (p, var) in model.vars.iter().enumerate() {
+            for (i, m) in var.releases.iter().enumerate() {
+                if declares_items(m) {
+                    index.add(model, p, Value::Release(i), i, None, m.facets());
+                }
+            }
+            for c in &var.current {
+                let Some(m) = c.manifest.filter(|m| declares_items(m)) else {
+                    continue;
+                };
+                let Some(i) = var
+                    .releases
+                    .iter()
+                    .position(|r| std::ptr::eq(r.as_ref(), m))
+                else {
+                    continue;
+                };
+                index.add(model, p, Value::Keep, i, c.entity, m.facets());
+            }
+        }
+        // Kept entities' items that fail today are tolerated while what they name stays.
+        let today = model.current();
+        for k in 0..index.items.len() {
+            if index.items[k].value == Value::Keep && !index.holds(model, k, &today) {
+                index.items[k].tolerated = true;
+            }
+        }
+        for (k, item) in index.items.iter().enumerate() {
+            index
+                .by_value
+                .entry((item.declarer, item.value))
+                .or_default()
+                .push(k);
+            for &q in &item.fixed {
+                index.mentioned_by[q].push(k);
+            }
+            if !item.rules.is_empty() {
+                index.ruled.push(k);
+            }
+        }
+        Some(index)
+    }
+
+    /// Adds the items of one declaring instance.
+    fn add(
+        &mut self,
+        model: &Model<'_>,
+        p: usize,
+        value: Value,
+        release: usize,
+        entity: Option<&str>,
+        facets: &Facets,
+    ) {
+        let requires = facets
+            .requires
+            .iter()
+            .enumerate()
+            .map(|(k, r)| (Source::Requires(k), requirement_term(r)));
+        let constraints = facets
+            .constraints
+            .iter()
+            .enumerate()
+            .map(|(k, t)| (Source::Constraint(k), t.clone()));
+        for (source, term) in requires.chain(constraints) {
+            let mut fixed = BTreeSet::new();
+            let mut rules = Vec::new();
+            for atom in atoms(&term) {
+                match atom {
+                    Atom::Product { product, .. } => fixed.extend(model.index.get(product)),
+                    Atom::Capability { name, .. } => {
+                        fixed.extend(self.providers.get(name).into_iter().flatten());
+                    }
+                    Atom::Runtime { .. } => {}
+                    Atom::Rule(rule) => rules.push(rule.clone()),
+                }
+            }
+            fixed.remove(&p);
+            self.items.push(Item {
+                declarer: p,
+                value,
+                release,
+                entity: entity.map(str::to_owned),
+                source,
+                term,
+                fixed: fixed.into_iter().collect(),
+                rules,
+                tolerated: false,
+            });
+        }
+    }
+
+    /// Kept entities' items that fail today ([`Item::tolerated`]).
+    pub fn tolerated(&self) -> impl Iterator<Item = usize> + '_ {
+        (0..self.items.len()).filter(|&k| self.items[k].tolerated)
+    }
+
+    /// Whether tolerated item `k` is left as it is today in `state`: its declarer keeps and
+    /// every product it names is at its value of today.
+    #[must_use]
+    pub fn as_today(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
+        let item = &self.items[k];
+        state[item.declarer] == Value::Keep
+            && self
+                .mentions(model, k)
+                .iter()
+                .all(|&q| state[q] == model.vars[q].domain[0])
+    }
+
+    /// Whether item `k` is acceptable in `state` (its declarer at the item's value): it holds,
+    /// or it is tolerated and left as it is today.
+    #[must_use]
+    pub fn acceptable(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
+        (self.items[k].tolerated && self.as_today(model, k, state)) || self.holds(model, k, state)
+    }
+
+    /// The items `p` declares under `value`.
+    #[must_use]
+    pub fn items_of(&self, p: usize, value: Value) -> &[usize] {
+        self.by_value.get(&(p, value)).map_or(&[], Vec::as_slice)
+    }
+
+    /// The items whose truth a move of `q` may change, declared by other products.
+    pub fn affected_by(&self, q: usize) -> impl Iterator<Item = usize> + '_ {
+        self.mentioned_by[q].iter().chain(&self.ruled).copied()
+    }
+
+    /// The name item `k`'s declaring instance runs under.
+    #[must_use]
+    pub fn declarer_name(&self, k: usize) -> &str {
+        let item = &self.items[k];
+        item.entity.as_deref().unwrap_or(&self.names[item.declarer])
+    }
+
+    /// Every product (other than the declarer) whose value can change item `k`'s truth.
+    #[must_use]
+    pub fn mentions(&self, model: &Model<'_>, k: usize) -> Vec<usize> {
+        let item = &self.items[k];
+        if item.rules.is_empty() {
+            return item.fixed.clone();
+        }
+        let mut out: BTreeSet<usize> = item.fixed.iter().copied().collect();
+        for rule in &item.rules {
+            out.extend(self.support(model, rule).iter());
+        }
+        out.remove(&item.declarer);
+        out.into_iter().collect()
+    }
+
+    /// The products an atom can be made true by (any of their values), the declarer's
+    /// included.
+    #[must_use]
+    pub fn atom_mentions(&self, model: &Model<'_>, atom: &Atom) -> Vec<usize> {
+        match atom {
+            Atom::Product { product, .. } => {
+                model.index.get(product).copied().into_iter().collect()
+            }
+            Atom::Capability { name, .. } => self.providers.get(name).cloned().unwrap_or_default(),
+            Atom::Runtime { .. } => Vec::new(),
+            Atom::Rule(rule) => self.support(model, rule).to_vec(),
+        }
+    }
+
+    /// The products some value of which satisfies `rule`, worked out once per model.
+    fn support(&self, model: &Model<'_>, rule: &Rule) -> Arc<[usize]> {
+        let key = rule.to_string();
+        if let Some(found) = self
+            .supports
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+        {
+            return Arc::clone(found);
+        }
+        let support: Arc<[usize]> = (0..model.vars.len())
+            .filter(|&q| {
+                let var = &model.vars[q];
+                let kept = var
+                    .current
+                    .iter()
+                    .map(|c| (c.version, c.manifest, c.entity));
+                let planned = var
+                    .releases
+                    .iter()
+                    .map(|m| (&m.version, Some(m.as_ref()), None));
+                kept.chain(planned).any(|(version, manifest, entity)| {
+                    rule.holds_for(&Subject {
+                        properties: &manifest.map_or(Facets::none(), Manifest::facets).properties,
+                        product: &self.names[q],
+                        version: version.as_str(),
+                        entity: entity.unwrap_or(&self.names[q]),
+                    })
+                })
+            })
+            .collect();
+        self.supports
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, Arc::clone(&support));
+        support
+    }
+
+    /// The running instances of `q` under `value`, as section 9's atoms see them.
+    pub fn running<'m>(&'m self, model: &'m Model<'_>, q: usize, value: Value) -> Vec<Running<'m>> {
+        let var = &model.vars[q];
+        var.instances(value)
+            .into_iter()
+            .map(|inst| Running {
+                entity: inst.entity.unwrap_or(&self.names[q]),
+                product: &var.product,
+                version: inst.version,
+                facets: inst.manifest.map_or(Facets::none(), Manifest::facets),
+            })
+            .collect()
+    }
+
+    /// The world item `k` is judged in when every product `q` runs `state[q]`: its declarer's
+    /// instances and those of every product it mentions.
+    pub fn world<'m>(&'m self, model: &'m Model<'_>, k: usize, state: &[Value]) -> World<'m> {
+        let item = &self.items[k];
+        let mut running = self.running(model, item.declarer, item.value);
+        for q in self.mentions(model, k) {
+            running.extend(self.running(model, q, state[q]));
+        }
+        World::new(running, model.runtime)
+    }
+
+    /// Whether item `k` holds when every product `q` runs `state[q]` (its declarer at the
+    /// item's value).
+    #[must_use]
+    pub fn holds(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
+        let world = self.world(model, k, state);
+        world.term_holds(self.declarer_name(k), &self.items[k].term)
+    }
+
+    /// Whether `atom` of item `k` holds by its declarer's own instances alone.
+    #[must_use]
+    pub fn atom_by_declarer(&self, model: &Model<'_>, k: usize, atom: &Atom) -> bool {
+        let item = &self.items[k];
+        let world = World::new(
+            self.running(model, item.declarer, item.value),
+            model.runtime,
+        );
+        world.atom_holds(self.declarer_name(k), atom)
+    }
+
+    /// Whether `atom` of item `k` holds by the instances of `q` under `value` alone (the
+    /// atoms are existential over entities, and a product atom is about one product only).
+    #[must_use]
+    pub fn atom_by(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        atom: &Atom,
+        q: usize,
+        value: Value,
+    ) -> bool {
+        let world = World::new(self.running(model, q, value), model.runtime);
+        world.atom_holds(self.declarer_name(k), atom)
+    }
+
+    /// The items that fail when every product runs `state[q]`, among the items declared by
+    /// `p` under `state[p]` and the items of others that a move of `p` may change (their
+    /// declarers at their values in `state`): what moving `p` alone there breaks.
+    #[must_use]
+    pub fn broken_around(&self, model: &Model<'_>, p: usize, state: &[Value]) -> Vec<usize> {
+        let mut candidates: BTreeSet<usize> = self.items_of(p, state[p]).iter().copied().collect();
+        candidates.extend(
+            self.affected_by(p)
+                .filter(|&k| state[self.items[k].declarer] == self.items[k].value),
+        );
+        candidates
+            .into_iter()
+            .filter(|&k| !self.acceptable(model, k, state))
+            .collect()
+    }
+}
+
+impl FacetIndex {
+    /// Item `k` broken when every product runs `state[q]`, as findings of SPEC 9.3's codes
+    /// (`missing-capability`, one `capability-out-of-range` per provider, or
+    /// `unsatisfied-constraint` naming the smallest failing part), worded for a state that
+    /// would be: `upgrades`' `blocked_by`. `runner` is the entity named for an item of a
+    /// release the product would move to.
+    #[must_use]
+    pub fn findings(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        state: &[Value],
+        runner: Option<&str>,
+    ) -> Vec<Finding> {
+        let item = &self.items[k];
+        let var = &model.vars[item.declarer];
+        let manifest: &Manifest = &var.releases[item.release];
+        let world = self.world(model, k, state);
+        let name = self.declarer_name(k);
+        let who = match &item.entity {
+            Some(entity) => format!("{entity} ({} {})", var.product, manifest.version),
+            None => format!("{} {}", var.product, manifest.version),
+        };
+        let base = |code, message: String, detail: String, at| {
+            let mut f = Finding::new(code, message, detail);
+            f.entity = item.entity.clone().or_else(|| runner.map(str::to_owned));
+            f.product = Some(var.product.clone());
+            f.version = Some(manifest.version.to_string());
+            f.location = Some(FileLocation {
+                file: Arc::clone(&manifest.file),
+                location: at,
+            });
+            f
+        };
+        match item.source {
+            Source::Requires(i) => {
+                let r = &manifest.facets().requires[i];
+                let verb = if r.optional {
+                    "optionally requires"
+                } else {
+                    "requires"
+                };
+                let constraint = format!("{verb} capability {}{}", r.name, span_text(&r.range));
+                let with_range = |mut f: Finding| {
+                    f.dependency_name = Some(r.name.clone());
+                    f.minimum = r.range.minimum.as_ref().map(ToString::to_string);
+                    f.maximum = r.range.maximum.as_ref().map(ToString::to_string);
+                    f.optional = Some(r.optional);
+                    f
+                };
+                match world.capability_need(name, r) {
+                    Need::NoProvider => vec![with_range(base(
+                        Code::MissingCapability,
+                        format!("{who} {constraint}, which no entity would provide"),
+                        constraint.clone(),
+                        r.location,
+                    ))],
+                    Need::OutOfRange(providers) => providers
+                        .into_iter()
+                        .map(|(entity, version)| {
+                            let what = version.map_or_else(
+                                || "would provide it without a version".to_owned(),
+                                |v| format!("would provide {v}, outside the range"),
+                            );
+                            let mut f = with_range(base(
+                                Code::CapabilityOutOfRange,
+                                format!("{who} {constraint}; {entity} {what}"),
+                                constraint.clone(),
+                                r.location,
+                            ));
+                            f.found = version.map(ToString::to_string);
+                            f.found_entity = Some(entity.to_owned());
+                            f
+                        })
+                        .collect(),
+                    _ => Vec::new(),
+                }
+            }
+            Source::Constraint(i) => {
+                let term = &manifest.facets().constraints[i];
+                let Some(part) = world.term_failure(name, term) else {
+                    return Vec::new();
+                };
+                let quoted = term
+                    .description
+                    .as_ref()
+                    .map(|d| format!(" `{d}`"))
+                    .unwrap_or_default();
+                vec![base(
+                    Code::UnsatisfiedConstraint,
+                    format!("{who} constraint{quoted} would not hold: {part}"),
+                    format!("constraint{quoted} does not hold: {part}"),
+                    term.location,
+                )]
+            }
+        }
+    }
+}
