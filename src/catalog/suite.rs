@@ -227,7 +227,7 @@ fn section_9_survives_an_import_and_a_read() {
         .load_all()
         .unwrap();
     let expected = facets(&directory);
-    assert_eq!(expected.len(), 16);
+    assert_eq!(expected.len(), 17);
     assert!(expected.iter().filter(|f| f.ends_with("None")).count() < 5);
     let db = std::env::temp_dir().join(format!("compat-suite-{}-facets.db", std::process::id()));
     for suffix in ["", "-wal", "-shm"] {
@@ -241,7 +241,7 @@ fn section_9_survives_an_import_and_a_read() {
             .unwrap()
             .import(&batch, false)
             .unwrap();
-        assert_eq!(summary.added, 16, "{location}");
+        assert_eq!(summary.added, 17, "{location}");
         let read = location.open().unwrap().load(&Scope::All).unwrap();
         assert_eq!(facets(&read), expected, "{location}");
         // the same manifests again are unchanged, section 9 included
@@ -250,7 +250,7 @@ fn section_9_survives_an_import_and_a_read() {
             .unwrap()
             .import(&batch, false)
             .unwrap();
-        assert_eq!((again.added, again.unchanged), (0, 16), "{location}");
+        assert_eq!((again.added, again.unchanged), (0, 17), "{location}");
     }
 }
 
@@ -274,9 +274,9 @@ fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
         .import(&batch, true)
         .unwrap();
     // com.example:web 3.0.0 is in both example catalogs: replaced
-    assert_eq!((summary.added, summary.replaced), (15, 1));
+    assert_eq!((summary.added, summary.replaced), (16, 1));
     let read = location.open().unwrap().load(&Scope::All).unwrap();
-    assert_eq!(releases(&read).len(), 42);
+    assert_eq!(releases(&read).len(), 43);
     let web = read
         .release(&id("com.example:web"), &version("3.0.0"))
         .unwrap();

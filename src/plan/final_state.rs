@@ -21,14 +21,28 @@ pub(super) fn compare_violations(
     if before.passes(Severity::Error) {
         return (Vec::new(), Vec::new());
     }
+    // The environment after the plan: moved and installed entities included (an install
+    // can be what repairs a missing dependency or capability).
     let mut after_env = env.clone();
-    for e in &mut after_env.entities {
-        if let Some(f) = final_state.iter().find(|f| f.entity == e.name)
-            && let Ok(v) = Version::parse(&f.version)
-        {
-            e.version = v;
+    for f in final_state {
+        let Ok(version) = Version::parse(&f.version) else {
+            continue;
+        };
+        match after_env.entities.iter_mut().find(|e| e.name == f.entity) {
+            Some(e) => {
+                e.version = version;
+                e.state = f.state;
+            }
+            None => after_env.entities.push(crate::environment::Entity {
+                name: f.entity.clone(),
+                product: f.product.clone(),
+                version,
+                state: f.state,
+                location: crate::diagnostic::Location::default(),
+            }),
         }
     }
+    after_env.entities.sort_by(|a, b| a.name.cmp(&b.name));
     let after = crate::validate::validate(&after_env, catalog);
     let key = |f: &crate::finding::Finding| {
         (

@@ -532,7 +532,36 @@ fn maximize_all(
             }
         }
     }
-    baseline
+    choose_installs(asker, baseline, complete)
+}
+
+/// With the installed products where `--all` decided them, the products it installs chosen
+/// by the plan's objective (SPEC 9.3 for providers: `prefer` first, then the fewest added,
+/// then `group:name` order, at the newest release the rest allows): the questions above ask
+/// only for a valid state, so which product filled a need was the search's choice.
+fn choose_installs(
+    asker: Asker<'_, '_, '_>,
+    values: Vec<Value>,
+    complete: &mut bool,
+) -> Vec<Value> {
+    let model = asker.model;
+    let installs =
+        (0..model.vars.len()).any(|p| !model.vars[p].installed() && values[p] != Value::Absent);
+    if !installs || !*complete {
+        return values;
+    }
+    let fixed: Vec<(usize, Value)> = (0..model.vars.len())
+        .filter(|&p| model.vars[p].installed())
+        .map(|p| (p, values[p]))
+        .collect();
+    match asker.ask(asker.current, &fixed, 0, Some(Fewest::default())) {
+        Outcome::Found(chosen) => chosen,
+        Outcome::Infeasible => values, // cannot be: `values` is such a state
+        Outcome::Cut(_) => {
+            *complete = false;
+            values
+        }
+    }
 }
 
 /// The steps from today to `values`, and whether they were all ordered before `deadline`.

@@ -132,11 +132,13 @@ impl<'m, 'a> Search<'m, 'a> {
         self.domains[p].as_deref().unwrap_or(&self.model.base[p])
     }
 
-    /// Holds the first `n` variables at their baseline values: they may not change, and a
-    /// value elsewhere that conflicts with them is pruned like any other.
+    /// Holds the first `n` variables that are installed at their baseline values (as
+    /// [`super::Query::holds`] says): they may not change, and a value elsewhere that conflicts with
+    /// them is pruned like any other.
     pub fn freeze_below(&mut self, n: usize) {
-        for f in self.frozen.iter_mut().take(n) {
-            *f = true;
+        let model = self.model;
+        for (p, f) in self.frozen.iter_mut().enumerate().take(n) {
+            *f = model.vars[p].installed();
         }
     }
 

@@ -78,6 +78,21 @@ pub struct FacetIndex {
     /// Rule text -> the products some value of which satisfies it (worked out when first
     /// needed: it evaluates the rule on every release).
     supports: Mutex<BTreeMap<String, Arc<[usize]>>>,
+    /// Products not installed that provide a capability some item requires: how a plan that
+    /// installs them compares (see [`FacetIndex::install_choice`]).
+    choices: BTreeMap<usize, Choice>,
+}
+
+/// How installing a provider compares (SPEC 9.3: `prefer` first, then the fewest added, then
+/// the first product in `group:name` order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Choice {
+    /// Some requirement of a capability it provides names another product as `prefer`, and
+    /// none names it.
+    pub unpreferred: bool,
+    /// Its place among the providers not installed of such a capability, in `group:name`
+    /// order (0 for the first; the least over its capabilities).
+    pub rank: usize,
 }
 
 /// True when a release declares something section 9 makes an item of.
@@ -165,6 +180,7 @@ impl FacetIndex {
                 .collect(),
             names: model.vars.iter().map(|v| v.product.to_string()).collect(),
             supports: Mutex::default(),
+            choices: BTreeMap::new(),
         };
         for (p, var) in model.vars.iter().enumerate() {
             for (i, m) in var.releases.iter().enumerate() {
@@ -186,6 +202,7 @@ impl FacetIndex {
                 index.add(model, p, Value::Keep, i, c.entity, m.facets());
             }
         }
+        index.choices = index.choices(model);
         // Kept entities' items that fail today are tolerated while what they name stays.
         let today = model.current();
         for k in 0..index.items.len() {
@@ -207,6 +224,50 @@ impl FacetIndex {
             }
         }
         Some(index)
+    }
+
+    /// [`Choice`]s of the products not installed that provide a required capability.
+    fn choices(&self, model: &Model<'_>) -> BTreeMap<usize, Choice> {
+        let mut required: BTreeSet<&str> = BTreeSet::new();
+        let mut prefer: BTreeMap<&str, BTreeSet<usize>> = BTreeMap::new();
+        for item in &self.items {
+            for atom in atoms(&item.term) {
+                if let Atom::Capability { name, .. } = atom {
+                    required.insert(name);
+                }
+            }
+            if let Source::Requires(k) = item.source {
+                let manifest = &model.vars[item.declarer].releases[item.release];
+                let r = &manifest.facets().requires[k];
+                if let Some(q) = r.prefer.as_ref().and_then(|p| model.index.get(p)) {
+                    prefer.entry(r.name.as_str()).or_default().insert(*q);
+                }
+            }
+        }
+        let mut out: BTreeMap<usize, Choice> = BTreeMap::new();
+        let preferred: BTreeSet<usize> = prefer.values().flatten().copied().collect();
+        for name in required {
+            let absent = self
+                .providers
+                .get(name)
+                .into_iter()
+                .flatten()
+                .filter(|&&q| !model.vars[q].installed());
+            for (rank, &q) in absent.enumerate() {
+                let unpreferred = prefer.contains_key(name) && !preferred.contains(&q);
+                let choice = out.entry(q).or_insert(Choice { unpreferred, rank });
+                choice.unpreferred &= unpreferred;
+                choice.rank = choice.rank.min(rank);
+            }
+        }
+        out
+    }
+
+    /// How installing `p` compares, when it is a provider not installed of a required
+    /// capability.
+    #[must_use]
+    pub fn install_choice(&self, p: usize) -> Option<Choice> {
+        self.choices.get(&p).copied()
     }
 
     /// Adds the items of one declaring instance.

@@ -67,8 +67,9 @@ pub struct Query<'q> {
     pub baseline: &'q [Value],
     /// Products that must take one of these values (targets).
     pub restrict: Vec<(usize, Vec<Value>)>,
-    /// The first `frozen` products are held at their baseline values (`--all` decides
-    /// products in order and holds the decided ones).
+    /// The installed ones of the first `frozen` products are held at their baseline values
+    /// (`--all` decides installed products in order and holds the decided ones; see
+    /// [`Query::holds`]).
     pub frozen: usize,
     /// `None`: any valid state will do (the engine prefers staying near the baseline).
     /// `Some`: the valid state that is best by [`Fewest`]; the baseline must then be the
@@ -76,6 +77,16 @@ pub struct Query<'q> {
     pub objective: Option<Fewest>,
     /// Stop at this moment and report what was found so far.
     pub deadline: Option<Instant>,
+}
+
+impl Query<'_> {
+    /// Whether `p` is held at its baseline value: among the first `frozen` products, and
+    /// installed (`--all` decides installed products in order; one not installed stays free,
+    /// so a later product's newer release may install it).
+    #[must_use]
+    pub fn holds(&self, model: &Model<'_>, p: usize) -> bool {
+        p < self.frozen && model.vars[p].installed()
+    }
 }
 
 /// An engine's answer.
@@ -134,7 +145,7 @@ pub fn default_engine() -> &'static dyn Engine {
 #[must_use]
 pub fn domain(model: &Model<'_>, query: &Query<'_>, p: usize) -> Vec<Value> {
     let base = &model.base[p];
-    let mut out: Vec<Value> = if p < query.frozen {
+    let mut out: Vec<Value> = if query.holds(model, p) {
         vec![query.baseline[p]]
     } else {
         base.clone()

@@ -31,6 +31,12 @@ pub trait Releases: Sync {
     fn releases(&self, product: &ProductId) -> &[Arc<Manifest>];
     /// The release of `product` at `version` (version equality of SPEC section 1).
     fn release(&self, product: &ProductId, version: &Version) -> Option<&Arc<Manifest>>;
+    /// Every product some release of which provides `capability` (SPEC 9.1), sorted; what
+    /// `--allow-install` may add for a capability requirement. None by default.
+    fn providers(&self, capability: &str) -> Vec<ProductId> {
+        let _ = capability;
+        Vec::new()
+    }
 }
 
 impl Releases for Catalog {
@@ -40,6 +46,17 @@ impl Releases for Catalog {
 
     fn release(&self, product: &ProductId, version: &Version) -> Option<&Arc<Manifest>> {
         Catalog::release(self, product, version)
+    }
+
+    fn providers(&self, capability: &str) -> Vec<ProductId> {
+        self.products()
+            .filter(|p| {
+                Catalog::releases(self, p)
+                    .iter()
+                    .any(|m| m.facets().provides(capability))
+            })
+            .cloned()
+            .collect()
     }
 }
 
@@ -152,11 +169,16 @@ impl<'a> Var<'a> {
     /// How far a value moves the product, in catalog releases summed over its entities (an
     /// entity already there moves 0), and at least 1 for any change; 0 for `Keep`. Summing
     /// per entity makes "bring the lagging entity up" cheaper than "move every entity on".
+    /// An install (no entity yet) counts its distance from the newest release, plus 1: among
+    /// installs the newest the plan allows is the nearest (SPEC 9.3, 10).
     #[must_use]
     pub fn distance(&self, value: Value) -> usize {
         let Value::Release(i) = value else {
             return 0;
         };
+        if self.current.is_empty() {
+            return self.releases.len() - i;
+        }
         let position = |v: &Version| self.releases.iter().position(|m| m.version == *v);
         let moved: usize = self
             .current
@@ -346,17 +368,7 @@ impl<'a> Model<'a> {
         let mut products: BTreeSet<ProductId> = current.keys().cloned().collect();
         products.extend(extra.iter().cloned());
         if policy.allow_install {
-            // Everything reachable through the dependencies of any release that could be chosen.
-            let mut queue: Vec<ProductId> = products.iter().cloned().collect();
-            while let Some(p) = queue.pop() {
-                for m in catalog.releases(&p) {
-                    for d in &m.dependencies {
-                        if products.insert(d.product.clone()) {
-                            queue.push(d.product.clone());
-                        }
-                    }
-                }
-            }
+            installable(catalog, &mut products);
         }
         let mut vars: Vec<Var<'a>> = products
             .into_iter()
@@ -629,6 +641,54 @@ impl<'a> Model<'a> {
 struct Declared<'m> {
     needs: Vec<&'m crate::manifest::Dependency>,
     refuses: Vec<&'m crate::manifest::Incompatibility>,
+}
+
+/// Adds to `products` everything an install could bring in: every product reachable through
+/// the dependencies of any release that could be chosen, and through its section 9 items (the
+/// providers of the capabilities they name, the products their product atoms name).
+fn installable(catalog: &dyn Releases, products: &mut BTreeSet<ProductId>) {
+    // Everything reachable through the dependencies of any release that could be
+    // chosen, and through its section 9 items: the providers of the capabilities they
+    // name, and the products their product atoms name.
+    let mut queue: Vec<ProductId> = products.iter().cloned().collect();
+    let mut providers: BTreeMap<String, Vec<ProductId>> = BTreeMap::new();
+    while let Some(p) = queue.pop() {
+        for m in catalog.releases(&p) {
+            let mut reached: Vec<ProductId> =
+                m.dependencies.iter().map(|d| d.product.clone()).collect();
+            if m.facets.is_some() {
+                let facets = m.facets();
+                let named = facets.requires.iter().map(|r| r.name.as_str());
+                let atoms = facets.constraints.iter().flat_map(super::facets::atoms);
+                let mut capabilities: Vec<&str> = named.collect();
+                for atom in atoms {
+                    match atom {
+                        crate::manifest::Atom::Capability { name, .. } => {
+                            capabilities.push(name);
+                        }
+                        crate::manifest::Atom::Product { product, .. } => {
+                            reached.push(product.clone());
+                        }
+                        _ => {}
+                    }
+                }
+                for name in capabilities {
+                    reached.extend(
+                        providers
+                            .entry(name.to_owned())
+                            .or_insert_with(|| catalog.providers(name))
+                            .iter()
+                            .cloned(),
+                    );
+                }
+            }
+            for q in reached {
+                if products.insert(q.clone()) {
+                    queue.push(q);
+                }
+            }
+        }
+    }
 }
 
 /// For each variable, the variables it shares a constraint with, in either direction, through

@@ -375,7 +375,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 self.cnf.add(clause);
             }
         }
-        if p < self.query.frozen {
+        if self.query.holds(self.model, p) {
             let value = self.query.baseline[p];
             let s = self.selector(Cause::Held { product: p, value });
             let mut clause = vec![!s];

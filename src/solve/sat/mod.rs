@@ -79,8 +79,11 @@ enum Answer {
     Interrupted,
 }
 
-/// The three levels of [`Fewest`], in order.
-const LEVELS: usize = 3;
+/// The levels of [`Fewest`], in order: repairs left undone; providers installed that a
+/// `prefer` passes over (SPEC 9.3); products changed; the providers' places in `group:name`
+/// order; distance moved (installs: from the newest release). The two provider levels are
+/// empty (0 in every state) unless `--allow-install` may add a provider.
+const LEVELS: usize = 5;
 type Cost = [usize; LEVELS];
 
 /// One encoded product: its domain and one literal per value.
@@ -128,7 +131,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             ladders: vec![None; model.vars.len()],
             held: vec![false; model.vars.len()],
             holding: false,
-            sums: [None, None, None],
+            sums: [None, None, None, None, None],
             facets: FacetClauses::new(model),
         }
     }

@@ -186,7 +186,29 @@ impl Session<'_, '_, '_> {
                     }
                 }
             }
-            1 => {
+            1 | 3 => {
+                let Some(index) = self.facets.index() else {
+                    return (terms, fixed);
+                };
+                for &p in &self.order[from..] {
+                    let Some(choice) = index.install_choice(p) else {
+                        continue;
+                    };
+                    let weight = if level == 1 {
+                        usize::from(choice.unpreferred)
+                    } else {
+                        choice.rank
+                    };
+                    if weight == 0 {
+                        continue;
+                    }
+                    match self.lit(p, Value::Absent) {
+                        Some(absent) => terms.push((!absent, weight)),
+                        None => fixed += weight, // installed in every state
+                    }
+                }
+            }
+            2 => {
                 for &p in &self.order[from..] {
                     let now = self.model.vars[p].domain[0];
                     match self.lit(p, now) {
@@ -261,15 +283,19 @@ impl Session<'_, '_, '_> {
                     .filter(|&&k| index.as_today(self.model, k, values))
                     .count()
             });
-        let (mut changed, mut distance) = (0, 0);
+        let (mut unpreferred, mut changed, mut rank, mut distance) = (0, 0, 0, 0);
         // Products not encoded are at their baseline, the environment as it is: they cost 0.
         for &p in &self.order {
             let (var, v) = (&self.model.vars[p], values[p]);
             if v != var.domain[0] {
                 changed += 1;
                 distance += var.distance(v);
+                if let Some(choice) = self.facets.index().and_then(|i| i.install_choice(p)) {
+                    unpreferred += usize::from(choice.unpreferred);
+                    rank += choice.rank;
+                }
             }
         }
-        [broken, changed, distance]
+        [broken, unpreferred, changed, rank, distance]
     }
 }
