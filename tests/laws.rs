@@ -687,12 +687,6 @@ mod planner {
         true
     }
 
-    /// Whether the steps can be replayed state by state: rolling order does not yet weigh
-    /// section 9 items (only final states are judged for them).
-    fn replayable(w: &World) -> bool {
-        w.needs.is_empty()
-    }
-
     fn single_target(w: &World, target: usize) -> Result<(), TestCaseError> {
         let (catalog, env) = load(w);
         prop_assume!(valid(&catalog, &w.installed));
@@ -723,13 +717,11 @@ mod planner {
             .filter(|&p| p != target && got[p] != w.installed[p])
             .count();
         prop_assert_eq!(changed, fewest, "fewest other products changed");
-        if replayable(w) {
-            prop_assert!(
-                replay_is_valid(&catalog, &w.installed, &plan),
-                "steps {:?}",
-                plan.steps
-            );
-        }
+        prop_assert!(
+            replay_is_valid(&catalog, &w.installed, &plan),
+            "steps {:?}",
+            plan.steps
+        );
         Ok(())
     }
 
@@ -754,9 +746,7 @@ mod planner {
             let got = final_versions(&plan, w.releases.len());
             prop_assert_eq!(got[target], version);
             prop_assert!(valid(&catalog, &got));
-            if replayable(w) {
-                prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
-            }
+            prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
         } else {
             prop_assert!(!plan.explanation.is_empty());
         }
@@ -774,9 +764,7 @@ mod planner {
             let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
             prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
         }
-        if replayable(w) {
-            prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
-        }
+        prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
         // the same question asked of shuffled input gives the same answer
         let mut reversed = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
         reversed.reverse();

@@ -95,10 +95,87 @@ impl<'a> State<'a> {
 /// A violation with the entity that declares it and the entity it is about.
 type Tagged = (Violation, String, String);
 
+/// What a step would break: a constraint between two products, or a section 9 item of an
+/// entity (a capability requirement, a `constraints` item).
+#[derive(Clone, Debug)]
+enum Broken {
+    Pair(Box<Violation>),
+    Item {
+        /// The declaring entity's product, and the products the item names.
+        involved: Vec<usize>,
+        words: String,
+    },
+}
+
+impl Broken {
+    fn describe(&self) -> String {
+        match self {
+            Broken::Pair(c) => format!(
+                "{} {} requires {} {}",
+                c.declarer, c.declarer_version, c.dependency, c.range
+            ),
+            Broken::Item { words, .. } => words.clone(),
+        }
+    }
+}
+
+impl<'a> State<'a> {
+    /// Every entity as it runs now: (product, entity, version, manifest).
+    fn running(
+        &self,
+    ) -> Vec<(
+        usize,
+        &str,
+        &'a crate::version::Version,
+        Option<&'a crate::manifest::Manifest>,
+    )> {
+        self.instances
+            .iter()
+            .enumerate()
+            .flat_map(|(q, by_name)| {
+                by_name
+                    .iter()
+                    .map(move |(name, i)| (q, name.as_str(), i.version, i.manifest))
+            })
+            .collect()
+    }
+}
+
+/// The section 9 items applying `steps` together would break (nothing without section 9):
+/// items of the entities of the moved products and of products whose items name them.
+fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
+    let Some(index) = model.facets() else {
+        return Vec::new();
+    };
+    let declarers: BTreeSet<usize> = steps.iter().flat_map(|s| index.concerned(s.var)).collect();
+    let before = index.failing(model, &state.running(), &declarers);
+    for s in steps {
+        state.apply(s);
+    }
+    let after = index.failing(model, &state.running(), &declarers);
+    for s in steps.iter().rev() {
+        state.revert(s);
+    }
+    after
+        .difference(&before)
+        .map(|(_, q, _, words)| {
+            let mut involved = vec![*q];
+            involved.extend(index.concerned(*q));
+            Broken::Item {
+                involved,
+                words: words.clone(),
+            }
+        })
+        .collect()
+}
+
 /// True when the moved entity, at its new release, breaks nothing with anything as things
 /// stand. Then the step adds no violation (a new one would have to involve it), so this
 /// cheap test, which builds nothing unless it fails, spares most calls to [`added`].
 fn clean(model: &Model<'_>, state: &State<'_>, step: &Move<'_>) -> bool {
+    if model.facets().is_some() {
+        return false; // section 9 items: `added` judges them
+    }
     let p = step.var;
     let product = &model.vars[p].product;
     let one = std::slice::from_ref(&step.to);
@@ -117,8 +194,23 @@ fn clean(model: &Model<'_>, state: &State<'_>, step: &Move<'_>) -> bool {
         })
 }
 
-/// The new violations applying `steps` together would add (empty: they may go).
-fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Violation> {
+/// The new violations applying `steps` together would add (empty: they may go), section 9
+/// items after the constraints between products.
+fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
+    let mut out: Vec<Broken> = pairs_added(model, state, steps)
+        .into_iter()
+        .map(|c| Broken::Pair(Box::new(c)))
+        .collect();
+    out.extend(items_added(model, state, steps));
+    out
+}
+
+/// The new violations between products applying `steps` together would add.
+fn pairs_added<'a>(
+    model: &Model<'a>,
+    state: &mut State<'a>,
+    steps: &[&Move<'a>],
+) -> Vec<Violation> {
     let vars: BTreeSet<usize> = steps.iter().map(|s| s.var).collect();
     let before: BTreeSet<Tagged> = vars
         .iter()
@@ -140,13 +232,6 @@ fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> V
         .collect()
 }
 
-fn describe(c: &Violation) -> String {
-    format!(
-        "{} {} requires {} {}",
-        c.declarer, c.declarer_version, c.dependency, c.range
-    )
-}
-
 /// The steps that must go with pending step `start`: those on the products its new
 /// violations involve, grown until applying them all adds nothing (positions in `pending`),
 /// or `None` when even all of them together add a violation.
@@ -164,13 +249,19 @@ fn closure<'a>(
         if new.is_empty() {
             return Some(members);
         }
-        let involved: BTreeSet<&crate::product::ProductId> = new
+        let involved: BTreeSet<usize> = new
             .iter()
-            .flat_map(|c| [&c.declarer, &c.dependency])
+            .flat_map(|b| match b {
+                Broken::Pair(c) => [&c.declarer, &c.dependency]
+                    .into_iter()
+                    .filter_map(|p| model.index.get(p).copied())
+                    .collect(),
+                Broken::Item { involved, .. } => involved.clone(),
+            })
             .collect();
         let more: Vec<usize> = (0..pending.len())
             .filter(|k| !members.contains(k))
-            .filter(|&k| involved.contains(&model.vars[moves[pending[k]].var].product))
+            .filter(|&k| involved.contains(&moves[pending[k]].var))
             .collect();
         if more.is_empty() {
             return None;
@@ -320,7 +411,13 @@ pub fn order<'a>(
     for (i, m) in moves.iter().enumerate() {
         steps_of.entry(m.var).or_default().push(i);
     }
+    let facets = model.facets().is_some();
     let refresh = |known_blocked: &mut Vec<bool>, var: usize| {
+        if facets {
+            // section 9 items relate products beyond neighbours: every step may change
+            known_blocked.fill(false);
+            return;
+        }
         for v in std::iter::once(var).chain(model.neighbors[var].iter().copied()) {
             for &i in steps_of.get(&v).map_or(&[][..], Vec::as_slice) {
                 known_blocked[i] = false;
@@ -355,7 +452,7 @@ pub fn order<'a>(
                 Some(first) => {
                     known_blocked[i] = true;
                     if blocked[i].is_none() {
-                        blocked[i] = Some(describe(first));
+                        blocked[i] = Some(first.describe());
                     }
                 }
             }
@@ -390,7 +487,7 @@ pub fn order<'a>(
         let first = &moves[pending[members[0]]];
         let reason = added(model, &mut state, &[first]).first().map_or_else(
             || "no order of single steps keeps every constraint".to_owned(),
-            describe,
+            Broken::describe,
         );
         for &k in members.iter().rev() {
             let i = pending.remove(k);

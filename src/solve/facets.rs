@@ -602,3 +602,78 @@ impl FacetIndex {
         }
     }
 }
+
+impl FacetIndex {
+    /// The products whose entities' items a move of `p` may change: `p` and the declarers of
+    /// the items that name it (or have a rule atom).
+    #[must_use]
+    pub fn concerned(&self, p: usize) -> BTreeSet<usize> {
+        let mut out: BTreeSet<usize> = self
+            .affected_by(p)
+            .map(|k| self.items[k].declarer)
+            .collect();
+        out.insert(p);
+        out
+    }
+
+    /// The items that fail, entity by entity, when the environment runs `running` (each
+    /// entity of each product by name, as a rolling upgrade has them half-way: a product may
+    /// run two releases), among the entities of the products in `declarers`: (entity, its
+    /// product, the entry, the entry in words), sorted. Judged in one [`World`] of every
+    /// entity.
+    #[must_use]
+    pub fn failing<'a>(
+        &self,
+        model: &Model<'_>,
+        running: &[(
+            usize,
+            &'a str,
+            &'a crate::version::Version,
+            Option<&'a Manifest>,
+        )],
+        declarers: &BTreeSet<usize>,
+    ) -> BTreeSet<(String, usize, Source, String)> {
+        let world = World::new(
+            running
+                .iter()
+                .map(|&(q, entity, version, manifest)| Running {
+                    entity,
+                    product: &model.vars[q].product,
+                    version,
+                    facets: manifest.map_or(Facets::none(), Manifest::facets),
+                })
+                .collect(),
+            model.runtime,
+        );
+        let mut out = BTreeSet::new();
+        for &(q, entity, _, manifest) in running {
+            let Some(m) = manifest.filter(|m| declares_items(m) && declarers.contains(&q)) else {
+                continue;
+            };
+            let facets = m.facets();
+            let who = format!("{entity} ({} {})", model.vars[q].product, m.version);
+            for (k, r) in facets.requires.iter().enumerate() {
+                if !world.term_holds(entity, &requirement_term(r)) {
+                    let verb = if r.optional {
+                        "optionally requires"
+                    } else {
+                        "requires"
+                    };
+                    let words =
+                        format!("{who} {verb} capability {}{}", r.name, span_text(&r.range));
+                    out.insert((entity.to_owned(), q, Source::Requires(k), words));
+                }
+            }
+            for (k, t) in facets.constraints.iter().enumerate() {
+                if !world.term_holds(entity, t) {
+                    let words = match &t.description {
+                        Some(d) => format!("{who} constraint `{d}`"),
+                        None => format!("{who} constraint {}", crate::constraint::term_text(t)),
+                    };
+                    out.insert((entity.to_owned(), q, Source::Constraint(k), words));
+                }
+            }
+        }
+        out
+    }
+}
