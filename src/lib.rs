@@ -25,6 +25,7 @@ pub mod matcher;
 pub mod order;
 pub mod plan;
 pub mod policy;
+pub mod precedence;
 pub mod product;
 pub mod range;
 pub mod report;

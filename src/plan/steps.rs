@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{Instance, Model, Violation, check};
+use crate::precedence::{self, Node};
 
 /// One change to one entity.
 #[derive(Clone, Debug)]
@@ -228,24 +229,24 @@ fn smallest_group<'a>(
     members
 }
 
-/// The install-order wave of each moving variable: a product moves after the products its new
-/// release requires that move too (cycles share a wave). Variables that do not move get 0.
+/// The install-order wave of each moving variable: a product moves after the products that
+/// move too and that the release it moves to must wait for ([`precedence`]: required products
+/// and capabilities; cycles share a wave). Variables that do not move get 0.
 fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
-    let moving: BTreeSet<usize> = moves.iter().map(|m| m.var).collect();
-    let mut edges = Vec::new();
-    for m in moves {
-        let Some(manifest) = m.to.manifest else {
-            continue;
-        };
-        for d in manifest.dependencies.iter().filter(|d| !d.optional) {
-            if let Some(&q) = model.index.get(&d.product)
-                && q != m.var
-                && moving.contains(&q)
-            {
-                edges.push((m.var, q));
-            }
-        }
-    }
+    let nodes: Vec<Node> = moves
+        .iter()
+        .map(|m| Node {
+            name: &m.entity,
+            product: &model.vars[m.var].product,
+            version: m.to.version,
+            release: m.to.manifest,
+        })
+        .collect();
+    let mut edges: Vec<(usize, usize)> = precedence::edges(&nodes)
+        .into_iter()
+        .map(|b| (moves[b.after].var, moves[b.first].var))
+        .filter(|(a, b)| a != b)
+        .collect();
     edges.sort_unstable();
     edges.dedup();
     crate::order::layers(model.vars.len(), &edges).wave
