@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use crate::catalog::Catalog;
 use crate::environment::{Entity, Environment};
 use crate::finding::Code;
-use crate::precedence::{self, Node, Why};
+use crate::precedence::{self, Before, Node, Why};
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::validate::Validation;
@@ -53,7 +53,24 @@ pub struct Edge<'a> {
     pub violation: Option<Code>,
 }
 
-impl Edge<'_> {
+impl<'a> Edge<'a> {
+    /// The edge of an ordering [`precedence`] found; `violation` is the finding on a
+    /// product's edge (a capability edge goes to a provider in range: never broken).
+    fn ordering(b: Before<'a>, violation: Option<Code>) -> Self {
+        let (kind, range, capability) = match b.why {
+            Why::Product(d) => (EdgeKind::Required, &d.range, None),
+            Why::Capability(r) => (EdgeKind::Capability, &r.range, Some(r.name.as_str())),
+        };
+        Edge {
+            from: b.after,
+            to: b.first,
+            kind,
+            range,
+            capability,
+            violation,
+        }
+    }
+
     /// The words of a capability edge: `capability sql >=8.0.0`, or `capability sql` for
     /// any version; `None` for other edges.
     #[must_use]
@@ -88,6 +105,48 @@ pub struct EntityGraph<'a> {
     pub missing: Vec<Missing<'a>>,
 }
 
+/// The findings of a validation, by the constraint between two entities they are about.
+#[derive(Default)]
+struct Verdicts<'v> {
+    /// (declaring entity, other entity name, dependency) -> code
+    broken: BTreeMap<(&'v str, &'v str, String), Code>,
+    /// A required dependency whose product runs only as managed entities is missing for
+    /// `validate`; the edge to the managed entity carries that verdict.
+    absent: BTreeMap<(&'v str, String), Code>,
+}
+
+impl<'v> Verdicts<'v> {
+    fn of(validation: Option<&'v Validation>) -> Self {
+        let mut verdicts = Verdicts::default();
+        for f in validation.into_iter().flat_map(Validation::findings) {
+            if let (Code::MissingDependency, Some(entity), Some(dep)) =
+                (f.code, &f.entity, &f.dependency)
+            {
+                verdicts
+                    .absent
+                    .insert((entity.as_str(), dep.to_string()), f.code);
+            }
+            if let (Some(entity), Some(found), Some(dep)) =
+                (&f.entity, &f.found_entity, &f.dependency)
+            {
+                verdicts
+                    .broken
+                    .entry((entity.as_str(), found.as_str(), dep.to_string()))
+                    .or_insert(f.code);
+            }
+        }
+        verdicts
+    }
+
+    /// The finding on `entity`'s constraint about `product` that `other` runs, if broken.
+    fn violation(&self, entity: &str, other: &str, product: &ProductId) -> Option<Code> {
+        self.broken
+            .get(&(entity, other, product.to_string()))
+            .or_else(|| self.absent.get(&(entity, product.to_string())))
+            .copied()
+    }
+}
+
 /// Builds the graph of every entity (installed and managed). `validation`, when given, marks
 /// the broken constraints.
 #[must_use]
@@ -101,24 +160,7 @@ pub fn build<'a>(
     for (i, e) in entities.iter().enumerate() {
         by_product.entry(&e.product).or_default().push(i);
     }
-    // (declaring entity, other entity name, dependency) -> code
-    let mut broken: BTreeMap<(&str, &str, String), Code> = BTreeMap::new();
-    // A required dependency whose product runs only as managed entities is missing for
-    // `validate`; the edge to the managed entity carries that verdict.
-    let mut absent: BTreeMap<(&str, String), Code> = BTreeMap::new();
-    for f in validation.into_iter().flat_map(Validation::findings) {
-        if let (Code::MissingDependency, Some(entity), Some(dep)) =
-            (f.code, &f.entity, &f.dependency)
-        {
-            absent.insert((entity.as_str(), dep.to_string()), f.code);
-        }
-        if let (Some(entity), Some(found), Some(dep)) = (&f.entity, &f.found_entity, &f.dependency)
-        {
-            broken
-                .entry((entity.as_str(), found.as_str(), dep.to_string()))
-                .or_insert(f.code);
-        }
-    }
+    let verdicts = Verdicts::of(validation);
     let releases: Vec<_> = entities
         .iter()
         .map(|e| catalog.release(&e.product, &e.version).map(|m| &**m))
@@ -134,33 +176,12 @@ pub fn build<'a>(
             release: *release,
         })
         .collect();
-    let violation = |from: usize, to: usize, product: &ProductId| {
-        let entity = entities[from].name.as_str();
-        broken
-            .get(&(entity, entities[to].name.as_str(), product.to_string()))
-            .or_else(|| absent.get(&(entity, product.to_string())))
-            .copied()
+    let violation = |from: usize, to: usize, product: Option<&ProductId>| {
+        verdicts.violation(&entities[from].name, &entities[to].name, product?)
     };
     let mut edges: Vec<Edge> = precedence::edges(&nodes)
         .into_iter()
-        .map(|b| match b.why {
-            Why::Product(d) => Edge {
-                from: b.after,
-                to: b.first,
-                kind: EdgeKind::Required,
-                range: &d.range,
-                capability: None,
-                violation: violation(b.after, b.first, &d.product),
-            },
-            Why::Capability(r) => Edge {
-                from: b.after,
-                to: b.first,
-                kind: EdgeKind::Capability,
-                range: &r.range,
-                capability: Some(&r.name),
-                violation: None,
-            },
-        })
+        .map(|b| Edge::ordering(b, violation(b.after, b.first, b.why.product())))
         .collect();
     let mut missing = Vec::new();
     for (from, manifest) in releases.iter().enumerate() {
@@ -192,7 +213,7 @@ pub fn build<'a>(
                 kind: EdgeKind::Optional,
                 range: &dep.range,
                 capability: None,
-                violation: violation(from, to, &dep.product),
+                violation: violation(from, to, Some(&dep.product)),
             }));
         }
         for inc in &manifest.incompatibilities {
@@ -205,7 +226,7 @@ pub fn build<'a>(
                         kind: EdgeKind::Incompatible,
                         range: &inc.range,
                         capability: None,
-                        violation: violation(from, to, &inc.product),
+                        violation: violation(from, to, Some(&inc.product)),
                     }),
             );
         }

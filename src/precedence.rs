@@ -42,6 +42,17 @@ pub enum Why<'a> {
     Capability(&'a CapabilityRequirement),
 }
 
+impl<'a> Why<'a> {
+    /// The product a product dependency names.
+    #[must_use]
+    pub fn product(self) -> Option<&'a ProductId> {
+        match self {
+            Why::Product(d) => Some(&d.product),
+            Why::Capability(_) => None,
+        }
+    }
+}
+
 /// `after` is installed after `first`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Before<'a> {

@@ -16,8 +16,10 @@ pub struct Reread {
     env: Environment,
     targets: Vec<ProductId>,
     /// Keyed by `(allow_downgrade, allow_install)`; `None` when the catalog could not be read.
-    loaded: Mutex<BTreeMap<(bool, bool), Option<Arc<Catalog>>>>,
+    loaded: Mutex<Loaded>,
 }
+
+type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
 
 impl Reread {
     /// Rereading for a command over `env` with these `--target` products, from `locations`
