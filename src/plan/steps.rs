@@ -408,3 +408,80 @@ pub fn order<'a>(
     }
     (out, true)
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::solve::model::Policy;
+
+    /// Steps are tried in install order, whose edges are `precedence`'s: a product moves
+    /// after the product it requires and after the provider of a capability it requires in
+    /// range, when those move too; a provider out of range does not hold it back.
+    #[test]
+    fn moves_are_tried_after_what_they_wait_for_products_and_capabilities_alike() {
+        let case = Path::new("testdata/cases/order-capabilities");
+        let manifests: Vec<_> = ["shop.yml", "databases.yml", "ledger.yml"]
+            .iter()
+            .flat_map(|f| crate::loader::read_manifests(&case.join("catalog").join(f)).unwrap())
+            .collect();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let mut env = crate::loader::read_environment(&case.join("env.yml")).unwrap();
+        for e in &mut env.entities {
+            e.state = crate::environment::State::Installed;
+        }
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let moves: Vec<Move> = env
+            .entities
+            .iter()
+            .map(|e| Move {
+                var: model.index[&e.product],
+                entity: e.name.clone(),
+                from: None,
+                to: Instance {
+                    version: &e.version,
+                    manifest: catalog.release(&e.product, &e.version).map(|m| &**m),
+                    entity: None,
+                },
+            })
+            .collect();
+        let wave = dependency_waves(&model, &moves);
+        let of = |name: &str| {
+            let e = env.entities.iter().find(|e| e.name == name).unwrap();
+            wave[model.index[&e.product]]
+        };
+        assert!(of("web") > of("auth"), "a required product");
+        assert!(
+            of("web") > of("db"),
+            "a required capability, provided in range"
+        );
+        assert_eq!(of("legacy-db"), 0, "out of range: serves no one");
+        assert_eq!(of("metrics"), 0);
+        assert_eq!(
+            of("ledger"),
+            of("bus"),
+            "a cycle through a capability shares a wave"
+        );
+        // without auth moving, web waits for db alone
+        let without_auth: Vec<Move> = moves.into_iter().filter(|m| m.entity != "auth").collect();
+        let wave = dependency_waves(&model, &without_auth);
+        let web = model.index[&env
+            .entities
+            .iter()
+            .find(|e| e.name == "web")
+            .unwrap()
+            .product];
+        let db = model.index[&env
+            .entities
+            .iter()
+            .find(|e| e.name == "db")
+            .unwrap()
+            .product];
+        assert!(
+            wave[web] > wave[db],
+            "the capability alone orders web after db"
+        );
+    }
+}
