@@ -1,18 +1,21 @@
 //! The dependency graph of an environment: one node per entity, one edge per declared
-//! constraint between two entities (required, optional, incompatible), with the violations
-//! `validate` found marked on the edges. `order` layers it; `report::dot` / `report::mermaid`
-//! draw it.
+//! constraint between two entities (required, capability, optional, incompatible), with the
+//! violations `validate` found marked on the edges. `order` layers it; `report::dot` /
+//! `report::mermaid` draw it.
 //!
-//! A dependency on a product becomes an edge to *every* entity of that product (a dependency
-//! holds only if all of them satisfy it); an incompatibility becomes an edge only to the
-//! entities whose version falls in its range (those are the violations). A required dependency
-//! on a product with no entity at all is kept as a [`Missing`] record.
+//! The edges that order installation (required products and capabilities) are
+//! [`precedence`]'s; the graph adds the ones that do not. A dependency on a product becomes an
+//! edge to *every* entity of that product (a dependency holds only if all of them satisfy it);
+//! a required capability an edge to every entity providing it in range; an incompatibility
+//! an edge only to the entities whose version falls in its range (those are the violations).
+//! A required dependency on a product with no entity at all is kept as a [`Missing`] record.
 
 use std::collections::BTreeMap;
 
 use crate::catalog::Catalog;
 use crate::environment::{Entity, Environment};
 use crate::finding::Code;
+use crate::precedence::{self, Before, Node, Why};
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::validate::Validation;
@@ -21,8 +24,18 @@ use crate::validate::Validation;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum EdgeKind {
     Required,
+    /// A required capability, to a provider in range (SPEC 9.3).
+    Capability,
     Optional,
     Incompatible,
+}
+
+impl EdgeKind {
+    /// Whether the edge orders installation (the declaring entity after the other).
+    #[must_use]
+    pub fn orders(self) -> bool {
+        matches!(self, EdgeKind::Required | EdgeKind::Capability)
+    }
 }
 
 /// A constraint from one entity's release on another entity.
@@ -34,8 +47,43 @@ pub struct Edge<'a> {
     pub to: usize,
     pub kind: EdgeKind,
     pub range: &'a Range,
+    /// The capability a [`EdgeKind::Capability`] edge stands for.
+    pub capability: Option<&'a str>,
     /// The finding `validate` reported for this pair, if the constraint is broken.
     pub violation: Option<Code>,
+}
+
+impl<'a> Edge<'a> {
+    /// The edge of an ordering [`precedence`] found; `violation` is the finding on a
+    /// product's edge (a capability edge goes to a provider in range: never broken).
+    fn ordering(b: Before<'a>, violation: Option<Code>) -> Self {
+        let (kind, range, capability) = match b.why {
+            Why::Product(d) => (EdgeKind::Required, &d.range, None),
+            Why::Capability(r) => (EdgeKind::Capability, &r.range, Some(r.name.as_str())),
+        };
+        Edge {
+            from: b.after,
+            to: b.first,
+            kind,
+            range,
+            capability,
+            violation,
+        }
+    }
+
+    /// The words of a capability edge: `capability sql >=8.0.0`, or `capability sql` for
+    /// any version; `None` for other edges.
+    #[must_use]
+    pub fn capability_label(&self) -> Option<String> {
+        let name = self.capability?;
+        Some(
+            if self.range.minimum.is_none() && self.range.maximum.is_none() {
+                format!("capability {name}")
+            } else {
+                format!("capability {name} {}", self.range)
+            },
+        )
+    }
 }
 
 /// A required dependency on a product that has no entity in the environment.
@@ -57,6 +105,48 @@ pub struct EntityGraph<'a> {
     pub missing: Vec<Missing<'a>>,
 }
 
+/// The findings of a validation, by the constraint between two entities they are about.
+#[derive(Default)]
+struct Verdicts<'v> {
+    /// (declaring entity, other entity name, dependency) -> code
+    broken: BTreeMap<(&'v str, &'v str, String), Code>,
+    /// A required dependency whose product runs only as managed entities is missing for
+    /// `validate`; the edge to the managed entity carries that verdict.
+    absent: BTreeMap<(&'v str, String), Code>,
+}
+
+impl<'v> Verdicts<'v> {
+    fn of(validation: Option<&'v Validation>) -> Self {
+        let mut verdicts = Verdicts::default();
+        for f in validation.into_iter().flat_map(Validation::findings) {
+            if let (Code::MissingDependency, Some(entity), Some(dep)) =
+                (f.code, &f.entity, &f.dependency)
+            {
+                verdicts
+                    .absent
+                    .insert((entity.as_str(), dep.to_string()), f.code);
+            }
+            if let (Some(entity), Some(found), Some(dep)) =
+                (&f.entity, &f.found_entity, &f.dependency)
+            {
+                verdicts
+                    .broken
+                    .entry((entity.as_str(), found.as_str(), dep.to_string()))
+                    .or_insert(f.code);
+            }
+        }
+        verdicts
+    }
+
+    /// The finding on `entity`'s constraint about `product` that `other` runs, if broken.
+    fn violation(&self, entity: &str, other: &str, product: &ProductId) -> Option<Code> {
+        self.broken
+            .get(&(entity, other, product.to_string()))
+            .or_else(|| self.absent.get(&(entity, product.to_string())))
+            .copied()
+    }
+}
+
 /// Builds the graph of every entity (installed and managed). `validation`, when given, marks
 /// the broken constraints.
 #[must_use]
@@ -70,87 +160,79 @@ pub fn build<'a>(
     for (i, e) in entities.iter().enumerate() {
         by_product.entry(&e.product).or_default().push(i);
     }
-    // (declaring entity, other entity name, dependency) -> code
-    let mut broken: BTreeMap<(&str, &str, String), Code> = BTreeMap::new();
-    // A required dependency whose product runs only as managed entities is missing for
-    // `validate`; the edge to the managed entity carries that verdict.
-    let mut absent: BTreeMap<(&str, String), Code> = BTreeMap::new();
-    for f in validation.into_iter().flat_map(Validation::findings) {
-        if let (Code::MissingDependency, Some(entity), Some(dep)) =
-            (f.code, &f.entity, &f.dependency)
-        {
-            absent.insert((entity.as_str(), dep.to_string()), f.code);
-        }
-        if let (Some(entity), Some(found), Some(dep)) = (&f.entity, &f.found_entity, &f.dependency)
-        {
-            broken
-                .entry((entity.as_str(), found.as_str(), dep.to_string()))
-                .or_insert(f.code);
-        }
-    }
-    let mut known = Vec::with_capacity(entities.len());
-    let mut edges = Vec::new();
+    let verdicts = Verdicts::of(validation);
+    let releases: Vec<_> = entities
+        .iter()
+        .map(|e| catalog.release(&e.product, &e.version).map(|m| &**m))
+        .collect();
+    let known = releases.iter().map(Option::is_some).collect();
+    let nodes: Vec<Node> = entities
+        .iter()
+        .zip(&releases)
+        .map(|(e, release)| Node {
+            name: &e.name,
+            product: &e.product,
+            version: &e.version,
+            release: *release,
+        })
+        .collect();
+    let violation = |from: usize, to: usize, product: Option<&ProductId>| {
+        verdicts.violation(&entities[from].name, &entities[to].name, product?)
+    };
+    let mut edges: Vec<Edge> = precedence::edges(&nodes)
+        .into_iter()
+        .map(|b| Edge::ordering(b, violation(b.after, b.first, b.why.product())))
+        .collect();
     let mut missing = Vec::new();
-    for (from, entity) in entities.iter().enumerate() {
-        let Some(manifest) = catalog.release(&entity.product, &entity.version) else {
-            known.push(false);
+    for (from, manifest) in releases.iter().enumerate() {
+        let Some(manifest) = manifest else {
             continue;
         };
-        known.push(true);
-        let violation = |to: usize, product: &ProductId| {
-            broken
-                .get(&(
-                    entity.name.as_str(),
-                    entities[to].name.as_str(),
-                    product.to_string(),
-                ))
-                .or_else(|| absent.get(&(entity.name.as_str(), product.to_string())))
+        let others = |product: &ProductId| {
+            by_product
+                .get(product)
+                .map_or(&[][..], Vec::as_slice)
+                .iter()
                 .copied()
+                .filter(move |&t| t != from)
         };
         for dep in &manifest.dependencies {
-            let targets: Vec<usize> = by_product
-                .get(&dep.product)
-                .map(|v| v.iter().copied().filter(|&t| t != from).collect())
-                .unwrap_or_default();
-            if targets.is_empty() && !dep.optional {
-                missing.push(Missing {
-                    from,
-                    product: &dep.product,
-                    range: &dep.range,
-                });
+            if !dep.optional {
+                if others(&dep.product).next().is_none() {
+                    missing.push(Missing {
+                        from,
+                        product: &dep.product,
+                        range: &dep.range,
+                    });
+                }
+                continue; // ordered: precedence's edge
             }
-            let kind = if dep.optional {
-                EdgeKind::Optional
-            } else {
-                EdgeKind::Required
-            };
-            for to in targets {
-                edges.push(Edge {
-                    from,
-                    to,
-                    kind,
-                    range: &dep.range,
-                    violation: violation(to, &dep.product),
-                });
-            }
+            edges.extend(others(&dep.product).map(|to| Edge {
+                from,
+                to,
+                kind: EdgeKind::Optional,
+                range: &dep.range,
+                capability: None,
+                violation: violation(from, to, Some(&dep.product)),
+            }));
         }
         for inc in &manifest.incompatibilities {
-            let targets = by_product.get(&inc.product).map_or(&[][..], Vec::as_slice);
-            for &to in targets {
-                if to != from && inc.range.contains(&entities[to].version) {
-                    edges.push(Edge {
+            edges.extend(
+                others(&inc.product)
+                    .filter(|&to| inc.range.contains(&entities[to].version))
+                    .map(|to| Edge {
                         from,
                         to,
                         kind: EdgeKind::Incompatible,
                         range: &inc.range,
-                        violation: violation(to, &inc.product),
-                    });
-                }
-            }
+                        capability: None,
+                        violation: violation(from, to, Some(&inc.product)),
+                    }),
+            );
         }
     }
-    edges.sort_by_key(|e| (e.from, e.to, e.kind));
-    edges.dedup_by_key(|e| (e.from, e.to, e.kind));
+    edges.sort_by_key(|e| (e.from, e.to, e.kind, e.capability));
+    edges.dedup_by_key(|e| (e.from, e.to, e.kind, e.capability));
     EntityGraph {
         environment,
         entities,

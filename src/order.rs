@@ -22,7 +22,7 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::environment::State;
-use crate::graph::{EdgeKind, EntityGraph};
+use crate::graph::EntityGraph;
 use crate::product::ProductId;
 use crate::range::Range;
 
@@ -186,7 +186,7 @@ pub fn install_order(graph: &EntityGraph, from_scratch: bool) -> InstallOrder {
     let edges: Vec<(usize, usize)> = graph
         .edges
         .iter()
-        .filter(|e| e.kind == EdgeKind::Required)
+        .filter(|e| e.kind.orders())
         .filter_map(|e| Some((local[e.from]?, local[e.to]?)))
         .collect();
     let result = layers(ordered.len(), &edges);

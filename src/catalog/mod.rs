@@ -27,6 +27,7 @@ mod import;
 mod layers;
 mod location;
 mod postgres;
+mod reread;
 mod rows;
 mod scope;
 mod sqlite;
@@ -40,6 +41,7 @@ pub use import::{Batch, Conflict, ImportError, ImportSummary};
 pub use layers::Layers;
 pub use location::Location;
 pub use postgres::PostgresUrl;
+pub use reread::Reread;
 pub use scope::Scope;
 
 use crate::diagnostic::{FileLocation, InputError, InputErrors};

@@ -6,13 +6,13 @@
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
-use compat::catalog::{Catalog, CatalogSource, Layers, Scope};
+use compat::catalog::{Catalog, CatalogSource, Scope};
 use compat::config::Config;
-use compat::diagnostic::{InputError, InputErrors};
+use compat::diagnostic::InputError;
 use compat::environment::Environment;
 use compat::loader;
 
-use super::{CatalogArg, CliError, ConfigArgs, InputArgs, argument, env_warnings};
+use super::{CliError, InputArgs, SourceArgs, argument, env_warnings};
 
 /// The environments a command reads, and the catalog.
 #[derive(Debug, clap::Args)]
@@ -27,13 +27,7 @@ pub struct FleetInputArgs {
     #[arg(long, value_name = "DIR")]
     pub envs: Vec<PathBuf>,
     #[command(flatten)]
-    pub catalog: CatalogArg,
-    /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
-    /// of the catalog with a finding (`validate`) or a warning (the other commands)
-    #[arg(long)]
-    pub strict_catalog: bool,
-    #[command(flatten)]
-    pub config: ConfigArgs,
+    pub source: SourceArgs,
 }
 
 impl FleetInputArgs {
@@ -42,9 +36,7 @@ impl FleetInputArgs {
         match (&self.env[..], &self.envs[..]) {
             ([env], []) => Some(InputArgs {
                 env: env.clone(),
-                catalog: self.catalog.clone(),
-                strict_catalog: self.strict_catalog,
-                config: self.config.clone(),
+                source: self.source.clone(),
             }),
             _ => None,
         }
@@ -93,24 +85,9 @@ pub fn load(
     stdin: &mut dyn Read,
     scope: impl Fn(&Environment) -> Scope,
 ) -> Result<FleetInputs, CliError> {
-    let config = args.config.load()?;
-    let catalog_path = args.catalog.resolve(&config)?;
+    let (config, catalog_path) = args.source.resolve()?;
     let (envs, passed_over) = read_environments(args, stdin)?;
-    let source =
-        super::config::locations(&catalog_path).and_then(|locations| Layers::open(&locations));
-    let (envs, source) = match (envs, source) {
-        (Ok(envs), Ok(source)) if !args.strict_catalog || source.unreadable().is_empty() => {
-            (envs, source)
-        }
-        (envs, source) => {
-            let mut errors = envs.err().unwrap_or_default();
-            match source {
-                Err(InputErrors(more)) => errors.extend(more),
-                Ok(source) => errors.extend(source.unreadable().iter().cloned()),
-            }
-            return Err(InputErrors(errors).into());
-        }
-    };
+    let (envs, source) = args.source.open(&catalog_path, envs)?;
     let catalog = match Scope::union(envs.iter().map(scope)) {
         Some(scope) => source.load(&scope)?,
         None => Catalog::default(),

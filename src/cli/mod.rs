@@ -14,6 +14,7 @@ mod diff;
 mod fleet;
 mod generate;
 mod graph;
+mod inputs;
 mod lint;
 mod man;
 mod order;
@@ -31,16 +32,14 @@ use std::path::{Path, PathBuf};
 
 use clap::{Parser, Subcommand, ValueEnum};
 
-use compat::catalog::{Catalog, CatalogSource, ImportError, Layers, Location, Scope};
-use compat::config::Config;
-
+use compat::catalog::ImportError;
 use compat::diagnostic::{InputError, InputErrors};
 use compat::environment::Environment;
 use compat::loader;
-use compat::product::ProductId;
 use compat::report::layout::Layout;
 use compat::version::Version;
 pub use config::{CatalogArg, ConfigArgs, format_in_force};
+pub use inputs::{InputArgs, PolicyArg, SourceArgs, load_inputs, reload_for};
 
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.
@@ -408,195 +407,6 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         outcome.stdout.clear();
     }
     Ok(outcome)
-}
-
-/// The inputs of every command that reads an environment and a catalog.
-#[derive(Debug, clap::Args)]
-pub struct InputArgs {
-    /// The environment file (YAML or JSON); `-` reads it from standard input
-    pub env: PathBuf,
-    #[command(flatten)]
-    pub catalog: CatalogArg,
-    /// A catalog manifest that cannot be read is an error (exit 3) instead of being left out
-    /// of the catalog with a finding (`validate`) or a warning (the other commands)
-    #[arg(long)]
-    pub strict_catalog: bool,
-    #[command(flatten)]
-    pub config: ConfigArgs,
-}
-
-/// `--policy FILE` (SPEC 9.2), on `validate`, `upgrades`, `plan` and `order`.
-#[derive(Debug, clap::Args)]
-pub struct PolicyArg {
-    /// An operator policy file (one YAML document with the key `policy:`): its pins and
-    /// exclusions are added to the environment's own; deprecated releases are allowed if
-    /// either allows them [default: `policy` in compat.toml]
-    #[arg(long, value_name = "FILE")]
-    pub policy: Option<PathBuf>,
-}
-
-impl PolicyArg {
-    /// Adds the policy file, if any (the flag, else compat.toml's `policy`), to the
-    /// environment's policy; its warnings, for stderr.
-    pub fn apply(&self, env: &mut Environment, config: &Config) -> Result<Vec<String>, CliError> {
-        self.apply_all(std::slice::from_mut(env), config)
-    }
-
-    /// Adds the policy file, if any (read once), to each environment's policy, as
-    /// [`PolicyArg::apply`] does to one; its warnings, for stderr.
-    pub fn apply_all(
-        &self,
-        envs: &mut [Environment],
-        config: &Config,
-    ) -> Result<Vec<String>, CliError> {
-        // the config's is relative to the config file's directory, as its catalog is
-        let from_config = || {
-            let dir = std::path::Path::new(&*config.file)
-                .parent()
-                .unwrap_or(std::path::Path::new(""));
-            config.policy.as_ref().map(|p| dir.join(p))
-        };
-        let Some(path) = self.policy.clone().or_else(from_config) else {
-            return Ok(Vec::new());
-        };
-        let (policy, warnings) = loader::read_policy(&path)?;
-        for env in envs {
-            env.policy.merge(policy.clone());
-        }
-        Ok(warnings)
-    }
-}
-
-/// What a command reads: the environment, the releases of its scope, and where they came
-/// from; and the config in force.
-pub struct Inputs {
-    pub env: Environment,
-    pub catalog: Catalog,
-    pub source: Box<dyn CatalogSource>,
-    /// The catalogs as given (by flags or the config), in order, for reading them again.
-    pub catalog_path: Vec<PathBuf>,
-    pub config: Config,
-}
-
-impl Inputs {
-    /// The catalog files left out because they cannot be read as manifests.
-    pub fn unreadable(&self) -> &[InputError] {
-        self.source.unreadable()
-    }
-
-    /// Warnings for stderr: the environment's own, then each catalog file left out (for the
-    /// commands other than `validate`, which reports those as findings).
-    pub fn warnings(&self) -> Vec<String> {
-        let mut warnings = env_warnings(&self.env);
-        warnings.extend(self.unreadable().iter().map(|e| {
-            format!("{e}; left out of the catalog (`--strict-catalog` makes this an error)")
-        }));
-        warnings
-    }
-}
-
-/// Reads the environment and opens the catalogs (layered when there are several); both are
-/// tried before failing, so every input error is shown in one run. With `strict`, a catalog
-/// file that cannot be read as manifests is an error too.
-fn open_inputs(
-    inputs: &InputArgs,
-    catalog: &[PathBuf],
-    stdin: &mut dyn Read,
-) -> Result<(Environment, Box<dyn CatalogSource>), CliError> {
-    let env = if inputs.env == Path::new("-") {
-        loader::read_environment_from(stdin)
-    } else {
-        loader::read_environment(&inputs.env)
-    };
-    match (
-        env,
-        config::locations(catalog).and_then(|locations| Layers::open(&locations)),
-    ) {
-        (Ok(env), Ok(source)) if !inputs.strict_catalog || source.unreadable().is_empty() => {
-            Ok((env, source))
-        }
-        (env, source) => {
-            let mut errors: Vec<InputError> = env.err().into_iter().collect();
-            match source {
-                Err(InputErrors(more)) => errors.extend(more),
-                // Strict, or failing anyway: every input error in one run.
-                Ok(source) => errors.extend(source.unreadable().iter().cloned()),
-            }
-            Err(InputErrors(errors).into())
-        }
-    }
-}
-
-/// Reads the environment and the releases in the scope the library states for it
-/// (`Scope::installed`, `Scope::entities`, `Scope::upgrades`). Both inputs are read before
-/// failing, so every input error is shown in one run.
-pub fn load_inputs(
-    inputs: &InputArgs,
-    stdin: &mut dyn Read,
-    scope: impl FnOnce(&Environment) -> Scope,
-) -> Result<Inputs, CliError> {
-    let config = inputs.config.load()?;
-    let catalog_path = inputs.catalog.resolve(&config)?;
-    let (env, source) = open_inputs(inputs, &catalog_path, stdin)?;
-    let catalog = source.load(&scope(&env))?;
-    Ok(Inputs {
-        env,
-        catalog,
-        source,
-        catalog_path,
-        config,
-    })
-}
-
-/// For a database catalog, which is read only as far as the command's own policy needs
-/// ([`Scope::upgrades`]), a way for explanations to read what a relaxed policy reaches when
-/// they check a fix (each policy read once). A directory is read whole already: `None`.
-pub fn reload_for(
-    env: &Environment,
-    catalog_path: &[PathBuf],
-    targets: &[ProductId],
-) -> Option<compat::solve::explain::Reload> {
-    use std::collections::BTreeMap;
-    use std::sync::{Arc, Mutex};
-    type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
-    let locations = match config::locations(catalog_path) {
-        Ok(locations)
-            if locations
-                .iter()
-                .all(|l| matches!(l, Location::Directory(_))) =>
-        {
-            return None;
-        }
-        Ok(locations) => locations,
-        Err(_) => return None,
-    };
-    let env = Arc::new(env.clone());
-    let reread = locations.clone();
-    let targets = targets.to_vec();
-    let cache: Mutex<Loaded> = Mutex::default();
-    let by_policy = move |policy: compat::plan::Policy| {
-        let key = (policy.allow_downgrade, policy.allow_install);
-        let mut cache = cache
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        cache
-            .entry(key)
-            .or_insert_with(|| {
-                let scope = Scope::upgrades(&env, &targets, key.0, key.1);
-                let catalog = Layers::open(&reread).ok()?.load(&scope).ok()?;
-                Some(Arc::new(catalog))
-            })
-            .clone()
-    };
-    let whole = move |products: &[ProductId]| {
-        let floors = products.iter().map(|p| (p.clone(), None)).collect();
-        let scope = Scope::Products {
-            floors,
-            closure: false,
-        };
-        Layers::open(&locations).ok()?.load(&scope).ok()
-    };
-    Some(compat::solve::explain::Reload::new(by_policy, whole))
 }
 
 /// The environment's own warnings, located, for stderr.

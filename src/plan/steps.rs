@@ -13,6 +13,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{Instance, Model, Violation, check};
+use crate::precedence::{self, Node};
 
 /// One change to one entity.
 #[derive(Clone, Debug)]
@@ -319,24 +320,24 @@ fn smallest_group<'a>(
     members
 }
 
-/// The install-order wave of each moving variable: a product moves after the products its new
-/// release requires that move too (cycles share a wave). Variables that do not move get 0.
+/// The install-order wave of each moving variable: a product moves after the products that
+/// move too and that the release it moves to must wait for ([`precedence`]: required products
+/// and capabilities; cycles share a wave). Variables that do not move get 0.
 fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
-    let moving: BTreeSet<usize> = moves.iter().map(|m| m.var).collect();
-    let mut edges = Vec::new();
-    for m in moves {
-        let Some(manifest) = m.to.manifest else {
-            continue;
-        };
-        for d in manifest.dependencies.iter().filter(|d| !d.optional) {
-            if let Some(&q) = model.index.get(&d.product)
-                && q != m.var
-                && moving.contains(&q)
-            {
-                edges.push((m.var, q));
-            }
-        }
-    }
+    let nodes: Vec<Node> = moves
+        .iter()
+        .map(|m| Node {
+            name: &m.entity,
+            product: &model.vars[m.var].product,
+            version: m.to.version,
+            release: m.to.manifest,
+        })
+        .collect();
+    let mut edges: Vec<(usize, usize)> = precedence::edges(&nodes)
+        .into_iter()
+        .map(|b| (moves[b.after].var, moves[b.first].var))
+        .filter(|(a, b)| a != b)
+        .collect();
     edges.sort_unstable();
     edges.dedup();
     crate::order::layers(model.vars.len(), &edges).wave
@@ -503,4 +504,81 @@ pub fn order<'a>(
         out[len - members.len()..].sort_by(|a, b| a.step.entity.cmp(&b.step.entity));
     }
     (out, true)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::solve::model::Policy;
+
+    /// Steps are tried in install order, whose edges are `precedence`'s: a product moves
+    /// after the product it requires and after the provider of a capability it requires in
+    /// range, when those move too; a provider out of range does not hold it back.
+    #[test]
+    fn moves_are_tried_after_what_they_wait_for_products_and_capabilities_alike() {
+        let case = Path::new("testdata/cases/order-capabilities");
+        let manifests: Vec<_> = ["shop.yml", "databases.yml", "ledger.yml"]
+            .iter()
+            .flat_map(|f| crate::loader::read_manifests(&case.join("catalog").join(f)).unwrap())
+            .collect();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let mut env = crate::loader::read_environment(&case.join("env.yml")).unwrap();
+        for e in &mut env.entities {
+            e.state = crate::environment::State::Installed;
+        }
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let moves: Vec<Move> = env
+            .entities
+            .iter()
+            .map(|e| Move {
+                var: model.index[&e.product],
+                entity: e.name.clone(),
+                from: None,
+                to: Instance {
+                    version: &e.version,
+                    manifest: catalog.release(&e.product, &e.version).map(|m| &**m),
+                    entity: None,
+                },
+            })
+            .collect();
+        let wave = dependency_waves(&model, &moves);
+        let of = |name: &str| {
+            let e = env.entities.iter().find(|e| e.name == name).unwrap();
+            wave[model.index[&e.product]]
+        };
+        assert!(of("web") > of("auth"), "a required product");
+        assert!(
+            of("web") > of("db"),
+            "a required capability, provided in range"
+        );
+        assert_eq!(of("legacy-db"), 0, "out of range: serves no one");
+        assert_eq!(of("metrics"), 0);
+        assert_eq!(
+            of("ledger"),
+            of("bus"),
+            "a cycle through a capability shares a wave"
+        );
+        // without auth moving, web waits for db alone
+        let without_auth: Vec<Move> = moves.into_iter().filter(|m| m.entity != "auth").collect();
+        let wave = dependency_waves(&model, &without_auth);
+        let web = model.index[&env
+            .entities
+            .iter()
+            .find(|e| e.name == "web")
+            .unwrap()
+            .product];
+        let db = model.index[&env
+            .entities
+            .iter()
+            .find(|e| e.name == "db")
+            .unwrap()
+            .product];
+        assert!(
+            wave[web] > wave[db],
+            "the capability alone orders web after db"
+        );
+    }
 }

@@ -1,4 +1,5 @@
 //! Graphviz DOT for the dependency graph: required edges solid, optional dashed,
+//! capability edges bold and blue with an open arrowhead, labelled with the capability,
 //! incompatibilities red and dotted, broken constraints red and bold with the finding code;
 //! managed entities dashed; required dependencies that nothing provides point at a dashed red
 //! placeholder node.
@@ -7,6 +8,9 @@ use std::fmt::Write;
 
 use crate::environment::State;
 use crate::graph::{EdgeKind, EntityGraph};
+
+/// The colour of capability edges.
+const CAPABILITY: &str = "\"#1565c0\"";
 
 /// Quotes a DOT string.
 fn quote(text: &str) -> String {
@@ -44,6 +48,13 @@ pub fn graph(g: &EntityGraph) -> String {
         let mut attrs = Vec::new();
         match edge.kind {
             EdgeKind::Required => {}
+            EdgeKind::Capability => {
+                attrs.push("style=bold".to_owned());
+                attrs.push(format!("color={CAPABILITY}"));
+                attrs.push(format!("fontcolor={CAPABILITY}"));
+                attrs.push("arrowhead=empty".to_owned());
+                label = edge.capability_label().unwrap_or(label);
+            }
             EdgeKind::Optional => {
                 attrs.push("style=dashed".to_owned());
                 label = format!("optional {label}");

@@ -1,5 +1,6 @@
 //! Mermaid flowcharts for the dependency graph (renders in GitHub and GitLab markdown):
-//! required edges solid, optional dotted, incompatibilities and broken constraints red.
+//! required edges solid, optional dotted, capability edges thick and blue labelled with the
+//! capability, incompatibilities and broken constraints red.
 
 use std::fmt::Write;
 
@@ -22,11 +23,17 @@ pub fn graph(g: &EntityGraph) -> String {
         }
     }
     let mut red = Vec::new();
+    let mut blue = Vec::new();
     let mut index = 0;
     for edge in &g.edges {
         let mut text = edge.range.to_string();
         let arrow = match edge.kind {
             EdgeKind::Required => "-->",
+            EdgeKind::Capability => {
+                text = edge.capability_label().unwrap_or(text);
+                blue.push(index);
+                "==>"
+            }
             EdgeKind::Optional => {
                 text = format!("optional {text}");
                 "-.->"
@@ -60,6 +67,11 @@ pub fn graph(g: &EntityGraph) -> String {
         );
         red.push(index);
         index += 1;
+    }
+    blue.retain(|i| !red.contains(i));
+    if !blue.is_empty() {
+        let list: Vec<String> = blue.iter().map(ToString::to_string).collect();
+        let _ = writeln!(out, "  linkStyle {} stroke:#1565c0", list.join(","));
     }
     red.sort_unstable();
     red.dedup();

@@ -306,3 +306,36 @@ fn the_html_report_applies_a_policy_file() {
         "{with_policy}"
     );
 }
+
+#[test]
+fn the_html_graph_draws_capability_edges_apart_named_by_the_capability() {
+    // no browser needed: the edges' classes and labels are in the page
+    let page = |env: &str, catalog: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_compat"))
+            .args(["report", env, "--catalog", catalog])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let html = page(
+        "testdata/cases/order-capabilities/env.yml",
+        "testdata/cases/order-capabilities/catalog",
+    );
+    // web -> db (sql) and ledger -> bus (events); mariadb provides sql out of range: no edge
+    assert_eq!(html.matches("class=\"edge capability\"").count(), 2);
+    assert!(
+        html.contains("\">sql</tspan>") && html.contains("\">events</tspan>"),
+        "named"
+    );
+    assert!(
+        html.contains("capability (named on the edge)"),
+        "in the legend"
+    );
+    assert_eq!(html.matches("class=\"edge required\"").count(), 2);
+    // a graph without capability edges keeps its legend as it was
+    let plain = page(
+        "testdata/examples/env-valid.yml",
+        "testdata/examples/catalog",
+    );
+    assert!(!plain.contains("capability (named on the edge)"));
+}

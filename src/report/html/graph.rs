@@ -27,6 +27,8 @@ const FONT: usize = 13;
 const RED: &str = "#c62828";
 const GREY: &str = "#757575";
 const ORANGE: &str = "#ef6c00";
+/// Capability edges (also in the page's legend).
+pub const BLUE: &str = "#1565c0";
 
 fn look(stroke: &str, width: usize, fill: Option<&str>) -> StyleAttr {
     StyleAttr::new(Color::fast(stroke), width, fill.map(Color::fast), 4, FONT)
@@ -95,11 +97,22 @@ pub fn svg(g: &EntityGraph) -> Option<Drawing> {
         // times wider; a broken edge is labelled with its finding code
         let (class, style, colour) = match edge.kind {
             EdgeKind::Required => ("edge required", LineStyleKind::Normal, "#37474f"),
+            EdgeKind::Capability => ("edge capability", LineStyleKind::Dashed, BLUE),
             EdgeKind::Optional => ("edge optional", LineStyleKind::Dashed, GREY),
             EdgeKind::Incompatible => ("edge incompatible", LineStyleKind::Dashed, RED),
         };
         let a = match edge.violation {
-            None => arrow("", class, style, &look(colour, 1, None)),
+            // a capability edge is labelled with the capability: it is not the product
+            None => arrow(
+                edge.capability.unwrap_or_default(),
+                class,
+                style,
+                &look(
+                    colour,
+                    1 + usize::from(edge.kind == EdgeKind::Capability),
+                    None,
+                ),
+            ),
             Some(code) => arrow(
                 &format!("✗ {code}"),
                 &format!("{class} broken"),

@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use crate::environment::State;
 use crate::finding::{Code, Finding, Severity};
-use crate::graph::EntityGraph;
+use crate::graph::{EdgeKind, EntityGraph};
 use crate::plan::Plan;
 use crate::upgrade::Upgrade;
 use crate::validate::Validation;
@@ -428,15 +428,23 @@ fn dependency_graph(out: &mut String, g: &EntityGraph) {
             out.push_str(&drawing.svg);
             out.push_str("</div>\n<div class=\"legend\">");
             let dashed = " stroke-dasharray=\"5 4\"";
-            for line in [
-                legend_line("", "#37474f", 1, "required"),
-                legend_line(dashed, "#757575", 1, "optional"),
-                legend_line(dashed, "#c62828", 1, "incompatible"),
-                legend_line("", "#c62828", 2, "broken (finding code on the edge)"),
-                "<span>dashed box: managed (not installed yet); orange box: release not in \
+            let capability = g
+                .edges
+                .iter()
+                .any(|e| e.kind == EdgeKind::Capability)
+                .then(|| legend_line(dashed, graph::BLUE, 2, "capability (named on the edge)"));
+            for line in [legend_line("", "#37474f", 1, "required")]
+                .into_iter()
+                .chain(capability)
+                .chain([
+                    legend_line(dashed, "#757575", 1, "optional"),
+                    legend_line(dashed, "#c62828", 1, "incompatible"),
+                    legend_line("", "#c62828", 2, "broken (finding code on the edge)"),
+                    "<span>dashed box: managed (not installed yet); orange box: release not in \
                  the catalog</span>"
-                    .to_owned(),
-            ] {
+                        .to_owned(),
+                ])
+            {
                 out.push_str(&line);
             }
             out.push_str("</div>\n");

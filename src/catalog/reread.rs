@@ -1,0 +1,126 @@
+//! Reading a partly read catalog again, for explanations that check a fix under a relaxed
+//! candidate policy: which scope each policy reaches ([`Scope::upgrades`] with its flags), each
+//! read once, and the whole history of named products.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use super::{Catalog, Layers, Location, Scope};
+use crate::environment::Environment;
+use crate::product::ProductId;
+
+/// The catalogs a command read a scope of, opened again on demand. A directory is read whole
+/// already, so a command over directories only needs none ([`Reread::new`] says `None`).
+pub struct Reread {
+    locations: Vec<Location>,
+    env: Environment,
+    targets: Vec<ProductId>,
+    /// Keyed by `(allow_downgrade, allow_install)`; `None` when the catalog could not be read.
+    loaded: Mutex<Loaded>,
+}
+
+type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
+
+impl Reread {
+    /// Rereading for a command over `env` with these `--target` products, from `locations`
+    /// (in layer order); `None` when every location is a directory (read whole already).
+    #[must_use]
+    pub fn new(locations: Vec<Location>, env: &Environment, targets: &[ProductId]) -> Option<Self> {
+        if locations
+            .iter()
+            .all(|l| matches!(l, Location::Directory(_)))
+        {
+            return None;
+        }
+        Some(Reread {
+            locations,
+            env: env.clone(),
+            targets: targets.to_vec(),
+            loaded: Mutex::default(),
+        })
+    }
+
+    /// The releases a policy with these flags reaches (read once per pair of flags); `None`
+    /// when the catalog cannot be read again.
+    #[must_use]
+    pub fn upgrades(&self, allow_downgrade: bool, allow_install: bool) -> Option<Arc<Catalog>> {
+        let key = (allow_downgrade, allow_install);
+        let mut loaded = self.loaded.lock().unwrap_or_else(PoisonError::into_inner);
+        loaded
+            .entry(key)
+            .or_insert_with(|| {
+                let scope = Scope::upgrades(&self.env, &self.targets, key.0, key.1);
+                Some(Arc::new(self.load(&scope)?))
+            })
+            .clone()
+    }
+
+    /// Every release of these products, without their dependencies; `None` when the catalog
+    /// cannot be read again.
+    #[must_use]
+    pub fn products(&self, products: &[ProductId]) -> Option<Catalog> {
+        let floors = products.iter().map(|p| (p.clone(), None)).collect();
+        self.load(&Scope::Products {
+            floors,
+            closure: false,
+        })
+    }
+
+    fn load(&self, scope: &Scope) -> Option<Catalog> {
+        Layers::open(&self.locations).ok()?.load(scope).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::*;
+    use crate::catalog::Batch;
+
+    const EXAMPLES: &str = "testdata/examples/catalog";
+
+    fn env() -> Environment {
+        crate::loader::read_environment(Path::new("testdata/examples/env-valid.yml")).unwrap()
+    }
+
+    fn sqlite() -> Location {
+        let db = std::env::temp_dir().join(format!("compat-reread-{}.db", std::process::id()));
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+        }
+        let (files, unreadable) =
+            crate::loader::read_sources_and_errors(&[PathBuf::from(EXAMPLES)]);
+        let batch = Batch::check(files, unreadable).unwrap();
+        let location = Location::Sqlite(db);
+        location
+            .create_store()
+            .unwrap()
+            .import(&batch, false)
+            .unwrap();
+        location
+    }
+
+    #[test]
+    fn directories_need_no_rereading() {
+        let dir = Location::Directory(PathBuf::from(EXAMPLES));
+        assert!(Reread::new(vec![dir], &env(), &[]).is_none());
+    }
+
+    #[test]
+    fn a_database_is_read_again_once_per_policy() {
+        let env = env();
+        let reread = Reread::new(vec![sqlite()], &env, &[]).unwrap();
+        let narrow = reread.upgrades(false, false).unwrap();
+        let again = reread.upgrades(false, false).unwrap();
+        assert!(Arc::ptr_eq(&narrow, &again), "read once, then kept");
+        let wide = reread.upgrades(true, true).unwrap();
+        assert!(!Arc::ptr_eq(&narrow, &wide));
+        let scope = Scope::upgrades(&env, &[], true, true);
+        let direct = reread.load(&scope).unwrap();
+        assert_eq!(wide.len(), direct.len(), "what the policy's scope holds");
+        let product = env.entities[0].product.clone();
+        let history = reread.products(std::slice::from_ref(&product)).unwrap();
+        assert!(!history.releases(&product).is_empty());
+    }
+}
