@@ -37,7 +37,36 @@ pub const MAX_NODES: usize = 2048;
 pub struct Rule {
     text: Arc<str>,
     program: Arc<Program>,
+    /// What the rule gave for the subjects it was judged against in this run.
+    verdicts: Arc<Verdicts>,
 }
+
+/// A compiled rule's verdicts, by subject: a rule is judged against every other installed
+/// entity for each release that declares it, so one run asks the same question many times,
+/// and building a CEL context costs far more than looking the answer up. Keyed by `entity`
+/// (found without allocating), then `product`, `version` and the properties compared whole,
+/// so a verdict is only reused for an identical subject.
+#[derive(Default)]
+struct Verdicts(Mutex<BTreeMap<String, Vec<Verdict>>>);
+
+/// One remembered verdict: the subject less its entity, and what the rule gave.
+struct Verdict {
+    product: String,
+    version: String,
+    properties: BTreeMap<String, Property>,
+    holds: bool,
+}
+
+impl Verdict {
+    fn judges(&self, subject: &Subject<'_>) -> bool {
+        self.product == subject.product
+            && self.version == subject.version
+            && self.properties == *subject.properties
+    }
+}
+
+/// Past this many subjects the verdicts are forgotten (a bound on memory, not a limit).
+const MAX_VERDICTS: usize = 1 << 16;
 
 impl PartialEq for Rule {
     fn eq(&self, other: &Rule) -> bool {
@@ -88,7 +117,7 @@ pub struct Subject<'a> {
     pub entity: &'a str,
 }
 
-type Compiled = Result<Arc<Program>, String>;
+type Compiled = Result<(Arc<Program>, Arc<Verdicts>), String>;
 
 fn cache() -> &'static Mutex<BTreeMap<Arc<str>, Compiled>> {
     static CACHE: OnceLock<Mutex<BTreeMap<Arc<str>, Compiled>>> = OnceLock::new();
@@ -119,14 +148,22 @@ impl Rule {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
         {
-            return done.clone().map(|program| Rule { text: key, program });
+            return done.clone().map(|(program, verdicts)| Rule {
+                text: key,
+                program,
+                verdicts,
+            });
         }
         // compiled outside the lock: two threads may compile one text at once, and the first
         // to finish is kept
         let compiled = compile_uncached(text);
         let mut cache = cache().lock().unwrap_or_else(PoisonError::into_inner);
         let done = cache.entry(Arc::clone(&key)).or_insert(compiled).clone();
-        done.map(|program| Rule { text: key, program })
+        done.map(|(program, verdicts)| Rule {
+            text: key,
+            program,
+            verdicts,
+        })
     }
 
     /// The rule as written.
@@ -139,6 +176,37 @@ impl Rule {
     /// boolean is false.
     #[must_use]
     pub fn holds_for(&self, subject: &Subject<'_>) -> bool {
+        let lock = || {
+            self.verdicts
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        };
+        let known = lock()
+            .get(subject.entity)
+            .and_then(|seen| seen.iter().find(|v| v.judges(subject)).map(|v| v.holds));
+        if let Some(holds) = known {
+            return holds;
+        }
+        let holds = self.evaluate(subject);
+        let mut verdicts = lock();
+        if verdicts.len() >= MAX_VERDICTS {
+            verdicts.clear();
+        }
+        verdicts
+            .entry(subject.entity.to_owned())
+            .or_default()
+            .push(Verdict {
+                product: subject.product.to_owned(),
+                version: subject.version.to_owned(),
+                properties: subject.properties.clone(),
+                holds,
+            });
+        holds
+    }
+
+    /// Evaluates the rule for `subject` (what [`Rule::holds_for`] remembers).
+    fn evaluate(&self, subject: &Subject<'_>) -> bool {
         let mut context = Context::with_env(env());
         context.add_variable_from_value("properties", properties_value(subject.properties));
         context.add_variable_from_value("product", subject.product);
@@ -192,7 +260,7 @@ fn compile_uncached(text: &str) -> Compiled {
                 .to_owned(),
         );
     }
-    Ok(Arc::new(program))
+    Ok((Arc::new(program), Arc::default()))
 }
 
 /// The size of a compiled expression, measured without recursion (so a deep tree cannot
@@ -293,6 +361,26 @@ mod tests {
             product: "com.example:db",
             version: "5.7.0",
             entity: "db1",
+        }
+    }
+
+    /// A remembered verdict is reused only for the same subject: same product, version and
+    /// entity with other properties, or another entity, is judged again.
+    #[test]
+    fn verdicts_are_remembered_per_subject() {
+        let rule = Rule::compile("properties.tier == 'gold' && entity == 'db1'").unwrap();
+        let gold: BTreeMap<String, Property> =
+            [("tier".to_owned(), Property::Str("gold".to_owned()))].into();
+        let lead: BTreeMap<String, Property> =
+            [("tier".to_owned(), Property::Str("lead".to_owned()))].into();
+        for _ in 0..2 {
+            assert!(rule.holds_for(&subject(&gold)));
+            assert!(!rule.holds_for(&subject(&lead)));
+            let other = Subject {
+                entity: "db2",
+                ..subject(&gold)
+            };
+            assert!(!rule.holds_for(&other));
         }
     }
 
