@@ -32,6 +32,7 @@ pub fn list_human(releases: &[ReleaseFacets], layout: &Layout) -> String {
         "Requires",
         "Constraints",
         "Runtime",
+        "Properties",
         "Deprecated",
     ]);
     let or_dash = |items: Vec<String>| {
@@ -76,6 +77,12 @@ pub fn list_human(releases: &[ReleaseFacets], layout: &Layout) -> String {
                     .map(|q| format!("{}{}", q.name, span_text(&q.range)))
                     .collect(),
             ),
+            or_dash(
+                f.properties
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect(),
+            ),
             match &f.deprecated {
                 None => "-".to_owned(),
                 Some(d) => d.reason.clone().unwrap_or_else(|| "yes".to_owned()),
@@ -83,7 +90,8 @@ pub fn list_human(releases: &[ReleaseFacets], layout: &Layout) -> String {
         ]);
     }
     format!(
-        "\n{}\n{} with capabilities, constraints, runtime requirements or deprecation\n",
+        "\n{}\n{} with capabilities, constraints, runtime requirements, properties or \
+         deprecation\n",
         t.render(layout),
         plural(releases.len(), "release")
     )
