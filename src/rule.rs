@@ -43,29 +43,70 @@ pub struct Rule {
 
 /// A compiled rule's verdicts, by subject: a rule is judged against every other installed
 /// entity for each release that declares it, so one run asks the same question many times,
-/// and building a CEL context costs far more than looking the answer up. Keyed by `entity`
-/// (found without allocating), then `product`, `version` and the properties compared whole,
-/// so a verdict is only reused for an identical subject.
+/// and building a CEL context costs far more than looking the answer up. Found by a hash of
+/// `entity`, `product` and `version` (one flat map, nothing allocated to look up), then every
+/// field compared whole, properties too, so a verdict is only reused for an identical subject.
 #[derive(Default)]
-struct Verdicts(Mutex<BTreeMap<String, Vec<Verdict>>>);
+struct Verdicts(Mutex<Memo>);
 
-/// One remembered verdict: the subject less its entity, and what the rule gave.
-struct Verdict {
+#[derive(Default)]
+struct Memo {
+    /// How many verdicts `by_hash` holds.
+    count: usize,
+    by_hash: BTreeMap<u64, Vec<Remembered>>,
+}
+
+/// One remembered verdict: the subject it was given for, and what the rule gave.
+struct Remembered {
+    entity: String,
     product: String,
     version: String,
     properties: BTreeMap<String, Property>,
     holds: bool,
 }
 
-impl Verdict {
+impl Remembered {
     fn judges(&self, subject: &Subject<'_>) -> bool {
-        self.product == subject.product
+        self.entity == subject.entity
+            && self.product == subject.product
             && self.version == subject.version
             && self.properties == *subject.properties
     }
 }
 
-/// Past this many subjects the verdicts are forgotten (a bound on memory, not a limit).
+/// The memo's key: SipHash with fixed keys, the same in every run.
+fn subject_hash(subject: &Subject<'_>) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    (subject.entity, subject.product, subject.version).hash(&mut hasher);
+    hasher.finish()
+}
+
+impl Memo {
+    fn get(&self, hash: u64, subject: &Subject<'_>) -> Option<bool> {
+        self.by_hash
+            .get(&hash)?
+            .iter()
+            .find(|r| r.judges(subject))
+            .map(|r| r.holds)
+    }
+
+    fn insert(&mut self, hash: u64, subject: &Subject<'_>, holds: bool) {
+        if self.count >= MAX_VERDICTS {
+            *self = Memo::default();
+        }
+        self.by_hash.entry(hash).or_default().push(Remembered {
+            entity: subject.entity.to_owned(),
+            product: subject.product.to_owned(),
+            version: subject.version.to_owned(),
+            properties: subject.properties.clone(),
+            holds,
+        });
+        self.count += 1;
+    }
+}
+
+/// Past this many verdicts a rule forgets them all (a bound on memory, not a limit).
 const MAX_VERDICTS: usize = 1 << 16;
 
 impl PartialEq for Rule {
@@ -182,26 +223,13 @@ impl Rule {
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
         };
-        let known = lock()
-            .get(subject.entity)
-            .and_then(|seen| seen.iter().find(|v| v.judges(subject)).map(|v| v.holds));
+        let hash = subject_hash(subject);
+        let known = lock().get(hash, subject);
         if let Some(holds) = known {
             return holds;
         }
         let holds = self.evaluate(subject);
-        let mut verdicts = lock();
-        if verdicts.len() >= MAX_VERDICTS {
-            verdicts.clear();
-        }
-        verdicts
-            .entry(subject.entity.to_owned())
-            .or_default()
-            .push(Verdict {
-                product: subject.product.to_owned(),
-                version: subject.version.to_owned(),
-                properties: subject.properties.clone(),
-                holds,
-            });
+        lock().insert(hash, subject, holds);
         holds
     }
 
@@ -381,6 +409,22 @@ mod tests {
                 ..subject(&gold)
             };
             assert!(!rule.holds_for(&other));
+            // entity empty (a policy rule judging a candidate): by product and version
+            let candidate = Subject {
+                entity: "",
+                version: "5.7.1",
+                ..subject(&gold)
+            };
+            assert!(!rule.holds_for(&candidate));
+        }
+        let any = Rule::compile("version == '5.7.1'").unwrap();
+        for version in ["5.7.0", "5.7.1", "5.7.2", "5.7.1"] {
+            let candidate = Subject {
+                entity: "",
+                version,
+                ..subject(&gold)
+            };
+            assert_eq!(any.holds_for(&candidate), version == "5.7.1", "{version}");
         }
     }
 
