@@ -281,7 +281,74 @@ fn hard(c: &mut Criterion) {
     group.finish();
 }
 
+/// The capability family (section 9, issue 15) at 5,000 x 40: validate and order (every
+/// entity, as `order --from-scratch`: the generated environment manages none) in memory and
+/// from a SQLite catalog (the store opened and the environment's releases read each time, as
+/// the commands do; the environment already parsed).
+fn capabilities(c: &mut Criterion) {
+    let mut group = c.benchmark_group("capabilities");
+    group.sample_size(10);
+    let (name, products, releases) = SIZES[2];
+    let g = generate(Params {
+        products,
+        releases,
+        seed: 1,
+        shape: Shape::Capabilities,
+    });
+    let (catalog, env) = load(&g);
+    group.throughput(Throughput::Elements(env.entities.len() as u64));
+    group.bench_function(format!("validate/in-memory/{name}"), |b| {
+        b.iter(|| black_box(validate::validate(&env, &catalog)));
+    });
+    group.bench_function(format!("order/in-memory/{name}"), |b| {
+        b.iter(|| {
+            let graph = graph::build(&env, &catalog, None);
+            black_box(order::install_order(&graph, true))
+        });
+    });
+    let dir = std::env::temp_dir().join(format!("compat-bench-capabilities-{name}"));
+    let db = dir.join("catalog.db");
+    if !db.exists() {
+        let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
+        loader::write_files(files).unwrap();
+        let sources = loader::read_sources(&[dir.join("catalog")]).unwrap();
+        let batch = Batch::check(sources, Vec::new()).unwrap();
+        Location::Sqlite(db.clone())
+            .create_store()
+            .unwrap()
+            .import(&batch, false)
+            .unwrap();
+    }
+    let wanted = Scope::entities(&env);
+    let location = Location::Sqlite(db);
+    group.bench_function(format!("validate/from-db/{name}"), |b| {
+        b.iter(|| {
+            let store = location.open().unwrap();
+            let catalog = store.load(&wanted).unwrap();
+            black_box(validate::validate(&env, &catalog))
+        });
+    });
+    group.bench_function(format!("order/from-db/{name}"), |b| {
+        b.iter(|| {
+            let store = location.open().unwrap();
+            let catalog = store.load(&wanted).unwrap();
+            let graph = graph::build(&env, &catalog, None);
+            black_box(order::install_order(&graph, true))
+        });
+    });
+    group.finish();
+}
+
 criterion_group!(
-    benches, versions, manifests, validation, database, ordering, planning, upgrading, hard
+    benches,
+    versions,
+    manifests,
+    validation,
+    database,
+    ordering,
+    planning,
+    upgrading,
+    hard,
+    capabilities
 );
 criterion_main!(benches);

@@ -37,7 +37,77 @@ pub const MAX_NODES: usize = 2048;
 pub struct Rule {
     text: Arc<str>,
     program: Arc<Program>,
+    /// What the rule gave for the subjects it was judged against in this run.
+    verdicts: Arc<Verdicts>,
 }
+
+/// A compiled rule's verdicts, by subject: a rule is judged against every other installed
+/// entity for each release that declares it, so one run asks the same question many times,
+/// and building a CEL context costs far more than looking the answer up. Found by a hash of
+/// `entity`, `product` and `version` (one flat map, nothing allocated to look up), then every
+/// field compared whole, properties too, so a verdict is only reused for an identical subject.
+#[derive(Default)]
+struct Verdicts(Mutex<Memo>);
+
+#[derive(Default)]
+struct Memo {
+    /// How many verdicts `by_hash` holds.
+    count: usize,
+    by_hash: BTreeMap<u64, Vec<Remembered>>,
+}
+
+/// One remembered verdict: the subject it was given for, and what the rule gave.
+struct Remembered {
+    entity: String,
+    product: String,
+    version: String,
+    properties: BTreeMap<String, Property>,
+    holds: bool,
+}
+
+impl Remembered {
+    fn judges(&self, subject: &Subject<'_>) -> bool {
+        self.entity == subject.entity
+            && self.product == subject.product
+            && self.version == subject.version
+            && self.properties == *subject.properties
+    }
+}
+
+/// The memo's key: SipHash with fixed keys, the same in every run.
+fn subject_hash(subject: &Subject<'_>) -> u64 {
+    use std::hash::{DefaultHasher, Hash, Hasher};
+    let mut hasher = DefaultHasher::new();
+    (subject.entity, subject.product, subject.version).hash(&mut hasher);
+    hasher.finish()
+}
+
+impl Memo {
+    fn get(&self, hash: u64, subject: &Subject<'_>) -> Option<bool> {
+        self.by_hash
+            .get(&hash)?
+            .iter()
+            .find(|r| r.judges(subject))
+            .map(|r| r.holds)
+    }
+
+    fn insert(&mut self, hash: u64, subject: &Subject<'_>, holds: bool) {
+        if self.count >= MAX_VERDICTS {
+            *self = Memo::default();
+        }
+        self.by_hash.entry(hash).or_default().push(Remembered {
+            entity: subject.entity.to_owned(),
+            product: subject.product.to_owned(),
+            version: subject.version.to_owned(),
+            properties: subject.properties.clone(),
+            holds,
+        });
+        self.count += 1;
+    }
+}
+
+/// Past this many verdicts a rule forgets them all (a bound on memory, not a limit).
+const MAX_VERDICTS: usize = 1 << 16;
 
 impl PartialEq for Rule {
     fn eq(&self, other: &Rule) -> bool {
@@ -88,7 +158,7 @@ pub struct Subject<'a> {
     pub entity: &'a str,
 }
 
-type Compiled = Result<Arc<Program>, String>;
+type Compiled = Result<(Arc<Program>, Arc<Verdicts>), String>;
 
 fn cache() -> &'static Mutex<BTreeMap<Arc<str>, Compiled>> {
     static CACHE: OnceLock<Mutex<BTreeMap<Arc<str>, Compiled>>> = OnceLock::new();
@@ -119,14 +189,22 @@ impl Rule {
             .unwrap_or_else(PoisonError::into_inner)
             .get(&key)
         {
-            return done.clone().map(|program| Rule { text: key, program });
+            return done.clone().map(|(program, verdicts)| Rule {
+                text: key,
+                program,
+                verdicts,
+            });
         }
         // compiled outside the lock: two threads may compile one text at once, and the first
         // to finish is kept
         let compiled = compile_uncached(text);
         let mut cache = cache().lock().unwrap_or_else(PoisonError::into_inner);
         let done = cache.entry(Arc::clone(&key)).or_insert(compiled).clone();
-        done.map(|program| Rule { text: key, program })
+        done.map(|(program, verdicts)| Rule {
+            text: key,
+            program,
+            verdicts,
+        })
     }
 
     /// The rule as written.
@@ -139,6 +217,24 @@ impl Rule {
     /// boolean is false.
     #[must_use]
     pub fn holds_for(&self, subject: &Subject<'_>) -> bool {
+        let lock = || {
+            self.verdicts
+                .0
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+        };
+        let hash = subject_hash(subject);
+        let known = lock().get(hash, subject);
+        if let Some(holds) = known {
+            return holds;
+        }
+        let holds = self.evaluate(subject);
+        lock().insert(hash, subject, holds);
+        holds
+    }
+
+    /// Evaluates the rule for `subject` (what [`Rule::holds_for`] remembers).
+    fn evaluate(&self, subject: &Subject<'_>) -> bool {
         let mut context = Context::with_env(env());
         context.add_variable_from_value("properties", properties_value(subject.properties));
         context.add_variable_from_value("product", subject.product);
@@ -192,7 +288,7 @@ fn compile_uncached(text: &str) -> Compiled {
                 .to_owned(),
         );
     }
-    Ok(Arc::new(program))
+    Ok((Arc::new(program), Arc::default()))
 }
 
 /// The size of a compiled expression, measured without recursion (so a deep tree cannot
@@ -293,6 +389,42 @@ mod tests {
             product: "com.example:db",
             version: "5.7.0",
             entity: "db1",
+        }
+    }
+
+    /// A remembered verdict is reused only for the same subject: same product, version and
+    /// entity with other properties, or another entity, is judged again.
+    #[test]
+    fn verdicts_are_remembered_per_subject() {
+        let rule = Rule::compile("properties.tier == 'gold' && entity == 'db1'").unwrap();
+        let gold: BTreeMap<String, Property> =
+            [("tier".to_owned(), Property::Str("gold".to_owned()))].into();
+        let lead: BTreeMap<String, Property> =
+            [("tier".to_owned(), Property::Str("lead".to_owned()))].into();
+        for _ in 0..2 {
+            assert!(rule.holds_for(&subject(&gold)));
+            assert!(!rule.holds_for(&subject(&lead)));
+            let other = Subject {
+                entity: "db2",
+                ..subject(&gold)
+            };
+            assert!(!rule.holds_for(&other));
+            // entity empty (a policy rule judging a candidate): by product and version
+            let candidate = Subject {
+                entity: "",
+                version: "5.7.1",
+                ..subject(&gold)
+            };
+            assert!(!rule.holds_for(&candidate));
+        }
+        let any = Rule::compile("version == '5.7.1'").unwrap();
+        for version in ["5.7.0", "5.7.1", "5.7.2", "5.7.1"] {
+            let candidate = Subject {
+                entity: "",
+                version,
+                ..subject(&gold)
+            };
+            assert_eq!(any.holds_for(&candidate), version == "5.7.1", "{version}");
         }
     }
 

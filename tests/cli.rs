@@ -56,6 +56,9 @@ mod html;
 #[path = "cli/help_examples.rs"]
 mod help_examples;
 
+#[path = "cli/providers.rs"]
+mod providers;
+
 mod catalog {
     //! Catalog database flows that need several commands and a scratch directory.
 

@@ -10,7 +10,8 @@
 //! (which releases a command reads, and the closure over dependencies), `import.rs` (what a
 //! batch must be, and what an import does per release), `rows.rs` (a manifest as stored rows,
 //! and the one decoder). `layers.rs` reads several catalogs as one (`--catalog` given more
-//! than once). `suite.rs` is the test suite every backend passes.
+//! than once). `capabilities.rs` answers `catalog list`'s and `catalog providers`' section 9
+//! questions over any backend. `suite.rs` is the test suite every backend passes.
 //!
 //! Imports run one way: callers -> `catalog` -> `loader` (files) and the model modules
 //! (`manifest`, `version`, …); nothing under `catalog/` imports the CLI, plan, solve or upgrade.
@@ -21,6 +22,7 @@
 //! dropped; a different one is an error naming both files. A backend answers a scope with at
 //! least the releases in it; callers never name a backend.
 
+mod capabilities;
 mod dir;
 mod facet_cell;
 mod import;
@@ -37,6 +39,7 @@ mod suite;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
+pub use capabilities::{Providing, ReleaseFacets};
 pub use import::{Batch, Conflict, ImportError, ImportSummary};
 pub use layers::Layers;
 pub use location::Location;
@@ -47,6 +50,7 @@ pub use scope::Scope;
 use crate::diagnostic::{FileLocation, InputError, InputErrors};
 use crate::manifest::Manifest;
 use crate::product::ProductId;
+use crate::range::Range;
 use crate::version::Version;
 
 /// Where releases come from: a manifest directory, a SQLite or a PostgreSQL catalog. A command states the
@@ -97,7 +101,7 @@ pub trait CatalogSource {
 
 /// What the `catalog` commands need: list and show releases, and import a batch where the
 /// backend stores (a directory is read-only and refuses).
-pub trait CatalogStore {
+pub trait CatalogStore: CatalogSource {
     /// Imports a checked batch, all or nothing, by the rules of `catalog/import.rs`.
     ///
     /// # Errors
@@ -120,6 +124,30 @@ pub trait CatalogStore {
         product: &ProductId,
         version: &Version,
     ) -> Result<Option<Manifest>, InputError>;
+
+    /// The releases (of every product, or only `product`) that declare anything of section 9,
+    /// with what they declare, in catalog order (`catalog list`). The default reads the
+    /// releases through [`CatalogSource`].
+    ///
+    /// # Errors
+    /// When the catalog cannot be read.
+    fn facets(&self, product: Option<&ProductId>) -> Result<Vec<ReleaseFacets>, InputErrors> {
+        let catalog = match product {
+            Some(p) => self.load_from(&[(p, None)])?,
+            None => self.load_all()?,
+        };
+        Ok(capabilities::facets_of(&catalog, product))
+    }
+
+    /// The releases that provide capability `name` at a version in `range` (SPEC 9.1: a
+    /// provision without a version only when the range has no bounds), in catalog order
+    /// (`catalog providers`). The default filters [`CatalogStore::facets`].
+    ///
+    /// # Errors
+    /// When the catalog cannot be read.
+    fn providers(&self, name: &str, range: &Range) -> Result<Vec<Providing>, InputErrors> {
+        Ok(capabilities::providers_in(&self.facets(None)?, name, range))
+    }
 }
 
 /// An already loaded catalog is a source of itself, whatever the scope.

@@ -217,6 +217,33 @@ fn facets(catalog: &Catalog) -> Vec<String> {
         .collect()
 }
 
+/// `(catalog list PRODUCT, catalog providers NAME with a range)` pairs to ask every backend.
+fn section_9_questions() -> Vec<(Option<ProductId>, &'static str, crate::range::Range)> {
+    let range = |min: Option<&str>, max: Option<&str>| crate::range::Range {
+        minimum: min.map(version),
+        maximum: max.map(|m| crate::matcher::Matcher::parse(m).unwrap()),
+    };
+    vec![
+        (None, "sql", range(None, None)),
+        (
+            Some(id("com.example:cache")),
+            "cache",
+            range(Some("2.0.0"), Some("2.4.x")),
+        ),
+        (
+            Some(id("com.example:redis")),
+            "legacy-auth",
+            range(None, None),
+        ),
+        (None, "legacy-auth", range(Some("0.0.1"), None)),
+        (
+            None,
+            "etcd.database.coreos.com/v1beta2/etcdbackup",
+            range(None, Some("1.x.x")),
+        ),
+    ]
+}
+
 #[test]
 fn section_9_survives_an_import_and_a_read() {
     let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(CAPABILITIES)]);
@@ -228,6 +255,17 @@ fn section_9_survives_an_import_and_a_read() {
         .unwrap();
     let expected = facets(&directory);
     assert_eq!(expected.len(), 17);
+    let dir_store = Location::Directory(CAPABILITIES.into())
+        .open_store()
+        .unwrap();
+    assert_eq!(dir_store.facets(None).unwrap().len(), 15);
+    assert_eq!(
+        dir_store
+            .providers("cache", &section_9_questions()[1].2)
+            .unwrap()
+            .len(),
+        2
+    );
     assert!(expected.iter().filter(|f| f.ends_with("None")).count() < 5);
     let db = std::env::temp_dir().join(format!("compat-suite-{}-facets.db", std::process::id()));
     for suffix in ["", "-wal", "-shm"] {
@@ -244,6 +282,20 @@ fn section_9_survives_an_import_and_a_read() {
         assert_eq!(summary.added, 17, "{location}");
         let read = location.open().unwrap().load(&Scope::All).unwrap();
         assert_eq!(facets(&read), expected, "{location}");
+        // `catalog list` and `catalog providers` answer as the directory does
+        let store = location.open_store().unwrap();
+        for (product, name, range) in section_9_questions() {
+            assert_eq!(
+                store.facets(product.as_ref()).unwrap(),
+                dir_store.facets(product.as_ref()).unwrap(),
+                "{location} {product:?}"
+            );
+            assert_eq!(
+                store.providers(name, &range).unwrap(),
+                dir_store.providers(name, &range).unwrap(),
+                "{location} {name} {range:?}"
+            );
+        }
         // the same manifests again are unchanged, section 9 included
         let again = location
             .create_store()
@@ -266,6 +318,15 @@ fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
     let location = Location::Sqlite(db.clone());
     let read = location.open().unwrap().load(&Scope::All).unwrap();
     assert_eq!(releases(&read).len(), 27);
+    let store = location.open_store().unwrap();
+    assert!(store.facets(None).unwrap().is_empty());
+    assert!(
+        store
+            .providers("sql", &section_9_questions()[0].2)
+            .unwrap()
+            .is_empty()
+    );
+    drop(store);
     let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(CAPABILITIES)]);
     let batch = Batch::check(files, unreadable).unwrap();
     let summary = location

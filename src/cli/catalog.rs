@@ -1,4 +1,4 @@
-//! `compat catalog import/list/show`: maintaining a catalog, through the catalog interface
+//! `compat catalog import/list/show/providers`: maintaining a catalog, through the catalog interface
 //! (`CatalogStore`), whatever backend `--db` (import) or `--catalog` (list, show) names.
 
 use std::path::PathBuf;
@@ -6,7 +6,10 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use compat::catalog::{Batch, Location};
 use compat::loader;
+use compat::manifest::facets::check_name;
+use compat::matcher::Matcher;
 use compat::product::ProductId;
+use compat::range::Range;
 use compat::report::layout::Layout;
 use compat::report::{self, human, json::to_json};
 
@@ -70,6 +73,29 @@ Example:
         #[command(flatten)]
         limits: LimitArgs,
     },
+    /// List the releases that provide a capability, in catalog order
+    #[command(mut_args(hidden(&["max_entities"])))]
+    #[command(after_long_help = "\
+Example:
+  compat catalog providers sql --min 8.0.0 --catalog testdata/examples/capabilities/catalog")]
+    Providers {
+        /// The capability's name
+        name: String,
+        /// Only providers of this version or newer
+        #[arg(long, value_name = "V")]
+        min: Option<String>,
+        /// Only providers up to this matcher (`8.x.x`); a provider without a version matches
+        /// only when neither bound is given
+        #[arg(long, value_name = "M")]
+        max: Option<String>,
+        #[command(flatten)]
+        catalog: StoreArg,
+        /// Output format
+        #[arg(short, long, value_enum, default_value_t = Format::Human)]
+        format: Format,
+        #[command(flatten)]
+        limits: LimitArgs,
+    },
 }
 
 /// The catalog `catalog list` and `catalog show` read: `--catalog` (`--db` as before), else
@@ -108,7 +134,8 @@ impl CatalogCommand {
         match self {
             CatalogCommand::Import { limits, .. }
             | CatalogCommand::List { limits, .. }
-            | CatalogCommand::Show { limits, .. } => *limits,
+            | CatalogCommand::Show { limits, .. }
+            | CatalogCommand::Providers { limits, .. } => *limits,
         }
     }
 }
@@ -134,7 +161,36 @@ pub fn run(command: CatalogCommand, layout: &Layout) -> Result<Outcome, CliError
             format,
             ..
         } => catalog_show(&release, &catalog.location()?, format, layout),
+        CatalogCommand::Providers {
+            name,
+            min,
+            max,
+            catalog,
+            format,
+            ..
+        } => {
+            let range = providers_range(&name, min.as_deref(), max.as_deref())?;
+            let store = catalog.location()?.open_store()?;
+            let rows = store.providers(&name, &range)?;
+            let stdout = match format {
+                Format::Json => report::capabilities::providers_json(&name, &range, &rows),
+                Format::Human => {
+                    report::capabilities::providers_human(&name, &range, &rows, layout)
+                }
+            };
+            Ok(Outcome::new(stdout, true))
+        }
     }
+}
+
+/// The capability name and `--min`/`--max` checked as a manifest's would be.
+fn providers_range(name: &str, min: Option<&str>, max: Option<&str>) -> Result<Range, CliError> {
+    check_name("capability", name).map_err(|m| argument("argument NAME", m))?;
+    let minimum = min.map(|v| version_arg("--min", v)).transpose()?;
+    let maximum = max
+        .map(|m| Matcher::parse(m).map_err(|e| argument("--max", e)))
+        .transpose()?;
+    Ok(Range { minimum, maximum })
 }
 
 fn catalog_import(
@@ -181,6 +237,7 @@ fn catalog_list(
         .transpose()?;
     let store = location.open_store()?;
     let products = store.list(product.as_ref())?;
+    let facets = store.facets(product.as_ref())?;
     if let Some(p) = &product
         && products.is_empty()
     {
@@ -189,8 +246,11 @@ fn catalog_list(
         )));
     }
     let stdout = match format {
-        Format::Json => report::json::catalog_list(&products),
-        Format::Human => human::catalog_list(&products, layout),
+        Format::Json => report::json::catalog_list(&products, &facets),
+        Format::Human => {
+            human::catalog_list(&products, layout)
+                + &report::capabilities::list_human(&facets, layout)
+        }
     };
     Ok(Outcome::new(stdout, true))
 }

@@ -29,13 +29,19 @@ pub struct GenerateArgs {
     /// `consistent.yml`)
     #[arg(long, conflicts_with = "tight")]
     pub hard: bool,
+    /// The capability family: the realistic one plus capabilities, constraints, runtime
+    /// requirements, properties, deprecations and an environment `runtime:` and `policy:`
+    #[arg(long, conflicts_with_all = ["tight", "hard"])]
+    pub capabilities: bool,
 }
 
 pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
     use std::fmt::Write as _;
 
     use compat::generate::Shape;
-    let shape = if args.hard {
+    let shape = if args.capabilities {
+        Shape::Capabilities
+    } else if args.hard {
         Shape::Hard
     } else if args.tight {
         Shape::Tight

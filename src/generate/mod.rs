@@ -57,6 +57,10 @@ pub enum Shape {
     /// A hidden consistent state behind arbitrary windows: hard for a search without
     /// conflict learning (the module documentation describes it).
     Hard,
+    /// The realistic family plus section 9: capabilities, constraints, runtime requirements,
+    /// properties, deprecations, and an environment with `runtime:` and `policy:` (the
+    /// module `generate/capabilities.rs` describes it).
+    Capabilities,
 }
 
 /// A generated catalog (one multi-document YAML file per product) and environment.
@@ -241,11 +245,20 @@ pub fn generate(params: Params) -> Generated {
     if shape == Shape::Hard {
         return hard::generate(count, releases, seed);
     }
-    let tight = shape == Shape::Tight;
     let mut rng = Rng(seed);
+    let products = realistic(&mut rng, count, releases, shape == Shape::Tight);
+    if shape == Shape::Capabilities {
+        return capabilities::generate(&products, &mut rng);
+    }
+    render(&products, &mut rng, |_, _, _, _| {})
+}
+
+/// The products of the realistic (or tight) family with their versions, installed releases
+/// and dependencies.
+fn realistic(rng: &mut Rng, count: usize, releases: usize, tight: bool) -> Vec<Product> {
     let mut products: Vec<Product> = (0..count)
         .map(|i| {
-            let releases = versions(&mut rng, releases);
+            let releases = versions(rng, releases);
             let newest = releases.len() - 1;
             let lag = rng.below(3);
             Product {
@@ -283,7 +296,7 @@ pub fn generate(params: Params) -> Generated {
         }
         product
             .deps
-            .extend(targets.into_iter().map(|t| random_dep(&mut rng, t, tight)));
+            .extend(targets.into_iter().map(|t| random_dep(rng, t, tight)));
     }
     // A few two-product cycles of required dependencies.
     for i in 0..count {
@@ -292,7 +305,7 @@ pub fn generate(params: Params) -> Generated {
             if j != i {
                 for (from, to) in [(i, j), (j, i)] {
                     if !products[from].deps.iter().any(|d| d.target == to) {
-                        let mut dep = random_dep(&mut rng, to, tight);
+                        let mut dep = random_dep(rng, to, tight);
                         dep.optional = false;
                         products[from].deps.push(dep);
                     }
@@ -300,7 +313,7 @@ pub fn generate(params: Params) -> Generated {
             }
         }
     }
-    render(&products, &mut rng)
+    products
 }
 
 fn random_dep(rng: &mut Rng, target: usize, tight: bool) -> Dep {
@@ -329,7 +342,14 @@ fn random_dep(rng: &mut Rng, target: usize, tight: bool) -> Dep {
     }
 }
 
-fn render(products: &[Product], rng: &mut Rng) -> Generated {
+/// Renders the products: their manifests, each release's extensions after its dependencies
+/// and incompatibilities followed by what `section9(rng, product, release, text)` writes (lines
+/// under `extensions:`), and the environment.
+fn render(
+    products: &[Product],
+    rng: &mut Rng,
+    mut section9: impl FnMut(&mut Rng, usize, usize, &mut String),
+) -> Generated {
     let mut manifests = Vec::with_capacity(products.len());
     for (i, product) in products.iter().enumerate() {
         let file = manifest_file(
@@ -345,7 +365,9 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
                 } else {
                     None
                 };
-                if product.deps.is_empty() && incompatible.is_none() {
+                let mut more = String::new();
+                section9(rng, i, k, &mut more);
+                if product.deps.is_empty() && incompatible.is_none() && more.is_empty() {
                     return;
                 }
                 text.push_str("extensions:\n");
@@ -364,6 +386,7 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
                         other.group, other.name, other.releases[0].text,
                     );
                 }
+                text.push_str(&more);
             },
         );
         manifests.push(file);
@@ -472,6 +495,9 @@ fn write_dep(text: &mut String, product: &Product, k: usize, dep: &Dep, target: 
 
 /// The hard family ([`Shape::Hard`]).
 mod hard;
+
+/// The capability family ([`Shape::Capabilities`]).
+mod capabilities;
 
 #[cfg(test)]
 mod tests {
@@ -613,6 +639,109 @@ mod tests {
             deps.len()
         );
         assert!(missed * 100 > deps.len() * 30, "{missed}/{}", deps.len());
+    }
+
+    fn capabilities(products: usize, releases: usize, seed: u64) -> Generated {
+        generate(Params {
+            products,
+            releases,
+            seed,
+            shape: Shape::Capabilities,
+        })
+    }
+
+    #[test]
+    fn capabilities_same_seed_same_bytes_other_seed_other_bytes() {
+        let (a, b, c) = (
+            capabilities(80, 10, 5),
+            capabilities(80, 10, 5),
+            capabilities(80, 10, 6),
+        );
+        assert_eq!(a.manifests, b.manifests);
+        assert_eq!(a.environment, b.environment);
+        assert_ne!(a.manifests, c.manifests);
+        assert_ne!(a.environment, c.environment);
+    }
+
+    #[test]
+    fn capability_catalogs_are_well_formed_and_environments_valid_with_upgrades() {
+        for seed in 0..4 {
+            let g = capabilities(300, 12, seed);
+            let (catalog, env) = load(&g);
+            assert_eq!(catalog.len(), 300 * 12, "seed {seed}");
+            // Every section 9 entry is well formed: no manifest issue at the error level.
+            let issues: Vec<String> = catalog
+                .products()
+                .flat_map(|p| catalog.releases(p))
+                .flat_map(|m| &m.issues)
+                .filter(|i| i.code == crate::finding::Code::InvalidManifest)
+                .map(|i| i.message.clone())
+                .collect();
+            assert!(issues.is_empty(), "seed {seed}: {issues:#?}");
+            assert!(!env.runtime.is_empty(), "seed {seed}");
+            let errors = error_messages(&env, &catalog);
+            assert!(errors.is_empty(), "seed {seed}: {errors:#?}");
+            let rows = crate::upgrade::upgrades(&env, &catalog, false);
+            let safe = rows.iter().filter(|r| r.safe.is_some()).count();
+            assert!(safe > 30, "seed {seed}: {safe} safe upgrades");
+            assert_eq!(rows.iter().filter(|r| r.pinned).count(), 1, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn the_capability_shape_uses_all_of_section_9() {
+        let g = capabilities(1000, 10, 1);
+        let (catalog, env) = load(&g);
+        let facets: Vec<_> = catalog
+            .products()
+            .flat_map(|p| catalog.releases(p))
+            .filter_map(|m| m.facets.clone())
+            .collect();
+        let count = |f: &dyn Fn(&manifest::Facets) -> bool| facets.iter().filter(|x| f(x)).count();
+        let releases = catalog.len();
+        // Capabilities provided by several products, with and without versions.
+        let mut providers = std::collections::BTreeMap::<&str, (usize, usize)>::new();
+        for f in &facets {
+            for p in &f.provides {
+                let entry = providers.entry(p.name.as_str()).or_default();
+                entry.0 += 1;
+                entry.1 += usize::from(p.version.is_none());
+            }
+        }
+        assert_eq!(providers.len(), 50);
+        assert!(providers.values().filter(|(n, _)| *n > 10).count() > 20);
+        assert!(providers.values().any(|(_, unversioned)| *unversioned > 0));
+        let requires: Vec<_> = facets.iter().flat_map(|f| &f.requires).collect();
+        assert!(requires.iter().any(|r| r.optional));
+        assert!(requires.iter().any(|r| r.prefer.is_some()));
+        assert!(requires.iter().any(|r| r.range.minimum.is_some()));
+        // About 20% of releases with constraints, some nested, some described, a few rules.
+        let constrained = count(&|f| !f.constraints.is_empty());
+        assert!(
+            (constrained * 100 / releases).abs_diff(20) < 4,
+            "{constrained}"
+        );
+        let terms: Vec<_> = facets.iter().flat_map(|f| &f.constraints).collect();
+        let nested = |t: &manifest::Term| match &t.kind {
+            manifest::TermKind::Atom(_) => false,
+            manifest::TermKind::AnyOf(c)
+            | manifest::TermKind::AllOf(c)
+            | manifest::TermKind::NoneOf(c) => c.iter().any(|c| c.kind.compound_name().is_some()),
+        };
+        assert!(terms.iter().any(|t| nested(t)));
+        assert!(terms.iter().any(|t| t.description.is_some()));
+        for kind in ["any-of", "all-of", "none-of"] {
+            assert!(
+                terms.iter().any(|t| t.kind.compound_name() == Some(kind)),
+                "{kind}"
+            );
+        }
+        assert!(g.manifests.iter().any(|(_, text)| text.contains("rule: ")));
+        let runtime = count(&|f| !f.runtime.is_empty());
+        assert!((runtime * 100 / releases).abs_diff(5) < 3, "{runtime}");
+        assert!(count(&|f| f.deprecated.is_some()) > 20);
+        assert!(count(&|f| !f.properties.is_empty()) > releases / 2);
+        assert!(!env.policy.pin.is_empty() && env.policy.exclude.len() == 2);
     }
 
     #[test]

@@ -3,9 +3,12 @@
 //! JSON Schema of each lives in `schemas/` (a test holds every JSON output of the CLI tests
 //! against its schema).
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::json;
 
+use crate::catalog::ReleaseFacets;
 use crate::manifest::Manifest;
 use crate::matcher::Matcher;
 use crate::order::InstallOrder;
@@ -114,12 +117,25 @@ pub fn lint(l: &Lint) -> String {
 
 /// `catalog list`: `{"products": [{"product", "versions"}]}`.
 #[must_use]
-pub fn catalog_list(products: &[(ProductId, Vec<String>)]) -> String {
+pub fn catalog_list(products: &[(ProductId, Vec<String>)], facets: &[ReleaseFacets]) -> String {
+    let mut by_product: BTreeMap<&ProductId, Vec<&ReleaseFacets>> = BTreeMap::new();
+    for r in facets {
+        by_product.entry(&r.product).or_default().push(r);
+    }
     to_json(&json!({
         "schema_version": SCHEMA_VERSION,
         "products": products
             .iter()
-            .map(|(p, versions)| json!({"product": p, "versions": versions}))
+            .map(|(p, versions)| {
+                let mut entry = json!({"product": p, "versions": versions});
+                // Only releases with section 9 data: a catalog without it lists as before.
+                if let Some(releases) = by_product.get(p) {
+                    entry["facets"] = json!(super::capabilities::list_json(
+                        releases.iter().copied()
+                    ));
+                }
+                entry
+            })
             .collect::<Vec<_>>(),
     }))
 }

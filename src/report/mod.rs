@@ -5,6 +5,7 @@
 //! deterministic: renderers keep the order the core produced (which is sorted) and add no
 //! timestamps or absolute paths.
 
+pub mod capabilities;
 pub mod diff;
 pub mod dot;
 pub mod fleet;

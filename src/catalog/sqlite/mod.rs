@@ -27,10 +27,14 @@ use rusqlite::{Connection, OpenFlags, params};
 
 use super::import;
 use super::rows;
-use super::{Batch, Catalog, CatalogSource, CatalogStore, ImportError, ImportSummary, Listing};
+use super::{
+    Batch, Catalog, CatalogSource, CatalogStore, ImportError, ImportSummary, Listing, Providing,
+    ReleaseFacets, capabilities,
+};
 use crate::diagnostic::{InputError, InputErrors};
 use crate::manifest::Manifest;
 use crate::product::ProductId;
+use crate::range::Range;
 use crate::version::Version;
 use tables::{Writer, find_release, read_manifest, read_manifests};
 
@@ -364,6 +368,23 @@ impl CatalogStore for Store {
             find_release(&self.conn, product, version).map_err(|e| sql_error(&self.path, &e))?;
         id.map(|id| read_manifest(&self.conn, &self.path, id))
             .transpose()
+    }
+
+    /// The stored section 9 cells, without reading the releases' other rows.
+    ///
+    /// # Errors
+    /// A database failure or a damaged cell.
+    fn facets(&self, product: Option<&ProductId>) -> Result<Vec<ReleaseFacets>, InputErrors> {
+        Ok(tables::read_facets(&self.conn, &self.path, product, None)?)
+    }
+
+    /// Only the cells that name the capability are decoded.
+    ///
+    /// # Errors
+    /// A database failure or a damaged cell.
+    fn providers(&self, name: &str, range: &Range) -> Result<Vec<Providing>, InputErrors> {
+        let cells = tables::read_facets(&self.conn, &self.path, None, Some(name))?;
+        Ok(capabilities::providers_in(&cells, name, range))
     }
 }
 

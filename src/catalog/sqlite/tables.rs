@@ -3,6 +3,8 @@
 //! back through the shared [`Decoder`]. The cells are those of [`rows`](crate::catalog::rows);
 //! only the SQL is this backend's.
 
+use std::sync::Arc;
+
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::{sql_error, to_i64};
@@ -10,6 +12,7 @@ use crate::catalog::import::ImportTarget;
 use crate::catalog::rows::{
     self, Decoder, DependencyRow, IncompatibilityRow, IssueRow, ReleaseRow,
 };
+use crate::catalog::{ReleaseFacets, facet_cell};
 use crate::diagnostic::InputError;
 use crate::loader::SourceFile;
 use crate::manifest::Manifest;
@@ -259,6 +262,61 @@ pub fn read_manifests(
         },
     )?;
     Ok(decoder.finish())
+}
+
+/// The section 9 cells of the releases (of every product, or only `product`) that have one,
+/// decoded, in catalog order; with `mentions`, only the cells whose text holds that capability
+/// or runtime name as a `"name"` (the caller keeps what it needs of them). A catalog of schema 1
+/// has none.
+pub fn read_facets(
+    conn: &Connection,
+    path: &str,
+    product: Option<&ProductId>,
+    mentions: Option<&str>,
+) -> Result<Vec<ReleaseFacets>, InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |row| row.get(0))
+        .map_err(err)?;
+    if usize::try_from(version).unwrap_or(0) < super::FACETS_SINCE {
+        return Ok(Vec::new());
+    }
+    let needle = mentions.map(|name| format!("\"name\":{}", serde_json::Value::from(name)));
+    let mut stmt = conn
+        .prepare(
+            "SELECT product_group, product_name, version, facets FROM release
+             WHERE facets IS NOT NULL
+               AND (?1 IS NULL OR (product_group = ?1 AND product_name = ?2))
+               AND (?3 IS NULL OR instr(facets, ?3) > 0)
+             ORDER BY product_group, product_name, version_key, version",
+        )
+        .map_err(err)?;
+    let mut rows = stmt
+        .query(params![
+            product.map(ProductId::group),
+            product.map(ProductId::name),
+            needle
+        ])
+        .map_err(err)?;
+    let mut out = Vec::new();
+    while let Some(row) = rows.next().map_err(err)? {
+        let (group, name, version, cell): (String, String, String, String) = (
+            row.get(0).map_err(err)?,
+            row.get(1).map_err(err)?,
+            row.get(2).map_err(err)?,
+            row.get(3).map_err(err)?,
+        );
+        let product = ProductId::new(&group, &name).map_err(|m| rows::damaged(path, &m))?;
+        let version = Version::parse(&version).map_err(|e| rows::damaged(path, &e.to_string()))?;
+        let facets = facet_cell::decode(&cell)
+            .map_err(|m| rows::damaged(path, &format!("section 9 of {product} {version}: {m}")))?;
+        out.push(ReleaseFacets {
+            product,
+            version,
+            facets: Arc::new(facets),
+        });
+    }
+    Ok(out)
 }
 
 /// Runs a query and hands each row to `decode`, which reads its cells (a failure there is the
