@@ -188,24 +188,21 @@ impl Version {
     /// the key a database indexes releases by.
     #[must_use]
     pub fn storage_key(&self) -> String {
-        match self.order_key() {
-            // By hand rather than `format!`: an import computes one per release.
-            Some(OrderKey(hi, lo)) => {
-                const HEX: &[u8; 16] = b"0123456789abcdef";
-                let digits = (0..32)
-                    .rev()
-                    .map(|i| (hi >> (4 * i)) & 0xf)
-                    .chain((0..16).rev().map(|i| u128::from((lo >> (4 * i)) & 0xf)));
-                digits
-                    .map(|d| char::from(HEX[usize::try_from(d).unwrap_or(0)]))
-                    .collect()
-            }
-            None => {
-                let mut key = String::with_capacity(self.text.len() + 1);
-                key.push('~');
-                key.push_str(&self.text);
-                key
-            }
+        // By hand rather than `format!`: an import computes one per release.
+        if let Some(OrderKey(hi, lo)) = self.order_key() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let digits = (0..32)
+                .rev()
+                .map(|i| (hi >> (4 * i)) & 0xf)
+                .chain((0..16).rev().map(|i| u128::from((lo >> (4 * i)) & 0xf)));
+            digits
+                .map(|d| char::from(HEX[usize::try_from(d).unwrap_or(0)]))
+                .collect()
+        } else {
+            let mut key = String::with_capacity(self.text.len() + 1);
+            key.push('~');
+            key.push_str(&self.text);
+            key
         }
     }
 

@@ -28,15 +28,12 @@ impl Rows {
     }
 
     pub fn text(&mut self, text: &str) {
-        match i32::try_from(text.len()) {
-            Ok(len) => {
-                self.bytes.extend_from_slice(&len.to_be_bytes());
-                self.bytes.extend_from_slice(text.as_bytes());
-            }
-            Err(_) => {
-                self.too_long = true;
-                self.null();
-            }
+        if let Ok(len) = i32::try_from(text.len()) {
+            self.bytes.extend_from_slice(&len.to_be_bytes());
+            self.bytes.extend_from_slice(text.as_bytes());
+        } else {
+            self.too_long = true;
+            self.null();
         }
     }
 

@@ -7,7 +7,7 @@
 //! the tables' sequences in one round trip each. The cells are those of
 //! [`rows`](crate::catalog::rows), as for SQLite.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::io::Write;
 
 use ::postgres::Transaction;
@@ -23,7 +23,7 @@ use crate::diagnostic::InputError;
 use crate::loader::SourceFile;
 use crate::manifest::Manifest;
 use crate::product::ProductId;
-use crate::version::Version;
+use crate::version::{OrderKey, Version};
 
 /// Releases encoded per task: large enough that a chunk's rows go to the connection in
 /// pieces of a few hundred kilobytes, small enough that two cores share the work evenly.
@@ -35,16 +35,16 @@ pub struct Writer<'c, 'n, 'b> {
     tx: Transaction<'c>,
     name: &'n str,
     /// The stored releases the batch names.
-    stored: HashMap<ProductId, HashMap<Version, (i64, Manifest)>>,
+    stored: BTreeMap<ProductId, BTreeMap<VersionKey, (i64, Manifest)>>,
     /// The releases added so far, by their place in `added`.
-    pending: HashMap<&'b ProductId, HashMap<&'b Version, usize>>,
+    pending: BTreeMap<&'b ProductId, BTreeMap<VersionKey, usize>>,
     /// Stored releases to delete.
     removed: Vec<i64>,
     sources: Vec<&'b SourceFile>,
     added: Vec<(usize, &'b Manifest)>,
 }
 
-impl<'c, 'n, 'b> Writer<'c, 'n, 'b> {
+impl<'c, 'n> Writer<'c, 'n, '_> {
     /// Starts an import in `tx`, reading the stored releases `batch` names.
     ///
     /// # Errors
@@ -58,7 +58,8 @@ impl<'c, 'n, 'b> Writer<'c, 'n, 'b> {
             .query_one("SELECT EXISTS (SELECT 1 FROM compat.release)", &[])
             .map_err(|e| pg_error(name, &e))?
             .get(0);
-        let mut stored: HashMap<ProductId, HashMap<Version, (i64, Manifest)>> = HashMap::new();
+        let mut stored: BTreeMap<ProductId, BTreeMap<VersionKey, (i64, Manifest)>> =
+            BTreeMap::new();
         if any_stored {
             let manifests = batch.files().iter().flat_map(|f| &f.manifests);
             let wanted: Vec<(&ProductId, &Version)> =
@@ -68,14 +69,14 @@ impl<'c, 'n, 'b> Writer<'c, 'n, 'b> {
                 stored
                     .entry(m.product.clone())
                     .or_default()
-                    .insert(m.version.clone(), (id, m));
+                    .insert(version_key(&m.version), (id, m));
             }
         }
         Ok(Writer {
             tx,
             name,
             stored,
-            pending: HashMap::new(),
+            pending: BTreeMap::new(),
             removed: Vec::new(),
             sources: Vec::new(),
             added: Vec::new(),
@@ -124,7 +125,7 @@ impl<'c, 'n, 'b> Writer<'c, 'n, 'b> {
             || encode_releases(added, &release_ids, &source_ids),
         );
         sent?;
-        let tables: [(&str, fn(&Chunk) -> &Rows); 4] = [
+        let tables: [(&str, RowsOf); 4] = [
             (
                 "release (id, product_group, product_name, version, version_key, product_type, \
                  source_id, line, col, facets)",
@@ -161,6 +162,20 @@ impl<'c, 'n, 'b> Writer<'c, 'n, 'b> {
         self.tx.commit().map_err(err)
     }
 }
+
+/// A release's version as a map key with version equality (no allocation for an orderable
+/// one).
+type VersionKey = (Option<OrderKey>, String);
+
+fn version_key(version: &Version) -> VersionKey {
+    match version.order_key() {
+        Some(key) => (Some(key), String::new()),
+        None => (None, version.as_str().to_owned()),
+    }
+}
+
+/// Which of a chunk's buffers a table's rows are in.
+type RowsOf = fn(&Chunk) -> &Rows;
 
 /// The rows of a chunk of added releases, one buffer per table.
 #[derive(Default)]
@@ -267,7 +282,9 @@ fn copy_rows<'r>(
 ) -> Result<(), ImportError> {
     let err = |e: ::postgres::Error| ImportError::from(pg_error(name, &e));
     // A write fails with the client's error inside an `io::Error`.
-    let io_err = |e: std::io::Error| match e.into_inner().map(|e| e.downcast::<::postgres::Error>())
+    let io_err = |e: std::io::Error| match e
+        .into_inner()
+        .map(<dyn std::error::Error + Send + Sync>::downcast::<::postgres::Error>)
     {
         Some(Ok(e)) => err(*e),
         Some(Err(e)) => ImportError::from(InputError::Io {
@@ -324,15 +341,12 @@ impl<'b> ImportTarget<'b> for Writer<'_, '_, 'b> {
         version: &Version,
     ) -> Result<Option<(i64, Manifest)>, InputError> {
         // A release added by this import hides the stored one it replaced.
-        if let Some(&place) = self.pending.get(product).and_then(|v| v.get(version)) {
+        let key = version_key(version);
+        if let Some(&place) = self.pending.get(product).and_then(|v| v.get(&key)) {
             let pending = -i64::try_from(place + 1).unwrap_or(i64::MAX);
             return Ok(Some((pending, self.added[place].1.clone())));
         }
-        Ok(self
-            .stored
-            .get(product)
-            .and_then(|v| v.get(version))
-            .cloned())
+        Ok(self.stored.get(product).and_then(|v| v.get(&key)).cloned())
     }
 
     fn remove(&mut self, release: i64) -> Result<(), InputError> {
@@ -350,7 +364,7 @@ impl<'b> ImportTarget<'b> for Writer<'_, '_, 'b> {
         self.pending
             .entry(&manifest.product)
             .or_default()
-            .insert(&manifest.version, self.added.len());
+            .insert(version_key(&manifest.version), self.added.len());
         self.added.push((source, manifest));
         Ok(())
     }
