@@ -12,11 +12,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rustls::client::WebPkiServerVerifier;
 use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::client::{ResolvesClientCert, WebPkiServerVerifier};
 use rustls::crypto::{CryptoProvider, verify_tls12_signature, verify_tls13_signature};
 use rustls::pki_types::pem::{self, PemObject};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, ServerName, UnixTime};
+use rustls::sign::CertifiedKey;
 use rustls::{
     CertificateError, ClientConfig, DigitallySignedStruct, RootCertStore, SignatureScheme,
 };
@@ -137,9 +138,10 @@ pub fn client_config(tls: &Tls) -> Result<Option<ClientConfig>, InputError> {
                 Some(Roots::File(file)) => roots(Some(file))?,
                 None => roots(None)?,
             };
-            let webpki = WebPkiServerVerifier::builder_with_provider(Arc::new(roots), provider)
-                .build()
-                .map_err(|e| tls_error(&e.to_string()))?;
+            let webpki =
+                WebPkiServerVerifier::builder_with_provider(Arc::new(roots), Arc::clone(&provider))
+                    .build()
+                    .map_err(|e| tls_error(&e.to_string()))?;
             if tls.mode == Mode::VerifyFull {
                 webpki
             } else {
@@ -153,22 +155,33 @@ pub fn client_config(tls: &Tls) -> Result<Option<ClientConfig>, InputError> {
     let config = match &tls.client {
         None => builder.with_no_client_auth(),
         Some(client) => {
-            let (chain, key) = identity(client)?;
-            builder
-                .with_client_auth_cert(chain, key)
-                .map_err(|e| InputError::Io {
-                    path: client.cert.display().to_string(),
-                    reason: format!("not a usable client certificate and key: {e}"),
-                })?
+            let identity = identity(client, &provider)?;
+            builder.with_client_cert_resolver(Arc::new(Always(Arc::new(identity))))
         }
     };
     Ok(Some(config))
 }
 
-/// The client certificate chain and its key, read from their PEM files.
-fn identity(
-    client: &ClientCert,
-) -> Result<(Vec<CertificateDer<'static>>, PrivateKeyDer<'static>), InputError> {
+/// The client certificate, offered whenever the server asks for one. Not rustls's own
+/// (`with_client_auth_cert`): that first parses the certificate with webpki, which refuses
+/// X.509 version 1 certificates (what `openssl x509 -req` makes without extensions), and
+/// libpq presents those. A key that does not match its certificate fails the handshake.
+#[derive(Debug)]
+struct Always(Arc<CertifiedKey>);
+
+impl ResolvesClientCert for Always {
+    fn resolve(&self, _: &[&[u8]], _: &[SignatureScheme]) -> Option<Arc<CertifiedKey>> {
+        Some(Arc::clone(&self.0))
+    }
+
+    fn has_certs(&self) -> bool {
+        true
+    }
+}
+
+/// The client certificate chain and its key, read from their PEM files, as rustls signs with
+/// them.
+fn identity(client: &ClientCert, provider: &CryptoProvider) -> Result<CertifiedKey, InputError> {
     let cert_error = |reason: String| InputError::Io {
         path: client.cert.display().to_string(),
         reason,
@@ -202,7 +215,11 @@ fn identity(
         }
         e => pem_error(key_file, "an unencrypted PEM private key", e),
     })?;
-    Ok((chain, key))
+    let key = provider
+        .key_provider
+        .load_private_key(key)
+        .map_err(|e| key_error(format!("not a usable private key: {e}")))?;
+    Ok(CertifiedKey::new(chain, key))
 }
 
 /// Why a PEM file could not be read: the system's reason when it could not be opened, else
