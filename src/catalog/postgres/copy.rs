@@ -1,9 +1,9 @@
 //! PostgreSQL's binary `COPY` format, the import's rows as the bytes the server reads: a
 //! header, then per row its field count and each field as a length and its bytes (`-1` for
 //! NULL), then a trailer. Written here rather than through the client's `BinaryCopyInWriter`,
-//! which encodes through `ToSql` and hands the connection one row at a time (about a fifth of
-//! compat's instructions in an import went there); this encodes whole chunks of rows on any thread, and
-//! the connection gets them in large pieces.
+//! which encodes through `ToSql` and hands the connection one row at a time (about a fifth
+//! of compat's instructions in an import went there); this encodes whole chunks of rows on
+//! any thread, and the connection gets them in large pieces.
 //!
 //! Only the types the catalog's tables use: `text` (its UTF-8 bytes), `bigint`, `integer`,
 //! `boolean` (big-endian, as the format wants).

@@ -1,10 +1,10 @@
-//! An import into PostgreSQL: the [`Writer`] this backend gives [`import::apply`](crate::catalog::import::apply) (its
-//! [`ImportTarget`]). It reads the stored releases its batch names in one read before it
-//! starts (none when the catalog holds no release), answers [`ImportTarget::find`] from them,
-//! keeps what it adds (borrowed from the batch), and at the end writes it with one binary
-//! `COPY` per table: the rows are encoded by [`copy`](super::copy) in chunks on all cores,
-//! the connection streams each table while the next one is encoded, and the ids come from
-//! the tables' sequences in one round trip each. The cells are those of
+//! An import into PostgreSQL: the [`Writer`] this backend gives
+//! [`import::apply`](crate::catalog::import::apply) (its [`ImportTarget`]). It reads the
+//! stored releases its batch names in one read before it starts (none when the catalog holds
+//! no release), answers [`ImportTarget::find`] from them, keeps what it adds (borrowed from
+//! the batch), and at the end writes it with one binary `COPY` per table: the rows are encoded
+//! by [`copy`](super::copy) in chunks on all cores while the sources already stream, and the
+//! ids come from each table's sequence in one round trip. The cells are those of
 //! [`rows`](crate::catalog::rows), as for SQLite.
 
 use std::collections::BTreeMap;
@@ -29,8 +29,9 @@ use crate::version::{OrderKey, Version};
 /// pieces of a few hundred kilobytes, small enough that two cores share the work evenly.
 const CHUNK: usize = 2048;
 
-/// An import's transaction, for [`import::apply`](crate::catalog::import::apply): finds are answered from the releases
-/// read at the start and those added since; writes wait for [`Writer::finish`].
+/// An import's transaction, for [`import::apply`](crate::catalog::import::apply): finds
+/// are answered from the releases read at the start and those added since; writes wait for
+/// [`Writer::finish`].
 pub struct Writer<'c, 'n, 'b> {
     tx: Transaction<'c>,
     name: &'n str,
