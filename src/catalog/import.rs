@@ -91,11 +91,7 @@ impl Batch {
                     )
                 })
         }));
-        if let Err(duplicates) =
-            Catalog::from_manifests(files.iter().flat_map(|s| s.manifests.iter().cloned()))
-        {
-            errors.extend(duplicates);
-        }
+        errors.extend(Catalog::duplicates(files.iter().flat_map(|s| &s.manifests)));
         if errors.is_empty() {
             Ok(Batch { files })
         } else {
@@ -110,8 +106,9 @@ impl Batch {
     }
 }
 
-/// A storing backend's open import transaction, as [`apply`] uses it. Ids are the backend's.
-pub trait ImportTarget {
+/// A storing backend's open import transaction, as [`apply`] uses it, over a batch that lives
+/// for `'b` (a backend may keep what it is given until it writes). Ids are the backend's.
+pub trait ImportTarget<'b> {
     /// The stored release of `product` at `version` (version equality), with its id.
     ///
     /// # Errors
@@ -132,13 +129,13 @@ pub trait ImportTarget {
     ///
     /// # Errors
     /// A write failure.
-    fn add_source(&mut self, file: &SourceFile) -> Result<i64, InputError>;
+    fn add_source(&mut self, file: &'b SourceFile) -> Result<i64, InputError>;
 
     /// Stores a release read from the source `source`.
     ///
     /// # Errors
     /// A write failure.
-    fn add_release(&mut self, source: i64, manifest: &Manifest) -> Result<(), InputError>;
+    fn add_release(&mut self, source: i64, manifest: &'b Manifest) -> Result<(), InputError>;
 }
 
 /// Imports a batch into an open transaction, following the module's rules. On an error the
@@ -146,9 +143,9 @@ pub trait ImportTarget {
 ///
 /// # Errors
 /// Conflicting releases (all of them), or the target's first failure.
-pub fn apply(
-    target: &mut impl ImportTarget,
-    batch: &Batch,
+pub fn apply<'b>(
+    target: &mut impl ImportTarget<'b>,
+    batch: &'b Batch,
     replace: bool,
 ) -> Result<ImportSummary, ImportError> {
     let mut summary = ImportSummary::default();

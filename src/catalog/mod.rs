@@ -178,6 +178,38 @@ pub struct Catalog {
     products: BTreeMap<ProductId, Vec<Arc<Manifest>>>,
 }
 
+/// Sorts one product's manifests by version and keeps the first of each release (equal
+/// versions are contiguous in display order; among them the earlier file wins); a later one
+/// with other declarations is an error.
+fn first_of_each_release<M: std::ops::Deref<Target = Manifest>>(
+    releases: &mut Vec<M>,
+    errors: &mut Vec<InputError>,
+) {
+    releases.sort_by(|a, b| {
+        if a.version == b.version {
+            (&a.file, a.location).cmp(&(&b.file, b.location))
+        } else {
+            a.version.display_cmp(&b.version)
+        }
+    });
+    let mut kept: Vec<M> = Vec::with_capacity(releases.len());
+    for manifest in releases.drain(..) {
+        match kept.last() {
+            Some(last) if last.version == manifest.version => {
+                if !last.same_declarations(&manifest) {
+                    errors.push(InputError::DuplicateRelease {
+                        release: manifest.release_name(),
+                        first: at(last),
+                        second: at(&manifest),
+                    });
+                }
+            }
+            _ => kept.push(manifest),
+        }
+    }
+    *releases = kept;
+}
+
 impl Catalog {
     /// Indexes manifests, in any order.
     ///
@@ -195,36 +227,31 @@ impl Catalog {
         }
         let mut errors = Vec::new();
         for releases in products.values_mut() {
-            // Equal versions are contiguous in display order; among them the earlier file wins.
-            releases.sort_by(|a, b| {
-                if a.version == b.version {
-                    (&a.file, a.location).cmp(&(&b.file, b.location))
-                } else {
-                    a.version.display_cmp(&b.version)
-                }
-            });
-            let mut kept: Vec<Arc<Manifest>> = Vec::with_capacity(releases.len());
-            for manifest in releases.drain(..) {
-                match kept.last() {
-                    Some(last) if last.version == manifest.version => {
-                        if !last.same_declarations(&manifest) {
-                            errors.push(InputError::DuplicateRelease {
-                                release: manifest.release_name(),
-                                first: at(last),
-                                second: at(&manifest),
-                            });
-                        }
-                    }
-                    _ => kept.push(manifest),
-                }
-            }
-            *releases = kept;
+            first_of_each_release(releases, &mut errors);
         }
         if errors.is_empty() {
             Ok(Catalog { products })
         } else {
             Err(errors)
         }
+    }
+
+    /// The errors [`Catalog::from_manifests`] would give for these manifests, without
+    /// building the catalog (an import checks its batch so, without copying it).
+    #[must_use]
+    pub fn duplicates<'m>(manifests: impl IntoIterator<Item = &'m Manifest>) -> Vec<InputError> {
+        let mut products: BTreeMap<&ProductId, Vec<&Manifest>> = BTreeMap::new();
+        for manifest in manifests {
+            products
+                .entry(&manifest.product)
+                .or_default()
+                .push(manifest);
+        }
+        let mut errors = Vec::new();
+        for releases in products.values_mut() {
+            first_of_each_release(releases, &mut errors);
+        }
+        errors
     }
 
     /// This catalog with the releases of every product `more` holds taken from `more` instead

@@ -188,9 +188,21 @@ impl Version {
     /// the key a database indexes releases by.
     #[must_use]
     pub fn storage_key(&self) -> String {
-        match self.order_key() {
-            Some(OrderKey(hi, lo)) => format!("{hi:032x}{lo:016x}"),
-            None => format!("~{}", self.text),
+        // By hand rather than `format!`: an import computes one per release.
+        if let Some(OrderKey(hi, lo)) = self.order_key() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            let digits = (0..32)
+                .rev()
+                .map(|i| (hi >> (4 * i)) & 0xf)
+                .chain((0..16).rev().map(|i| u128::from((lo >> (4 * i)) & 0xf)));
+            digits
+                .map(|d| char::from(HEX[usize::try_from(d).unwrap_or(0)]))
+                .collect()
+        } else {
+            let mut key = String::with_capacity(self.text.len() + 1);
+            key.push('~');
+            key.push_str(&self.text);
+            key
         }
     }
 
@@ -541,6 +553,12 @@ mod tests {
         let key = |v: &str| Version::parse(v).unwrap().storage_key();
         assert_eq!(key("01.0.0-2-gaaa"), key("1.0.0-2-gbbb"));
         assert_ne!(key("1.0.0-a"), key("1.0.0-b"));
+        // stored catalogs hold these keys: their spelling must never change
+        assert_eq!(key("1.0.0-a"), "~1.0.0-a");
+        for v in ["0.0.1", "1.0.0-rc1-5-ga", "999999.7.65535-3-gab", "1.10.0"] {
+            let OrderKey(hi, lo) = Version::parse(v).unwrap().order_key().unwrap();
+            assert_eq!(key(v), format!("{hi:032x}{lo:016x}"), "{v}");
+        }
     }
 
     #[test]

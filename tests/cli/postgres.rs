@@ -4,7 +4,7 @@
 //! fail instead.
 
 use std::io::Write;
-use std::process::Output;
+use std::process::{Command, Output};
 
 use super::{compat, scratch};
 
@@ -399,6 +399,81 @@ fn sslmodes_against_a_server_with_tls() {
     ));
     assert_eq!(missing.status.code(), Some(3));
     assert!(String::from_utf8_lossy(&missing.stderr).starts_with("error: /nonexistent/ca.pem: "));
+}
+
+/// The test server's client certificate and key, when it has TLS.
+fn client_cert() -> Option<(String, String)> {
+    let cert = std::env::var("COMPAT_TEST_POSTGRES_CLIENT_CERT").ok();
+    let key = std::env::var("COMPAT_TEST_POSTGRES_CLIENT_KEY").ok();
+    assert!(
+        cert.is_some() || std::env::var("CI").as_deref() != Ok("true"),
+        "CI=true but COMPAT_TEST_POSTGRES_CLIENT_CERT is not set: .ci/postgres makes one"
+    );
+    cert.zip(key)
+}
+
+#[test]
+fn a_client_certificate_logs_in_where_the_server_asks_for_one() {
+    let Some(db) = fresh("cert") else {
+        return;
+    };
+    let (Some(ca), Some((cert, key))) = (server_ca(), client_cert()) else {
+        return;
+    };
+    assert_eq!(
+        import("testdata/examples/catalog", &db).status.code(),
+        Some(0)
+    );
+    // `compat_cert` may log in over TLS with the certificate only (`.ci/postgres`)
+    let mut admin = server()
+        .unwrap()
+        .parse::<postgres::Config>()
+        .unwrap()
+        .connect(postgres::NoTls)
+        .unwrap();
+    admin
+        .batch_execute(
+            "DO $$ BEGIN CREATE ROLE compat_cert LOGIN SUPERUSER;
+             EXCEPTION WHEN duplicate_object THEN NULL; END $$",
+        )
+        .unwrap();
+    let list = |url: &str, env: &[(&str, &str)]| {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_compat"));
+        command.args(["catalog", "list", "--db", url]);
+        command.env_remove("PGPASSWORD");
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        command.output().unwrap()
+    };
+    let plain = list(&db, &[]);
+    assert_eq!(plain.status.code(), Some(0));
+    let (_, rest) = db.split_once('@').unwrap();
+    let as_cert = format!("postgres://compat_cert@{rest}");
+    let in_url = list(
+        &format!("{as_cert}?sslmode=verify-full&sslrootcert={ca}&sslcert={cert}&sslkey={key}"),
+        &[],
+    );
+    assert_same(&plain, &in_url, "sslcert and sslkey in the URL");
+    let from_env = list(
+        &format!("{as_cert}?sslmode=require"),
+        &[("PGSSLCERT", &cert), ("PGSSLKEY", &key)],
+    );
+    assert_same(&plain, &from_env, "PGSSLCERT and PGSSLKEY");
+    // the operating system's roots, moved to the test CA as OpenSSL's are
+    let system = list(
+        &format!("{as_cert}?sslrootcert=system&sslcert={cert}&sslkey={key}"),
+        &[("SSL_CERT_FILE", &ca)],
+    );
+    assert_same(&plain, &system, "sslrootcert=system");
+    let without = list(
+        &format!("{as_cert}?sslmode=require"),
+        &[("HOME", "/nonexistent")],
+    );
+    assert_eq!(without.status.code(), Some(3));
+    let stderr = String::from_utf8_lossy(&without.stderr);
+    assert!(stderr.contains("certificate"), "{stderr}");
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
 }
 
 /// A server that answers a TLS request with "no" (as PostgreSQL without `ssl = on` does).

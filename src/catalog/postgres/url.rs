@@ -17,7 +17,7 @@ use std::time::Duration;
 use ::postgres::Config;
 use ::postgres::config::Host;
 
-use super::tls::{Mode, Tls};
+use super::tls::{ClientCert, Mode, Roots, Tls};
 use crate::diagnostic::InputError;
 
 /// How long a connection attempt may take when the URL does not say (`connect_timeout`).
@@ -148,12 +148,14 @@ impl PostgresUrl {
 }
 
 impl PostgresUrl {
-    /// How to secure the connection: `sslmode` and `sslrootcert` from the URL, else
-    /// `PGSSLMODE` and `PGSSLROOTCERT`, else `prefer` and `~/.postgresql/root.crt` (module
-    /// `tls`).
+    /// How to secure the connection (module `tls`): `sslmode`, `sslrootcert`, `sslcert` and
+    /// `sslkey` from the URL, else `PGSSLMODE`, `PGSSLROOTCERT`, `PGSSLCERT` and `PGSSLKEY`,
+    /// else `prefer` (`verify-full` with `sslrootcert=system`), `~/.postgresql/root.crt`, and
+    /// `~/.postgresql/postgresql.crt`/`.key` when that certificate is there.
     ///
     /// # Errors
-    /// An `sslmode` libpq does not know.
+    /// An `sslmode` libpq does not know, or one weaker than `verify-full` with
+    /// `sslrootcert=system`.
     pub fn tls(&self) -> Result<Tls, InputError> {
         self.tls_with(&|name| std::env::var_os(name))
     }
@@ -168,17 +170,53 @@ impl PostgresUrl {
                 .and_then(|v| v.into_string().ok())
                 .filter(|v| !v.is_empty())
         };
-        let (_, mode, root) = without_tls(&self.0);
-        let mode = match mode.or_else(|| var("PGSSLMODE")) {
+        let (_, params) = without_tls(&self.0);
+        let home =
+            |file: &str| var("HOME").map(|h| PathBuf::from(h).join(".postgresql").join(file));
+        let root = params.root.or_else(|| var("PGSSLROOTCERT"));
+        let system = root.as_deref() == Some("system");
+        let mode = match params.mode.or_else(|| var("PGSSLMODE")) {
             Some(mode) => Mode::parse(&mode)?,
+            None if system => Mode::VerifyFull,
             None => Mode::Prefer,
         };
-        let root_cert = root
-            .or_else(|| var("PGSSLROOTCERT"))
+        if system && mode != Mode::VerifyFull {
+            return Err(InputError::Argument {
+                argument: "sslrootcert".to_owned(),
+                message: format!(
+                    "`sslrootcert=system` needs `sslmode=verify-full` (its default): with the \
+                     system's roots anyone can get a certificate that a weaker mode accepts; \
+                     found `sslmode={}`",
+                    mode.as_str()
+                ),
+            });
+        }
+        let roots = if system {
+            Some(Roots::System)
+        } else {
+            root.map(PathBuf::from)
+                .or_else(|| home("root.crt"))
+                .filter(|path| mode == Mode::VerifyCa || mode == Mode::VerifyFull || path.exists())
+                .map(Roots::File)
+        };
+        // A certificate named in the URL or `PGSSLCERT` must be readable; the default one is
+        // presented only when it is there, as in libpq.
+        let key = params
+            .key
+            .or_else(|| var("PGSSLKEY"))
             .map(PathBuf::from)
-            .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".postgresql/root.crt")))
-            .filter(|path| mode == Mode::VerifyCa || mode == Mode::VerifyFull || path.exists());
-        Ok(Tls { mode, root_cert })
+            .or_else(|| home("postgresql.key"));
+        let client = params
+            .cert
+            .or_else(|| var("PGSSLCERT"))
+            .map(PathBuf::from)
+            .or_else(|| home("postgresql.crt").filter(|path| path.exists()))
+            .map(|cert| ClientCert { cert, key });
+        Ok(Tls {
+            mode,
+            roots,
+            client,
+        })
     }
 
     /// The URL as shown (without its password), and when it names no host, the server the
@@ -216,23 +254,37 @@ impl PostgresUrl {
     }
 }
 
-/// `url` without its `sslmode` and `sslrootcert` query parameters (the client knows no
-/// `verify-*` mode and no root file: module `tls` does that), and their values.
-fn without_tls(url: &str) -> (String, Option<String>, Option<String>) {
+/// The TLS parameters of a URL's query, which the client does not know (it has no
+/// `verify-*` mode, no root file, no client certificate: module `tls` does those).
+#[derive(Default)]
+struct TlsParams {
+    mode: Option<String>,
+    root: Option<String>,
+    cert: Option<String>,
+    key: Option<String>,
+}
+
+/// `url` without its `sslmode`, `sslrootcert`, `sslcert` and `sslkey` query parameters, and
+/// their values.
+fn without_tls(url: &str) -> (String, TlsParams) {
+    let mut params = TlsParams::default();
     let Some((before, query)) = url.split_once('?') else {
-        return (url.to_owned(), None, None);
+        return (url.to_owned(), params);
     };
-    let (mut mode, mut root) = (None, None);
     let kept: Vec<&str> = query
         .split('&')
         .filter(|p| {
-            if let Some(v) = p.strip_prefix("sslmode=") {
-                mode = Some(v.to_owned());
-            } else if let Some(v) = p.strip_prefix("sslrootcert=") {
-                root = Some(v.to_owned());
-            } else {
+            let Some((name, value)) = p.split_once('=') else {
                 return true;
-            }
+            };
+            let slot = match name {
+                "sslmode" => &mut params.mode,
+                "sslrootcert" => &mut params.root,
+                "sslcert" => &mut params.cert,
+                "sslkey" => &mut params.key,
+                _ => return true,
+            };
+            *slot = Some(value.to_owned());
             false
         })
         .collect();
@@ -241,7 +293,7 @@ fn without_tls(url: &str) -> (String, Option<String>, Option<String>) {
     } else {
         format!("{before}?{}", kept.join("&"))
     };
-    (url, mode, root)
+    (url, params)
 }
 
 /// `url` with `ports` given to the hosts it writes without one (the first port to every
@@ -499,7 +551,13 @@ mod tests {
             .collect();
         PostgresUrl::new(url)
             .tls_with(&|name| vars.get(name).cloned())
-            .map(|t| (t.mode, t.root_cert.map(|p| p.display().to_string())))
+            .map(|t| {
+                let root = t.roots.map(|r| match r {
+                    Roots::File(p) => p.display().to_string(),
+                    Roots::System => "system".to_owned(),
+                });
+                (t.mode, root)
+            })
             .map_err(|e| e.to_string())
     }
 
@@ -552,6 +610,119 @@ mod tests {
         assert_eq!(
             without_tls("postgres://h/db?sslmode=require").0,
             "postgres://h/db"
+        );
+        let c = config(
+            "postgres://u@h/db?sslcert=/c.crt&connect_timeout=3&sslkey=/c.key",
+            &[],
+        )
+        .unwrap();
+        assert_eq!(c.get_connect_timeout(), Some(&Duration::from_secs(3)));
+    }
+
+    #[test]
+    fn sslrootcert_system_means_verify_full_and_refuses_weaker_modes() {
+        assert_eq!(
+            tls("postgres://h/db?sslrootcert=system", &[]),
+            Ok((Mode::VerifyFull, Some("system".to_owned())))
+        );
+        assert_eq!(
+            tls("postgres://h/db", &[("PGSSLROOTCERT", "system")]),
+            Ok((Mode::VerifyFull, Some("system".to_owned())))
+        );
+        assert_eq!(
+            tls(
+                "postgres://h/db?sslmode=verify-full",
+                &[("PGSSLROOTCERT", "system")]
+            ),
+            Ok((Mode::VerifyFull, Some("system".to_owned())))
+        );
+        for weaker in ["disable", "prefer", "require", "verify-ca"] {
+            let expected = format!(
+                "sslrootcert: `sslrootcert=system` needs `sslmode=verify-full` (its default): \
+                 with the system's roots anyone can get a certificate that a weaker mode \
+                 accepts; found `sslmode={weaker}`"
+            );
+            assert_eq!(
+                tls(
+                    &format!("postgres://h/db?sslrootcert=system&sslmode={weaker}"),
+                    &[]
+                ),
+                Err(expected.clone())
+            );
+            assert_eq!(
+                tls(
+                    "postgres://h/db?sslrootcert=system",
+                    &[("PGSSLMODE", weaker)]
+                ),
+                Err(expected)
+            );
+        }
+        // a file named `system` elsewhere in the path is a file
+        assert_eq!(
+            tls(
+                "postgres://h/db?sslrootcert=./system&sslmode=verify-ca",
+                &[]
+            ),
+            Ok((Mode::VerifyCa, Some("./system".to_owned())))
+        );
+    }
+
+    /// The client certificate and key `url` gives in an environment of `vars` only.
+    fn client(url: &str, vars: &[(&str, &str)]) -> Option<(String, Option<String>)> {
+        let vars: BTreeMap<String, OsString> = vars
+            .iter()
+            .map(|(k, v)| ((*k).to_owned(), OsString::from(v)))
+            .collect();
+        let tls = PostgresUrl::new(url)
+            .tls_with(&|name| vars.get(name).cloned())
+            .unwrap();
+        tls.client.map(|c| {
+            (
+                c.cert.display().to_string(),
+                c.key.map(|k| k.display().to_string()),
+            )
+        })
+    }
+
+    #[test]
+    fn the_client_certificate_comes_from_the_url_then_the_environment_then_home() {
+        let pair = |cert: &str, key: Option<&str>| Some((cert.to_owned(), key.map(str::to_owned)));
+        let env = [("PGSSLCERT", "/env.crt"), ("PGSSLKEY", "/env.key")];
+        assert_eq!(
+            client("postgres://h/db?sslcert=/url.crt&sslkey=/url.key", &env),
+            pair("/url.crt", Some("/url.key"))
+        );
+        assert_eq!(
+            client("postgres://h/db", &env),
+            pair("/env.crt", Some("/env.key"))
+        );
+        assert_eq!(
+            client("postgres://h/db?sslcert=/url.crt", &[("HOME", "/home/u")]),
+            pair("/url.crt", Some("/home/u/.postgresql/postgresql.key"))
+        );
+        assert_eq!(
+            client("postgres://h/db?sslcert=/url.crt", &[]),
+            pair("/url.crt", None)
+        );
+        // no certificate named: the one in the home directory only when it is there
+        assert_eq!(client("postgres://h/db?sslkey=/url.key", &[]), None);
+        assert_eq!(client("postgres://h/db", &[("HOME", "/nonexistent")]), None);
+        let home = std::env::temp_dir().join(format!("compat-pghome-{}", std::process::id()));
+        std::fs::create_dir_all(home.join(".postgresql")).unwrap();
+        std::fs::write(home.join(".postgresql/postgresql.crt"), "").unwrap();
+        let home_str = home.display().to_string();
+        assert_eq!(
+            client("postgres://h/db", &[("HOME", &home_str)]),
+            pair(
+                &format!("{home_str}/.postgresql/postgresql.crt"),
+                Some(&format!("{home_str}/.postgresql/postgresql.key"))
+            )
+        );
+        let _ = std::fs::remove_dir_all(&home);
+        // the client never sees the parameters
+        assert_eq!(
+            without_tls("postgres://h/db?sslcert=/a&sslkey=/b&x=1").0,
+            "postgres://h/db?x=1"
         );
     }
 

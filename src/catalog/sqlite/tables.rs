@@ -121,7 +121,7 @@ pub struct Writer<'c, 'p> {
     pub path: &'p str,
 }
 
-impl ImportTarget for Writer<'_, '_> {
+impl ImportTarget<'_> for Writer<'_, '_> {
     fn find(
         &mut self,
         product: &ProductId,
