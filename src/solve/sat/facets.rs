@@ -209,11 +209,12 @@ impl<'m> FacetClauses<'m> {
             return Vec::new();
         };
         let mut out = Vec::new();
+        let moved = index.moved(values);
         for p in &self.pending {
             let item = &index.items[p.item];
             if encoded[item.declarer].is_some()
                 && values[item.declarer] == item.value
-                && !index.acceptable(model, p.item, values)
+                && !index.acceptable(model, p.item, values, &moved)
             {
                 out.extend(
                     index
@@ -223,18 +224,19 @@ impl<'m> FacetClauses<'m> {
                 );
             }
         }
+        let mut affected = std::collections::BTreeSet::new();
         for &m in order {
             if values[m] == baseline[m] {
                 continue;
             }
-            for k in index.affected_by(m) {
+            affected.extend(index.affected_by(m).filter(|&k| {
                 let d = index.items[k].declarer;
-                if encoded[d].is_none()
-                    && values[d] == index.items[k].value
-                    && !index.acceptable(model, k, values)
-                {
-                    out.push(d);
-                }
+                encoded[d].is_none() && values[d] == index.items[k].value
+            }));
+        }
+        for k in affected {
+            if !index.acceptable(model, k, values, &moved) {
+                out.push(index.items[k].declarer);
             }
         }
         out.sort_unstable();

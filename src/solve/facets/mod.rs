@@ -21,6 +21,8 @@
 //! A model without section 9 items has no index ([`Model::facets`] is `None`), and nothing
 //! here costs anything.
 
+mod judge;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -81,6 +83,11 @@ pub struct FacetIndex {
     /// Products not installed that provide a capability some item requires: how a plan that
     /// installs them compares (see [`FacetIndex::install_choice`]).
     choices: BTreeMap<usize, Choice>,
+    /// Every item's term with its atoms interned, and what is remembered about the atoms.
+    compiled: Vec<judge::Compiled>,
+    atoms: judge::Atoms,
+    /// Every product's value today.
+    today: Vec<Value>,
 }
 
 /// How installing a provider compares (SPEC 9.3: `prefer` first, then the fewest added, then
@@ -181,6 +188,9 @@ impl FacetIndex {
             names: model.vars.iter().map(|v| v.product.to_string()).collect(),
             supports: Mutex::default(),
             choices: BTreeMap::new(),
+            compiled: Vec::new(),
+            atoms: judge::Atoms::default(),
+            today: model.current(),
         };
         for (p, var) in model.vars.iter().enumerate() {
             for (i, m) in var.releases.iter().enumerate() {
@@ -206,7 +216,7 @@ impl FacetIndex {
         // Kept entities' items that fail today are tolerated while what they name stays.
         let today = model.current();
         for k in 0..index.items.len() {
-            if index.items[k].value == Value::Keep && !index.holds(model, k, &today) {
+            if index.items[k].value == Value::Keep && !index.holds(model, k, &today, &[]) {
                 index.items[k].tolerated = true;
             }
         }
@@ -304,6 +314,7 @@ impl FacetIndex {
                 }
             }
             fixed.remove(&p);
+            self.compiled.push(self.atoms.compile(&term));
             self.items.push(Item {
                 declarer: p,
                 value,
@@ -323,23 +334,37 @@ impl FacetIndex {
         (0..self.items.len()).filter(|&k| self.items[k].tolerated)
     }
 
-    /// Whether tolerated item `k` is left as it is today in `state`: its declarer keeps and
-    /// every product it names is at its value of today.
+    /// The products whose value in `state` is not today's, in order.
     #[must_use]
-    pub fn as_today(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
-        let item = &self.items[k];
-        state[item.declarer] == Value::Keep
-            && self
-                .mentions(model, k)
-                .iter()
-                .all(|&q| state[q] == model.vars[q].domain[0])
+    pub fn moved(&self, state: &[Value]) -> Vec<usize> {
+        (0..state.len())
+            .filter(|&q| state[q] != self.today[q])
+            .collect()
     }
 
-    /// Whether item `k` is acceptable in `state` (its declarer at the item's value): it holds,
-    /// or it is tolerated and left as it is today.
+    /// Whether tolerated item `k` is left as it is today in `state` (which differs from today
+    /// in `moved`): its declarer keeps and no product it names moved.
     #[must_use]
-    pub fn acceptable(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
-        (self.items[k].tolerated && self.as_today(model, k, state)) || self.holds(model, k, state)
+    pub fn as_today(&self, model: &Model<'_>, k: usize, state: &[Value], moved: &[usize]) -> bool {
+        let item = &self.items[k];
+        state[item.declarer] == Value::Keep
+            && !moved
+                .iter()
+                .any(|&q| q != item.declarer && self.names(model, k, q))
+    }
+
+    /// Whether item `k` is acceptable in `state` (its declarer at the item's value; `state`
+    /// differs from today in `moved`): it holds, or it is tolerated and left as it is today.
+    #[must_use]
+    pub fn acceptable(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        state: &[Value],
+        moved: &[usize],
+    ) -> bool {
+        (self.items[k].tolerated && self.as_today(model, k, state, moved))
+            || self.holds(model, k, state, moved)
     }
 
     /// The items `p` declares under `value`.
@@ -454,11 +479,11 @@ impl FacetIndex {
     }
 
     /// Whether item `k` holds when every product `q` runs `state[q]` (its declarer at the
-    /// item's value).
+    /// item's value), `state` differing from today exactly in `moved` (sorted, no repeats):
+    /// judged by what moved (module `judge`).
     #[must_use]
-    pub fn holds(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
-        let world = self.world(model, k, state);
-        world.term_holds(self.declarer_name(k), &self.items[k].term)
+    pub fn holds(&self, model: &Model<'_>, k: usize, state: &[Value], moved: &[usize]) -> bool {
+        self.judge(model, k, state, moved)
     }
 
     /// Whether `atom` of item `k` holds by its declarer's own instances alone.
@@ -487,11 +512,16 @@ impl FacetIndex {
         world.atom_holds(self.declarer_name(k), atom)
     }
 
-    /// The items that fail when every product runs `state[q]`, among the items declared by
-    /// `p` under `state[p]` and the items of others that a move of `p` may change (their
-    /// declarers at their values in `state`): what moving `p` alone there breaks.
+    /// The items that fail when every product runs `state[q]`, `state` being today with `p`
+    /// moved, among the items declared by `p` under `state[p]` and the items of others that a
+    /// move of `p` may change: what moving `p` alone there breaks.
     #[must_use]
     pub fn broken_around(&self, model: &Model<'_>, p: usize, state: &[Value]) -> Vec<usize> {
+        let moved: Vec<usize> = if state[p] == self.today[p] {
+            Vec::new()
+        } else {
+            vec![p]
+        };
         let mut candidates: BTreeSet<usize> = self.items_of(p, state[p]).iter().copied().collect();
         candidates.extend(
             self.affected_by(p)
@@ -499,7 +529,7 @@ impl FacetIndex {
         );
         candidates
             .into_iter()
-            .filter(|&k| !self.acceptable(model, k, state))
+            .filter(|&k| !self.acceptable(model, k, state, &moved))
             .collect()
     }
 }
@@ -675,5 +705,66 @@ impl FacetIndex {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::generate::{Params, Rng, Shape, generate};
+    use crate::solve::model::Policy;
+    use crate::{environment, manifest};
+
+    /// Judging by what moved (module `judge`) says what one `World` of the declarer and every
+    /// product the item names says, on states of the capability family (product,
+    /// capability, runtime and rule atoms, nested compounds) with a few products moved.
+    #[test]
+    fn judging_by_what_moved_agrees_with_the_whole_world() {
+        let g = generate(Params {
+            products: 80,
+            releases: 8,
+            seed: 3,
+            shape: Shape::Capabilities,
+        });
+        let manifests = g
+            .manifests
+            .iter()
+            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(&g.environment, &Arc::from("e.yml"), "e").unwrap();
+        let policy = Policy {
+            pre: true,
+            allow_downgrade: true,
+            allow_install: true,
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        let index = model.facets().expect("the capability family declares items");
+        let mut rng = Rng(11);
+        let (mut judged, mut failing) = (0, 0);
+        for _ in 0..200 {
+            let mut state = model.current();
+            for _ in 0..=rng.below(4) {
+                let q = rng.below(model.vars.len());
+                let domain = &model.vars[q].domain;
+                state[q] = domain[rng.below(domain.len())];
+            }
+            let moved = index.moved(&state);
+            for k in 0..index.items.len() {
+                let item = &index.items[k];
+                if state[item.declarer] != item.value {
+                    continue;
+                }
+                let whole = index
+                    .world(&model, k, &state)
+                    .term_holds(index.declarer_name(k), &item.term);
+                assert_eq!(index.holds(&model, k, &state, &moved), whole, "item {k} {state:?}");
+                judged += 1;
+                failing += usize::from(!whole);
+            }
+        }
+        assert!(judged > 1000 && failing > 10, "{judged} judged, {failing} failing");
     }
 }
