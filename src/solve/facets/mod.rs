@@ -62,6 +62,8 @@ pub struct Item {
     rules: Vec<Rule>,
     /// A kept entity's item that fails today (see the module docs).
     pub tolerated: bool,
+    /// With rules: every product it names, worked out once ([`FacetIndex::mentions`]).
+    mentions: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// Every item of a model, indexed by declaring value and by the products they name.
@@ -88,6 +90,8 @@ pub struct FacetIndex {
     atoms: judge::Atoms,
     /// Every product's value today.
     today: Vec<Value>,
+    /// Per product: [`FacetIndex::concerned`], worked out once.
+    concerned: Vec<std::sync::OnceLock<BTreeSet<usize>>>,
 }
 
 /// How installing a provider compares (SPEC 9.3: `prefer` first, then the fewest added, then
@@ -100,6 +104,29 @@ pub struct Choice {
     /// Its place among the providers not installed of such a capability, in `group:name`
     /// order (0 for the first; the least over its capabilities).
     pub rank: usize,
+}
+
+/// An entry of `manifest` in words, after `who` declares it: `web1 (com.example:web 3.0.0)
+/// requires capability sql 8.0.0..`, `... constraint `needs a cache``.
+fn entry_words(who: &str, manifest: &Manifest, source: Source) -> String {
+    match source {
+        Source::Requires(i) => {
+            let r = &manifest.facets().requires[i];
+            let verb = if r.optional {
+                "optionally requires"
+            } else {
+                "requires"
+            };
+            format!("{who} {verb} capability {}{}", r.name, span_text(&r.range))
+        }
+        Source::Constraint(i) => {
+            let t = &manifest.facets().constraints[i];
+            match &t.description {
+                Some(d) => format!("{who} constraint `{d}`"),
+                None => format!("{who} constraint {}", crate::constraint::term_text(t)),
+            }
+        }
+    }
 }
 
 /// True when a release declares something section 9 makes an item of.
@@ -191,6 +218,9 @@ impl FacetIndex {
             compiled: Vec::new(),
             atoms: judge::Atoms::default(),
             today: model.current(),
+            concerned: (0..model.vars.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         };
         for (p, var) in model.vars.iter().enumerate() {
             for (i, m) in var.releases.iter().enumerate() {
@@ -325,6 +355,7 @@ impl FacetIndex {
                 fixed: fixed.into_iter().collect(),
                 rules,
                 tolerated: false,
+                mentions: std::sync::OnceLock::new(),
             });
         }
     }
@@ -387,17 +418,19 @@ impl FacetIndex {
 
     /// Every product (other than the declarer) whose value can change item `k`'s truth.
     #[must_use]
-    pub fn mentions(&self, model: &Model<'_>, k: usize) -> Vec<usize> {
+    pub fn mentions(&self, model: &Model<'_>, k: usize) -> &[usize] {
         let item = &self.items[k];
         if item.rules.is_empty() {
-            return item.fixed.clone();
+            return &item.fixed;
         }
-        let mut out: BTreeSet<usize> = item.fixed.iter().copied().collect();
-        for rule in &item.rules {
-            out.extend(self.support(model, rule).iter());
-        }
-        out.remove(&item.declarer);
-        out.into_iter().collect()
+        item.mentions.get_or_init(|| {
+            let mut out: BTreeSet<usize> = item.fixed.iter().copied().collect();
+            for rule in &item.rules {
+                out.extend(self.support(model, rule).iter());
+            }
+            out.remove(&item.declarer);
+            out.into_iter().collect()
+        })
     }
 
     /// The products an atom can be made true by (any of their values), the declarer's
@@ -472,7 +505,7 @@ impl FacetIndex {
     pub fn world<'m>(&'m self, model: &'m Model<'_>, k: usize, state: &[Value]) -> World<'m> {
         let item = &self.items[k];
         let mut running = self.running(model, item.declarer, item.value);
-        for q in self.mentions(model, k) {
+        for &q in self.mentions(model, k) {
             running.extend(self.running(model, q, state[q]));
         }
         World::new(running, model.runtime)
@@ -635,15 +668,51 @@ impl FacetIndex {
 
 impl FacetIndex {
     /// The products whose entities' items a move of `p` may change: `p` and the declarers of
-    /// the items that name it (or have a rule atom).
+    /// the items that name it (a rule names the products some value of which satisfies it).
     #[must_use]
-    pub fn concerned(&self, p: usize) -> BTreeSet<usize> {
-        let mut out: BTreeSet<usize> = self
-            .affected_by(p)
-            .map(|k| self.items[k].declarer)
-            .collect();
-        out.insert(p);
-        out
+    pub fn concerned(&self, model: &Model<'_>, p: usize) -> &BTreeSet<usize> {
+        self.concerned[p].get_or_init(|| {
+            let mut out: BTreeSet<usize> = self
+                .affected_by(p)
+                .filter(|&k| self.names(model, k, p))
+                .map(|k| self.items[k].declarer)
+                .collect();
+            out.insert(p);
+            out
+        })
+    }
+
+    /// Item `k` in words, for a step's reason: `web1 (com.example:web 3.0.0) requires
+    /// capability sql 8.0.0..`, `... constraint `needs a cache``.
+    #[must_use]
+    pub fn words(&self, model: &Model<'_>, item: usize) -> String {
+        let it = &self.items[item];
+        let var = &model.vars[it.declarer];
+        let manifest = &var.releases[it.release];
+        let who = format!(
+            "{} ({} {})",
+            self.declarer_name(item),
+            var.product,
+            manifest.version
+        );
+        entry_words(&who, manifest, it.source)
+    }
+
+    /// The items that fail in `state` (product by product) among those the products in
+    /// `declarers` declare at their values there.
+    #[must_use]
+    pub fn failing_at(
+        &self,
+        model: &Model<'_>,
+        state: &[Value],
+        declarers: &BTreeSet<usize>,
+    ) -> BTreeSet<usize> {
+        let moved = self.moved(state);
+        declarers
+            .iter()
+            .flat_map(|&d| self.items_of(d, state[d]).iter().copied())
+            .filter(|&k| !self.holds(model, k, state, &moved))
+            .collect()
     }
 
     /// The items that fail, entity by entity, when the environment runs `running` (each
@@ -684,23 +753,14 @@ impl FacetIndex {
             let who = format!("{entity} ({} {})", model.vars[q].product, m.version);
             for (k, r) in facets.requires.iter().enumerate() {
                 if !world.term_holds(entity, &requirement_term(r)) {
-                    let verb = if r.optional {
-                        "optionally requires"
-                    } else {
-                        "requires"
-                    };
-                    let words =
-                        format!("{who} {verb} capability {}{}", r.name, span_text(&r.range));
-                    out.insert((entity.to_owned(), q, Source::Requires(k), words));
+                    let source = Source::Requires(k);
+                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
                 }
             }
             for (k, t) in facets.constraints.iter().enumerate() {
                 if !world.term_holds(entity, t) {
-                    let words = match &t.description {
-                        Some(d) => format!("{who} constraint `{d}`"),
-                        None => format!("{who} constraint {}", crate::constraint::term_text(t)),
-                    };
-                    out.insert((entity.to_owned(), q, Source::Constraint(k), words));
+                    let source = Source::Constraint(k);
+                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
                 }
             }
         }
@@ -741,7 +801,9 @@ mod tests {
             allow_install: true,
         };
         let model = Model::build(&env, &catalog, policy, &[]);
-        let index = model.facets().expect("the capability family declares items");
+        let index = model
+            .facets()
+            .expect("the capability family declares items");
         let mut rng = Rng(11);
         let (mut judged, mut failing) = (0, 0);
         for _ in 0..200 {
@@ -760,11 +822,18 @@ mod tests {
                 let whole = index
                     .world(&model, k, &state)
                     .term_holds(index.declarer_name(k), &item.term);
-                assert_eq!(index.holds(&model, k, &state, &moved), whole, "item {k} {state:?}");
+                assert_eq!(
+                    index.holds(&model, k, &state, &moved),
+                    whole,
+                    "item {k} {state:?}"
+                );
                 judged += 1;
                 failing += usize::from(!whole);
             }
         }
-        assert!(judged > 1000 && failing > 10, "{judged} judged, {failing} failing");
+        assert!(
+            judged > 1000 && failing > 10,
+            "{judged} judged, {failing} failing"
+        );
     }
 }

@@ -219,7 +219,8 @@ impl<'m> FacetClauses<'m> {
                 out.extend(
                     index
                         .mentions(model, p.item)
-                        .into_iter()
+                        .iter()
+                        .copied()
                         .filter(|&q| encoded[q].is_none()),
                 );
             }
@@ -255,7 +256,7 @@ fn as_today(
     k: usize,
 ) -> Truth {
     let mut each = Vec::new();
-    for q in index.mentions(model, k) {
+    for &q in index.mentions(model, k) {
         let today = model.vars[q].domain[0];
         let lit = encoded[q]
             .as_ref()
@@ -285,7 +286,7 @@ pub(super) fn broken_as_today(
             .map(|i| e.lits[i])?
     };
     let mut clause = vec![!keep];
-    for q in index.mentions(model, k) {
+    for &q in index.mentions(model, k) {
         let today = model.vars[q].domain[0];
         let e = encoded[q].as_ref()?;
         match e.domain.iter().position(|&v| v == today) {
