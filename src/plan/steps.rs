@@ -12,7 +12,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::model::{Instance, Model, Violation, check};
+use super::model::{Instance, Model, Value, Violation, check};
 use crate::precedence::{self, Node};
 
 /// One change to one entity.
@@ -142,13 +142,81 @@ impl<'a> State<'a> {
     }
 }
 
+impl State<'_> {
+    /// The model's value of each product when every product's entities run one value (all
+    /// as today, or all one release); `None` when some product is half-way.
+    fn values(&self, model: &Model<'_>) -> Option<Vec<Value>> {
+        (0..model.vars.len())
+            .map(|q| self.value(model, q))
+            .collect()
+    }
+
+    /// [`State::values`] for one product.
+    fn value(&self, model: &Model<'_>, q: usize) -> Option<Value> {
+        let var = &model.vars[q];
+        let now = &self.instances[q];
+        let as_today = now.len() == var.current.len()
+            && var.current.iter().all(|c| {
+                c.entity
+                    .and_then(|e| now.get(e))
+                    .is_some_and(|i| i.version.as_str() == c.version.as_str())
+            });
+        if as_today {
+            return Some(var.domain[0]);
+        }
+        let mut versions = now.values().map(|i| i.version);
+        let first = versions.next()?;
+        if !versions.all(|v| v.as_str() == first.as_str()) {
+            return None;
+        }
+        let i = var.releases.iter().position(|m| m.version == *first)?;
+        Some(Value::Release(i))
+    }
+}
+
 /// The section 9 items applying `steps` together would break (nothing without section 9):
 /// items of the entities of the moved products and of products whose items name them.
+/// Judged product by product (`FacetIndex::failing_at`) while every product runs one value,
+/// else entity by entity over one `World` of every entity.
 fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
     let Some(index) = model.facets() else {
         return Vec::new();
     };
-    let declarers: BTreeSet<usize> = steps.iter().flat_map(|s| index.concerned(s.var)).collect();
+    let declarers: BTreeSet<usize> = steps
+        .iter()
+        .flat_map(|s| index.concerned(model, s.var).iter().copied())
+        .collect();
+    let before = state.values(model);
+    for s in steps {
+        state.apply(s);
+    }
+    // only the moved products' values change
+    let after = before.as_ref().and_then(|before| {
+        let mut after = before.clone();
+        for s in steps {
+            after[s.var] = state.value(model, s.var)?;
+        }
+        Some(after)
+    });
+    for s in steps.iter().rev() {
+        state.revert(s);
+    }
+    if let (Some(before), Some(after)) = (before, after) {
+        let was = index.failing_at(model, &before, &declarers);
+        return index
+            .failing_at(model, &after, &declarers)
+            .difference(&was)
+            .map(|&k| {
+                let d = index.items[k].declarer;
+                let mut involved = vec![d];
+                involved.extend(index.concerned(model, d).iter().copied());
+                Broken::Item {
+                    involved,
+                    words: index.words(model, k),
+                }
+            })
+            .collect();
+    }
     let before = index.failing(model, &state.running(), &declarers);
     for s in steps {
         state.apply(s);
@@ -161,7 +229,7 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
         .difference(&before)
         .map(|(_, q, _, words)| {
             let mut involved = vec![*q];
-            involved.extend(index.concerned(*q));
+            involved.extend(index.concerned(model, *q).iter().copied());
             Broken::Item {
                 involved,
                 words: words.clone(),
@@ -173,10 +241,13 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
 /// True when the moved entity, at its new release, breaks nothing with anything as things
 /// stand. Then the step adds no violation (a new one would have to involve it), so this
 /// cheap test, which builds nothing unless it fails, spares most calls to [`added`].
-fn clean(model: &Model<'_>, state: &State<'_>, step: &Move<'_>) -> bool {
-    if model.facets().is_some() {
-        return false; // section 9 items: `added` judges them
-    }
+fn clean<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> bool {
+    pairs_clean(model, state, step)
+        && (model.facets().is_none() || items_added(model, state, &[step]).is_empty())
+}
+
+/// [`clean`] for the constraints between products.
+fn pairs_clean(model: &Model<'_>, state: &State<'_>, step: &Move<'_>) -> bool {
     let p = step.var;
     let product = &model.vars[p].product;
     let one = std::slice::from_ref(&step.to);
@@ -440,7 +511,7 @@ pub fn order<'a>(
             if known_blocked[i] {
                 continue;
             }
-            if clean(model, &state, &moves[i]) {
+            if clean(model, &mut state, &moves[i]) {
                 chosen = Some(k);
                 break;
             }

@@ -209,32 +209,35 @@ impl<'m> FacetClauses<'m> {
             return Vec::new();
         };
         let mut out = Vec::new();
+        let moved = index.moved(values);
         for p in &self.pending {
             let item = &index.items[p.item];
             if encoded[item.declarer].is_some()
                 && values[item.declarer] == item.value
-                && !index.acceptable(model, p.item, values)
+                && !index.acceptable(model, p.item, values, &moved)
             {
                 out.extend(
                     index
                         .mentions(model, p.item)
-                        .into_iter()
+                        .iter()
+                        .copied()
                         .filter(|&q| encoded[q].is_none()),
                 );
             }
         }
+        let mut affected = std::collections::BTreeSet::new();
         for &m in order {
             if values[m] == baseline[m] {
                 continue;
             }
-            for k in index.affected_by(m) {
+            affected.extend(index.affected_by(m).filter(|&k| {
                 let d = index.items[k].declarer;
-                if encoded[d].is_none()
-                    && values[d] == index.items[k].value
-                    && !index.acceptable(model, k, values)
-                {
-                    out.push(d);
-                }
+                encoded[d].is_none() && values[d] == index.items[k].value
+            }));
+        }
+        for k in affected {
+            if !index.acceptable(model, k, values, &moved) {
+                out.push(index.items[k].declarer);
             }
         }
         out.sort_unstable();
@@ -253,7 +256,7 @@ fn as_today(
     k: usize,
 ) -> Truth {
     let mut each = Vec::new();
-    for q in index.mentions(model, k) {
+    for &q in index.mentions(model, k) {
         let today = model.vars[q].domain[0];
         let lit = encoded[q]
             .as_ref()
@@ -283,7 +286,7 @@ pub(super) fn broken_as_today(
             .map(|i| e.lits[i])?
     };
     let mut clause = vec![!keep];
-    for q in index.mentions(model, k) {
+    for &q in index.mentions(model, k) {
         let today = model.vars[q].domain[0];
         let e = encoded[q].as_ref()?;
         match e.domain.iter().position(|&v| v == today) {

@@ -277,10 +277,11 @@ impl Session<'_, '_, '_> {
             .map(|&(_, _, w)| w)
             .sum::<usize>()
             + self.facets.index().map_or(0, |index| {
+                let moved = index.moved(values);
                 fewest
                     .repair_items
                     .iter()
-                    .filter(|&&k| index.as_today(self.model, k, values))
+                    .filter(|&&k| index.as_today(self.model, k, values, &moved))
                     .count()
             });
         let (mut unpreferred, mut changed, mut rank, mut distance) = (0, 0, 0, 0);

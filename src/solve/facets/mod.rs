@@ -21,6 +21,8 @@
 //! A model without section 9 items has no index ([`Model::facets`] is `None`), and nothing
 //! here costs anything.
 
+mod judge;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -60,6 +62,8 @@ pub struct Item {
     rules: Vec<Rule>,
     /// A kept entity's item that fails today (see the module docs).
     pub tolerated: bool,
+    /// With rules: every product it names, worked out once ([`FacetIndex::mentions`]).
+    mentions: std::sync::OnceLock<Vec<usize>>,
 }
 
 /// Every item of a model, indexed by declaring value and by the products they name.
@@ -81,6 +85,13 @@ pub struct FacetIndex {
     /// Products not installed that provide a capability some item requires: how a plan that
     /// installs them compares (see [`FacetIndex::install_choice`]).
     choices: BTreeMap<usize, Choice>,
+    /// Every item's term with its atoms interned, and what is remembered about the atoms.
+    compiled: Vec<judge::Compiled>,
+    atoms: judge::Atoms,
+    /// Every product's value today.
+    today: Vec<Value>,
+    /// Per product: [`FacetIndex::concerned`], worked out once.
+    concerned: Vec<std::sync::OnceLock<BTreeSet<usize>>>,
 }
 
 /// How installing a provider compares (SPEC 9.3: `prefer` first, then the fewest added, then
@@ -93,6 +104,29 @@ pub struct Choice {
     /// Its place among the providers not installed of such a capability, in `group:name`
     /// order (0 for the first; the least over its capabilities).
     pub rank: usize,
+}
+
+/// An entry of `manifest` in words, after `who` declares it: `web1 (com.example:web 3.0.0)
+/// requires capability sql 8.0.0..`, `... constraint `needs a cache``.
+fn entry_words(who: &str, manifest: &Manifest, source: Source) -> String {
+    match source {
+        Source::Requires(i) => {
+            let r = &manifest.facets().requires[i];
+            let verb = if r.optional {
+                "optionally requires"
+            } else {
+                "requires"
+            };
+            format!("{who} {verb} capability {}{}", r.name, span_text(&r.range))
+        }
+        Source::Constraint(i) => {
+            let t = &manifest.facets().constraints[i];
+            match &t.description {
+                Some(d) => format!("{who} constraint `{d}`"),
+                None => format!("{who} constraint {}", crate::constraint::term_text(t)),
+            }
+        }
+    }
 }
 
 /// True when a release declares something section 9 makes an item of.
@@ -181,6 +215,12 @@ impl FacetIndex {
             names: model.vars.iter().map(|v| v.product.to_string()).collect(),
             supports: Mutex::default(),
             choices: BTreeMap::new(),
+            compiled: Vec::new(),
+            atoms: judge::Atoms::default(),
+            today: model.current(),
+            concerned: (0..model.vars.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         };
         for (p, var) in model.vars.iter().enumerate() {
             for (i, m) in var.releases.iter().enumerate() {
@@ -206,7 +246,7 @@ impl FacetIndex {
         // Kept entities' items that fail today are tolerated while what they name stays.
         let today = model.current();
         for k in 0..index.items.len() {
-            if index.items[k].value == Value::Keep && !index.holds(model, k, &today) {
+            if index.items[k].value == Value::Keep && !index.holds(model, k, &today, &[]) {
                 index.items[k].tolerated = true;
             }
         }
@@ -304,6 +344,7 @@ impl FacetIndex {
                 }
             }
             fixed.remove(&p);
+            self.compiled.push(self.atoms.compile(&term));
             self.items.push(Item {
                 declarer: p,
                 value,
@@ -314,6 +355,7 @@ impl FacetIndex {
                 fixed: fixed.into_iter().collect(),
                 rules,
                 tolerated: false,
+                mentions: std::sync::OnceLock::new(),
             });
         }
     }
@@ -323,23 +365,37 @@ impl FacetIndex {
         (0..self.items.len()).filter(|&k| self.items[k].tolerated)
     }
 
-    /// Whether tolerated item `k` is left as it is today in `state`: its declarer keeps and
-    /// every product it names is at its value of today.
+    /// The products whose value in `state` is not today's, in order.
     #[must_use]
-    pub fn as_today(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
-        let item = &self.items[k];
-        state[item.declarer] == Value::Keep
-            && self
-                .mentions(model, k)
-                .iter()
-                .all(|&q| state[q] == model.vars[q].domain[0])
+    pub fn moved(&self, state: &[Value]) -> Vec<usize> {
+        (0..state.len())
+            .filter(|&q| state[q] != self.today[q])
+            .collect()
     }
 
-    /// Whether item `k` is acceptable in `state` (its declarer at the item's value): it holds,
-    /// or it is tolerated and left as it is today.
+    /// Whether tolerated item `k` is left as it is today in `state` (which differs from today
+    /// in `moved`): its declarer keeps and no product it names moved.
     #[must_use]
-    pub fn acceptable(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
-        (self.items[k].tolerated && self.as_today(model, k, state)) || self.holds(model, k, state)
+    pub fn as_today(&self, model: &Model<'_>, k: usize, state: &[Value], moved: &[usize]) -> bool {
+        let item = &self.items[k];
+        state[item.declarer] == Value::Keep
+            && !moved
+                .iter()
+                .any(|&q| q != item.declarer && self.names(model, k, q))
+    }
+
+    /// Whether item `k` is acceptable in `state` (its declarer at the item's value; `state`
+    /// differs from today in `moved`): it holds, or it is tolerated and left as it is today.
+    #[must_use]
+    pub fn acceptable(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        state: &[Value],
+        moved: &[usize],
+    ) -> bool {
+        (self.items[k].tolerated && self.as_today(model, k, state, moved))
+            || self.holds(model, k, state, moved)
     }
 
     /// The items `p` declares under `value`.
@@ -362,17 +418,19 @@ impl FacetIndex {
 
     /// Every product (other than the declarer) whose value can change item `k`'s truth.
     #[must_use]
-    pub fn mentions(&self, model: &Model<'_>, k: usize) -> Vec<usize> {
+    pub fn mentions(&self, model: &Model<'_>, k: usize) -> &[usize] {
         let item = &self.items[k];
         if item.rules.is_empty() {
-            return item.fixed.clone();
+            return &item.fixed;
         }
-        let mut out: BTreeSet<usize> = item.fixed.iter().copied().collect();
-        for rule in &item.rules {
-            out.extend(self.support(model, rule).iter());
-        }
-        out.remove(&item.declarer);
-        out.into_iter().collect()
+        item.mentions.get_or_init(|| {
+            let mut out: BTreeSet<usize> = item.fixed.iter().copied().collect();
+            for rule in &item.rules {
+                out.extend(self.support(model, rule).iter());
+            }
+            out.remove(&item.declarer);
+            out.into_iter().collect()
+        })
     }
 
     /// The products an atom can be made true by (any of their values), the declarer's
@@ -447,18 +505,18 @@ impl FacetIndex {
     pub fn world<'m>(&'m self, model: &'m Model<'_>, k: usize, state: &[Value]) -> World<'m> {
         let item = &self.items[k];
         let mut running = self.running(model, item.declarer, item.value);
-        for q in self.mentions(model, k) {
+        for &q in self.mentions(model, k) {
             running.extend(self.running(model, q, state[q]));
         }
         World::new(running, model.runtime)
     }
 
     /// Whether item `k` holds when every product `q` runs `state[q]` (its declarer at the
-    /// item's value).
+    /// item's value), `state` differing from today exactly in `moved` (sorted, no repeats):
+    /// judged by what moved (module `judge`).
     #[must_use]
-    pub fn holds(&self, model: &Model<'_>, k: usize, state: &[Value]) -> bool {
-        let world = self.world(model, k, state);
-        world.term_holds(self.declarer_name(k), &self.items[k].term)
+    pub fn holds(&self, model: &Model<'_>, k: usize, state: &[Value], moved: &[usize]) -> bool {
+        self.judge(model, k, state, moved)
     }
 
     /// Whether `atom` of item `k` holds by its declarer's own instances alone.
@@ -487,11 +545,16 @@ impl FacetIndex {
         world.atom_holds(self.declarer_name(k), atom)
     }
 
-    /// The items that fail when every product runs `state[q]`, among the items declared by
-    /// `p` under `state[p]` and the items of others that a move of `p` may change (their
-    /// declarers at their values in `state`): what moving `p` alone there breaks.
+    /// The items that fail when every product runs `state[q]`, `state` being today with `p`
+    /// moved, among the items declared by `p` under `state[p]` and the items of others that a
+    /// move of `p` may change: what moving `p` alone there breaks.
     #[must_use]
     pub fn broken_around(&self, model: &Model<'_>, p: usize, state: &[Value]) -> Vec<usize> {
+        let moved: Vec<usize> = if state[p] == self.today[p] {
+            Vec::new()
+        } else {
+            vec![p]
+        };
         let mut candidates: BTreeSet<usize> = self.items_of(p, state[p]).iter().copied().collect();
         candidates.extend(
             self.affected_by(p)
@@ -499,7 +562,7 @@ impl FacetIndex {
         );
         candidates
             .into_iter()
-            .filter(|&k| !self.acceptable(model, k, state))
+            .filter(|&k| !self.acceptable(model, k, state, &moved))
             .collect()
     }
 }
@@ -605,15 +668,51 @@ impl FacetIndex {
 
 impl FacetIndex {
     /// The products whose entities' items a move of `p` may change: `p` and the declarers of
-    /// the items that name it (or have a rule atom).
+    /// the items that name it (a rule names the products some value of which satisfies it).
     #[must_use]
-    pub fn concerned(&self, p: usize) -> BTreeSet<usize> {
-        let mut out: BTreeSet<usize> = self
-            .affected_by(p)
-            .map(|k| self.items[k].declarer)
-            .collect();
-        out.insert(p);
-        out
+    pub fn concerned(&self, model: &Model<'_>, p: usize) -> &BTreeSet<usize> {
+        self.concerned[p].get_or_init(|| {
+            let mut out: BTreeSet<usize> = self
+                .affected_by(p)
+                .filter(|&k| self.names(model, k, p))
+                .map(|k| self.items[k].declarer)
+                .collect();
+            out.insert(p);
+            out
+        })
+    }
+
+    /// Item `k` in words, for a step's reason: `web1 (com.example:web 3.0.0) requires
+    /// capability sql 8.0.0..`, `... constraint `needs a cache``.
+    #[must_use]
+    pub fn words(&self, model: &Model<'_>, item: usize) -> String {
+        let it = &self.items[item];
+        let var = &model.vars[it.declarer];
+        let manifest = &var.releases[it.release];
+        let who = format!(
+            "{} ({} {})",
+            self.declarer_name(item),
+            var.product,
+            manifest.version
+        );
+        entry_words(&who, manifest, it.source)
+    }
+
+    /// The items that fail in `state` (product by product) among those the products in
+    /// `declarers` declare at their values there.
+    #[must_use]
+    pub fn failing_at(
+        &self,
+        model: &Model<'_>,
+        state: &[Value],
+        declarers: &BTreeSet<usize>,
+    ) -> BTreeSet<usize> {
+        let moved = self.moved(state);
+        declarers
+            .iter()
+            .flat_map(|&d| self.items_of(d, state[d]).iter().copied())
+            .filter(|&k| !self.holds(model, k, state, &moved))
+            .collect()
     }
 
     /// The items that fail, entity by entity, when the environment runs `running` (each
@@ -654,26 +753,87 @@ impl FacetIndex {
             let who = format!("{entity} ({} {})", model.vars[q].product, m.version);
             for (k, r) in facets.requires.iter().enumerate() {
                 if !world.term_holds(entity, &requirement_term(r)) {
-                    let verb = if r.optional {
-                        "optionally requires"
-                    } else {
-                        "requires"
-                    };
-                    let words =
-                        format!("{who} {verb} capability {}{}", r.name, span_text(&r.range));
-                    out.insert((entity.to_owned(), q, Source::Requires(k), words));
+                    let source = Source::Requires(k);
+                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
                 }
             }
             for (k, t) in facets.constraints.iter().enumerate() {
                 if !world.term_holds(entity, t) {
-                    let words = match &t.description {
-                        Some(d) => format!("{who} constraint `{d}`"),
-                        None => format!("{who} constraint {}", crate::constraint::term_text(t)),
-                    };
-                    out.insert((entity.to_owned(), q, Source::Constraint(k), words));
+                    let source = Source::Constraint(k);
+                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
                 }
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::generate::{Params, Rng, Shape, generate};
+    use crate::solve::model::Policy;
+    use crate::{environment, manifest};
+
+    /// Judging by what moved (module `judge`) says what one `World` of the declarer and every
+    /// product the item names says, on states of the capability family (product,
+    /// capability, runtime and rule atoms, nested compounds) with a few products moved.
+    #[test]
+    fn judging_by_what_moved_agrees_with_the_whole_world() {
+        let g = generate(Params {
+            products: 80,
+            releases: 8,
+            seed: 3,
+            shape: Shape::Capabilities,
+        });
+        let manifests = g
+            .manifests
+            .iter()
+            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(&g.environment, &Arc::from("e.yml"), "e").unwrap();
+        let policy = Policy {
+            pre: true,
+            allow_downgrade: true,
+            allow_install: true,
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        let index = model
+            .facets()
+            .expect("the capability family declares items");
+        let mut rng = Rng(11);
+        let (mut judged, mut failing) = (0, 0);
+        for _ in 0..200 {
+            let mut state = model.current();
+            for _ in 0..=rng.below(4) {
+                let q = rng.below(model.vars.len());
+                let domain = &model.vars[q].domain;
+                state[q] = domain[rng.below(domain.len())];
+            }
+            let moved = index.moved(&state);
+            for k in 0..index.items.len() {
+                let item = &index.items[k];
+                if state[item.declarer] != item.value {
+                    continue;
+                }
+                let whole = index
+                    .world(&model, k, &state)
+                    .term_holds(index.declarer_name(k), &item.term);
+                assert_eq!(
+                    index.holds(&model, k, &state, &moved),
+                    whole,
+                    "item {k} {state:?}"
+                );
+                judged += 1;
+                failing += usize::from(!whole);
+            }
+        }
+        assert!(
+            judged > 1000 && failing > 10,
+            "{judged} judged, {failing} failing"
+        );
     }
 }

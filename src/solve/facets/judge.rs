@@ -1,0 +1,192 @@
+//! Judging items fast, by what moved: a state of the model differs from today in a few
+//! products, so an existential atom (a capability some other product provides in range, a
+//! rule some other entity satisfies) is judged by counting: how many products make it true
+//! today (counted once per atom), minus the moved ones that did, plus the moved ones that do
+//! now. Each atom is judged per product and value through [`World`] over that product's
+//! instances only (remembered), so the meaning stays `constraint`'s; compounds combine the
+//! atoms' truths as `World::term_holds` does.
+
+use std::collections::BTreeMap;
+use std::sync::{Mutex, OnceLock, PoisonError};
+
+use super::FacetIndex;
+use crate::constraint::World;
+use crate::manifest::{Atom, Term, TermKind};
+use crate::solve::model::{Model, Value};
+
+/// A term with its atoms interned.
+#[derive(Clone, Debug)]
+pub(super) enum Compiled {
+    Atom(usize),
+    AnyOf(Vec<Compiled>),
+    AllOf(Vec<Compiled>),
+    NoneOf(Vec<Compiled>),
+}
+
+/// The atoms of every item, interned by their words, and what is remembered about them.
+#[derive(Debug, Default)]
+pub(super) struct Atoms {
+    pub interned: Vec<Atom>,
+    ids: BTreeMap<String, usize>,
+    /// Per atom: (product, value) -> whether that product's instances there make it true.
+    verdicts: Vec<Mutex<BTreeMap<(usize, Value), bool>>>,
+    /// Per atom: how many products make it true today.
+    today: Vec<OnceLock<usize>>,
+}
+
+impl Atoms {
+    /// `term` with its atoms interned.
+    pub fn compile(&mut self, term: &Term) -> Compiled {
+        let children = |s: &mut Self, c: &[Term]| c.iter().map(|t| s.compile(t)).collect();
+        match &term.kind {
+            TermKind::Atom(atom) => {
+                let words = crate::constraint::atom_text(atom);
+                let next = self.interned.len();
+                let id = *self.ids.entry(words).or_insert(next);
+                if id == next {
+                    self.interned.push(atom.clone());
+                    self.verdicts.push(Mutex::default());
+                    self.today.push(OnceLock::new());
+                }
+                Compiled::Atom(id)
+            }
+            TermKind::AnyOf(c) => Compiled::AnyOf(children(self, c)),
+            TermKind::AllOf(c) => Compiled::AllOf(children(self, c)),
+            TermKind::NoneOf(c) => Compiled::NoneOf(children(self, c)),
+        }
+    }
+}
+
+impl FacetIndex {
+    /// Whether atom `id` is made true by the instances of `q` under `value` alone (never
+    /// `q`'s own declaration: the products counted are other than the declarer).
+    pub(super) fn verdict(&self, model: &Model<'_>, id: usize, q: usize, value: Value) -> bool {
+        let memo = &self.atoms.verdicts[id];
+        if let Some(&v) = memo
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(q, value))
+        {
+            return v;
+        }
+        let world = World::new(self.running(model, q, value), model.runtime);
+        let v = world.atom_holds("", &self.atoms.interned[id]);
+        memo.lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((q, value), v);
+        v
+    }
+
+    /// The products that can make atom `id` true (some value of theirs): a product atom's
+    /// product, a capability's providers, every product for a rule; none for a runtime.
+    fn candidates(&self, model: &Model<'_>, id: usize) -> Vec<usize> {
+        match &self.atoms.interned[id] {
+            Atom::Product { product, .. } => {
+                model.index.get(product).copied().into_iter().collect()
+            }
+            Atom::Capability { name, .. } => self.providers.get(name).cloned().unwrap_or_default(),
+            Atom::Runtime { .. } => Vec::new(),
+            Atom::Rule(_) => (0..model.vars.len()).collect(),
+        }
+    }
+
+    /// How many products make atom `id` true today.
+    fn today_count(&self, model: &Model<'_>, id: usize) -> usize {
+        *self.atoms.today[id].get_or_init(|| {
+            self.candidates(model, id)
+                .into_iter()
+                .filter(|&q| self.verdict(model, id, q, self.today[q]))
+                .count()
+        })
+    }
+
+    /// Whether item `k` holds in `state`, which differs from today exactly in `moved` (its
+    /// declarer at the item's value).
+    pub(super) fn judge(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        state: &[Value],
+        moved: &[usize],
+    ) -> bool {
+        self.judge_term(model, k, &self.compiled[k], state, moved)
+    }
+
+    fn judge_term(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        term: &Compiled,
+        state: &[Value],
+        moved: &[usize],
+    ) -> bool {
+        let holds = |t: &Compiled| self.judge_term(model, k, t, state, moved);
+        match term {
+            Compiled::Atom(id) => self.judge_atom(model, k, *id, state, moved),
+            Compiled::AnyOf(c) => c.iter().any(holds),
+            Compiled::AllOf(c) => c.iter().all(holds),
+            Compiled::NoneOf(c) => !c.iter().any(holds),
+        }
+    }
+
+    fn judge_atom(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        id: usize,
+        state: &[Value],
+        moved: &[usize],
+    ) -> bool {
+        let atom = &self.atoms.interned[id];
+        let d = self.items[k].declarer;
+        if self.atom_by_declarer(model, k, atom) {
+            return true;
+        }
+        match atom {
+            Atom::Runtime { .. } => false, // the declarer's world has the runtime: decided above
+            Atom::Product { product, .. } => model
+                .index
+                .get(product)
+                .is_some_and(|&q| q != d && self.verdict(model, id, q, state[q])),
+            Atom::Capability { .. } | Atom::Rule(_) => {
+                let candidates = match atom {
+                    Atom::Capability { name, .. } => self.providers.get(name).map(Vec::as_slice),
+                    _ => None,
+                };
+                let candidate = |q: usize| candidates.is_none_or(|c| c.binary_search(&q).is_ok());
+                // products other than the declarer that make it true in `state`
+                let mut count = self.today_count(model, id);
+                let mut drop = |q: usize| {
+                    if candidate(q) && self.verdict(model, id, q, self.today[q]) {
+                        count -= 1;
+                    }
+                };
+                drop(d);
+                for &q in moved.iter().filter(|&&q| q != d) {
+                    drop(q);
+                }
+                let added = moved
+                    .iter()
+                    .filter(|&&q| q != d && candidate(q))
+                    .any(|&q| self.verdict(model, id, q, state[q]));
+                count > 0 || added
+            }
+        }
+    }
+
+    /// Whether a move of `q` may change item `k`: `q` is a product it names, or one some
+    /// value of which satisfies a rule in it.
+    pub(super) fn names(&self, model: &Model<'_>, k: usize, q: usize) -> bool {
+        let item = &self.items[k];
+        if item.fixed.binary_search(&q).is_ok() {
+            return true;
+        }
+        item.rules.iter().any(|rule| {
+            let id = self.atoms.ids[&crate::constraint::atom_text(&Atom::Rule(rule.clone()))];
+            let var = &model.vars[q];
+            std::iter::once(var.domain[0])
+                .chain((0..var.releases.len()).map(Value::Release))
+                .any(|v| self.verdict(model, id, q, v))
+        })
+    }
+}
