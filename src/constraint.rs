@@ -372,6 +372,28 @@ pub fn span_text(range: &Range) -> String {
     }
 }
 
+/// A range after a name: ` >=1.0.0, <=1.x.x`, or nothing for an open range.
+#[must_use]
+pub fn range_words(range: &Range) -> String {
+    if range.minimum.is_none() && range.maximum.is_none() {
+        String::new()
+    } else {
+        format!(" {range}")
+    }
+}
+
+/// A capability requirement in words: `requires capability sql >=8.0.0`, `optionally
+/// requires capability cache` (findings and step reasons say it so).
+#[must_use]
+pub fn requirement_text(r: &CapabilityRequirement) -> String {
+    let verb = if r.optional {
+        "optionally requires"
+    } else {
+        "requires"
+    };
+    format!("{verb} capability {}{}", r.name, range_words(&r.range))
+}
+
 /// An atom in words: `com.example:redis 6.0.0..7.x.x`, `capability cache`, `rule 'x'`.
 #[must_use]
 pub fn atom_text(atom: &Atom) -> String {

@@ -113,6 +113,15 @@ impl<'a> Var<'a> {
         !self.current.is_empty()
     }
 
+    /// Every manifest the product could run: its entities' releases, then every catalog
+    /// release.
+    pub fn every_manifest(&self) -> impl Iterator<Item = &'a Manifest> + '_ {
+        self.current
+            .iter()
+            .filter_map(|c| c.manifest)
+            .chain(self.releases.iter().map(AsRef::as_ref))
+    }
+
     /// The instances the product runs under `value`.
     #[must_use]
     pub fn instances(&self, value: Value) -> Vec<Instance<'a>> {
@@ -696,12 +705,7 @@ fn installable(catalog: &dyn Releases, products: &mut BTreeSet<ProductId>) {
 fn neighbors(vars: &[Var<'_>], index: &BTreeMap<ProductId, usize>) -> Vec<Vec<usize>> {
     let mut neighbors: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); vars.len()];
     for (i, var) in vars.iter().enumerate() {
-        let manifests = var
-            .current
-            .iter()
-            .filter_map(|c| c.manifest)
-            .chain(var.releases.iter().map(AsRef::as_ref));
-        for m in manifests {
+        for m in var.every_manifest() {
             let related = m
                 .dependencies
                 .iter()

@@ -4,22 +4,13 @@
 
 use std::sync::Arc;
 
-use crate::constraint::Need;
+use crate::constraint::{Need, range_words, requirement_text};
 use crate::diagnostic::FileLocation;
 use crate::finding::{Code, Finding};
 use crate::manifest::{CapabilityRequirement, Manifest, RuntimeRequirement, Term};
 use crate::range::Range;
 
 use super::{Check, EntityChecker};
-
-/// `>=1.0.0, <=1.x.x` after a space, or nothing for an open range.
-fn range_words(range: &Range) -> String {
-    if range.minimum.is_none() && range.maximum.is_none() {
-        String::new()
-    } else {
-        format!(" {range}")
-    }
-}
 
 impl EntityChecker<'_> {
     /// A finding about a section 9 entry of `manifest`, with its range.
@@ -40,12 +31,7 @@ impl EntityChecker<'_> {
     }
 
     pub(super) fn capability(&self, manifest: &Manifest, r: &CapabilityRequirement) -> Check {
-        let verb = if r.optional {
-            "optionally requires"
-        } else {
-            "requires"
-        };
-        let constraint = format!("{verb} capability {}{}", r.name, range_words(&r.range));
+        let constraint = requirement_text(r);
         let entry = (r.name.as_str(), &r.range, r.location);
         let who = self.who(manifest);
         let mut findings = Vec::new();

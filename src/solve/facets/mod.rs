@@ -27,7 +27,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::model::{Model, Value};
-use crate::constraint::{Need, Running, World, span_text};
+use crate::constraint::{Need, Running, World, requirement_text};
 use crate::diagnostic::FileLocation;
 use crate::finding::{Code, Finding};
 use crate::manifest::{Atom, CapabilityRequirement, Facets, Manifest, Term, TermKind};
@@ -111,13 +111,7 @@ pub struct Choice {
 fn entry_words(who: &str, manifest: &Manifest, source: Source) -> String {
     match source {
         Source::Requires(i) => {
-            let r = &manifest.facets().requires[i];
-            let verb = if r.optional {
-                "optionally requires"
-            } else {
-                "requires"
-            };
-            format!("{who} {verb} capability {}{}", r.name, span_text(&r.range))
+            format!("{who} {}", requirement_text(&manifest.facets().requires[i]))
         }
         Source::Constraint(i) => {
             let t = &manifest.facets().constraints[i];
@@ -192,12 +186,7 @@ impl FacetIndex {
         }
         let mut providers: BTreeMap<String, BTreeSet<usize>> = BTreeMap::new();
         for (q, var) in model.vars.iter().enumerate() {
-            let manifests = var
-                .current
-                .iter()
-                .filter_map(|c| c.manifest)
-                .chain(var.releases.iter().map(AsRef::as_ref));
-            for m in manifests {
+            for m in var.every_manifest() {
                 for p in &m.facets().provides {
                     providers.entry(p.name.clone()).or_default().insert(q);
                 }
@@ -604,12 +593,7 @@ impl FacetIndex {
         match item.source {
             Source::Requires(i) => {
                 let r = &manifest.facets().requires[i];
-                let verb = if r.optional {
-                    "optionally requires"
-                } else {
-                    "requires"
-                };
-                let constraint = format!("{verb} capability {}{}", r.name, span_text(&r.range));
+                let constraint = requirement_text(r);
                 let with_range = |mut f: Finding| {
                     f.dependency_name = Some(r.name.clone());
                     f.minimum = r.range.minimum.as_ref().map(ToString::to_string);
