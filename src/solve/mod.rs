@@ -16,6 +16,7 @@
 //!
 //! **Invariant:** nothing here touches the file system, a database, clap or indicatif.
 
+pub mod candidates;
 pub mod conflict;
 pub mod dfs;
 pub mod explain;

@@ -21,15 +21,14 @@
 //! A model without section 9 items has no index ([`Model::facets`] is `None`), and nothing
 //! here costs anything.
 
+mod breaks;
 mod judge;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::model::{Model, Value};
-use crate::constraint::{Need, Running, World, requirement_text};
-use crate::diagnostic::FileLocation;
-use crate::finding::{Code, Finding};
+use crate::constraint::{Running, World};
 use crate::manifest::{Atom, CapabilityRequirement, Facets, Manifest, Term, TermKind};
 use crate::range::Range;
 use crate::rule::{Rule, Subject};
@@ -104,23 +103,6 @@ pub struct Choice {
     /// Its place among the providers not installed of such a capability, in `group:name`
     /// order (0 for the first; the least over its capabilities).
     pub rank: usize,
-}
-
-/// An entry of `manifest` in words, after `who` declares it: `web1 (com.example:web 3.0.0)
-/// requires capability sql 8.0.0..`, `... constraint `needs a cache``.
-fn entry_words(who: &str, manifest: &Manifest, source: Source) -> String {
-    match source {
-        Source::Requires(i) => {
-            format!("{who} {}", requirement_text(&manifest.facets().requires[i]))
-        }
-        Source::Constraint(i) => {
-            let t = &manifest.facets().constraints[i];
-            match &t.description {
-                Some(d) => format!("{who} constraint `{d}`"),
-                None => format!("{who} constraint {}", crate::constraint::term_text(t)),
-            }
-        }
-    }
 }
 
 /// True when a release declares something section 9 makes an item of.
@@ -553,202 +535,6 @@ impl FacetIndex {
             .into_iter()
             .filter(|&k| !self.acceptable(model, k, state, &moved))
             .collect()
-    }
-}
-
-impl FacetIndex {
-    /// Item `k` broken when every product runs `state[q]`, as findings of SPEC 9.3's codes
-    /// (`missing-capability`, one `capability-out-of-range` per provider, or
-    /// `unsatisfied-constraint` naming the smallest failing part), worded for a state that
-    /// would be: `upgrades`' `blocked_by`. `runner` is the entity named for an item of a
-    /// release the product would move to.
-    #[must_use]
-    pub fn findings(
-        &self,
-        model: &Model<'_>,
-        k: usize,
-        state: &[Value],
-        runner: Option<&str>,
-    ) -> Vec<Finding> {
-        let item = &self.items[k];
-        let var = &model.vars[item.declarer];
-        let manifest: &Manifest = &var.releases[item.release];
-        let world = self.world(model, k, state);
-        let name = self.declarer_name(k);
-        let who = match &item.entity {
-            Some(entity) => format!("{entity} ({} {})", var.product, manifest.version),
-            None => format!("{} {}", var.product, manifest.version),
-        };
-        let base = |code, message: String, detail: String, at| {
-            let mut f = Finding::new(code, message, detail);
-            f.entity = item.entity.clone().or_else(|| runner.map(str::to_owned));
-            f.product = Some(var.product.clone());
-            f.version = Some(manifest.version.to_string());
-            f.location = Some(FileLocation {
-                file: Arc::clone(&manifest.file),
-                location: at,
-            });
-            f
-        };
-        match item.source {
-            Source::Requires(i) => {
-                let r = &manifest.facets().requires[i];
-                let constraint = requirement_text(r);
-                let with_range = |mut f: Finding| {
-                    f.dependency_name = Some(r.name.clone());
-                    f.minimum = r.range.minimum.as_ref().map(ToString::to_string);
-                    f.maximum = r.range.maximum.as_ref().map(ToString::to_string);
-                    f.optional = Some(r.optional);
-                    f
-                };
-                match world.capability_need(name, r) {
-                    Need::NoProvider => vec![with_range(base(
-                        Code::MissingCapability,
-                        format!("{who} {constraint}, which no entity would provide"),
-                        constraint.clone(),
-                        r.location,
-                    ))],
-                    Need::OutOfRange(providers) => providers
-                        .into_iter()
-                        .map(|(entity, version)| {
-                            let what = version.map_or_else(
-                                || "would provide it without a version".to_owned(),
-                                |v| format!("would provide {v}, outside the range"),
-                            );
-                            let mut f = with_range(base(
-                                Code::CapabilityOutOfRange,
-                                format!("{who} {constraint}; {entity} {what}"),
-                                constraint.clone(),
-                                r.location,
-                            ));
-                            f.found = version.map(ToString::to_string);
-                            f.found_entity = Some(entity.to_owned());
-                            f
-                        })
-                        .collect(),
-                    _ => Vec::new(),
-                }
-            }
-            Source::Constraint(i) => {
-                let term = &manifest.facets().constraints[i];
-                let Some(part) = world.term_failure(name, term) else {
-                    return Vec::new();
-                };
-                let quoted = term
-                    .description
-                    .as_ref()
-                    .map(|d| format!(" `{d}`"))
-                    .unwrap_or_default();
-                vec![base(
-                    Code::UnsatisfiedConstraint,
-                    format!("{who} constraint{quoted} would not hold: {part}"),
-                    format!("constraint{quoted} does not hold: {part}"),
-                    term.location,
-                )]
-            }
-        }
-    }
-}
-
-impl FacetIndex {
-    /// The products whose entities' items a move of `p` may change: `p` and the declarers of
-    /// the items that name it (a rule names the products some value of which satisfies it).
-    #[must_use]
-    pub fn concerned(&self, model: &Model<'_>, p: usize) -> &BTreeSet<usize> {
-        self.concerned[p].get_or_init(|| {
-            let mut out: BTreeSet<usize> = self
-                .affected_by(p)
-                .filter(|&k| self.names(model, k, p))
-                .map(|k| self.items[k].declarer)
-                .collect();
-            out.insert(p);
-            out
-        })
-    }
-
-    /// Item `k` in words, for a step's reason: `web1 (com.example:web 3.0.0) requires
-    /// capability sql 8.0.0..`, `... constraint `needs a cache``.
-    #[must_use]
-    pub fn words(&self, model: &Model<'_>, item: usize) -> String {
-        let it = &self.items[item];
-        let var = &model.vars[it.declarer];
-        let manifest = &var.releases[it.release];
-        let who = format!(
-            "{} ({} {})",
-            self.declarer_name(item),
-            var.product,
-            manifest.version
-        );
-        entry_words(&who, manifest, it.source)
-    }
-
-    /// The items that fail in `state` (product by product) among those the products in
-    /// `declarers` declare at their values there.
-    #[must_use]
-    pub fn failing_at(
-        &self,
-        model: &Model<'_>,
-        state: &[Value],
-        declarers: &BTreeSet<usize>,
-    ) -> BTreeSet<usize> {
-        let moved = self.moved(state);
-        declarers
-            .iter()
-            .flat_map(|&d| self.items_of(d, state[d]).iter().copied())
-            .filter(|&k| !self.holds(model, k, state, &moved))
-            .collect()
-    }
-
-    /// The items that fail, entity by entity, when the environment runs `running` (each
-    /// entity of each product by name, as a rolling upgrade has them half-way: a product may
-    /// run two releases), among the entities of the products in `declarers`: (entity, its
-    /// product, the entry, the entry in words), sorted. Judged in one [`World`] of every
-    /// entity.
-    #[must_use]
-    pub fn failing<'a>(
-        &self,
-        model: &Model<'_>,
-        running: &[(
-            usize,
-            &'a str,
-            &'a crate::version::Version,
-            Option<&'a Manifest>,
-        )],
-        declarers: &BTreeSet<usize>,
-    ) -> BTreeSet<(String, usize, Source, String)> {
-        let world = World::new(
-            running
-                .iter()
-                .map(|&(q, entity, version, manifest)| Running {
-                    entity,
-                    product: &model.vars[q].product,
-                    version,
-                    facets: manifest.map_or(Facets::none(), Manifest::facets),
-                })
-                .collect(),
-            model.runtime,
-        );
-        let mut out = BTreeSet::new();
-        for &(q, entity, _, manifest) in running {
-            let Some(m) = manifest.filter(|m| declares_items(m) && declarers.contains(&q)) else {
-                continue;
-            };
-            let facets = m.facets();
-            let who = format!("{entity} ({} {})", model.vars[q].product, m.version);
-            for (k, r) in facets.requires.iter().enumerate() {
-                if !world.term_holds(entity, &requirement_term(r)) {
-                    let source = Source::Requires(k);
-                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
-                }
-            }
-            for (k, t) in facets.constraints.iter().enumerate() {
-                if !world.term_holds(entity, t) {
-                    let source = Source::Constraint(k);
-                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
-                }
-            }
-        }
-        out
     }
 }
 

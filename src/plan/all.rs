@@ -1,0 +1,89 @@
+//! `--all` (SPEC section 7): every installed product as new as a valid state allows, decided
+//! product by product, and the products it installs chosen by the plan's objective.
+
+use super::{Asker, Reporter};
+use crate::solve::{Fewest, Outcome, Value};
+
+/// `--all`: each installed product, in order, as new as a valid state allows with the ones
+/// before it held. One question per improvement: "a valid state with this product newer than
+/// where it is now?", until the engine proves there is none.
+pub(super) fn maximize_all(
+    asker: Asker<'_, '_, '_>,
+    mut baseline: Vec<Value>,
+    complete: &mut bool,
+    reporter: &mut Reporter,
+) -> Vec<Value> {
+    let model = asker.model;
+    for p in 0..model.vars.len() {
+        reporter.tick("deciding products", p, model.vars.len());
+        let var = &model.vars[p];
+        if !var.installed() {
+            continue;
+        }
+        loop {
+            let now = var.version(baseline[p]);
+            // Better than where the baseline has it: newer (anything is newer than a
+            // non-orderable version), or, while it is still kept, the installed version
+            // itself when its entities lag behind it (the domain holds that value only then).
+            let better = |v: Value| {
+                let Some(c) = var.version(v) else {
+                    return false;
+                };
+                let newer = now.is_none_or(|n| !n.is_orderable() || c > n);
+                let aligning = baseline[p] == Value::Keep && Some(c) == var.installed_version();
+                v != baseline[p] && (newer || aligning)
+            };
+            let mut candidates: Vec<Value> = model.base[p]
+                .iter()
+                .copied()
+                .filter(|&v| matches!(v, Value::Release(_)) && better(v))
+                .collect();
+            if candidates.is_empty() {
+                break;
+            }
+            candidates.sort_by(|a, b| b.cmp(a)); // release index order is version order
+            match asker.restricted(&baseline, vec![(p, candidates)], p, None) {
+                Outcome::Found(values) => baseline = values,
+                Outcome::Infeasible => break,
+                // out of time: what is decided stands, the rest keeps its baseline
+                Outcome::Cut(found) => {
+                    *complete = false;
+                    if let Some(values) = found {
+                        baseline = values;
+                    }
+                    break;
+                }
+            }
+        }
+    }
+    choose_installs(asker, baseline, complete)
+}
+
+/// With the installed products where `--all` decided them, the products it installs chosen
+/// by the plan's objective (SPEC 9.3 for providers: `prefer` first, then the fewest added,
+/// then `group:name` order, at the newest release the rest allows): the questions above ask
+/// only for a valid state, so which product filled a need was the search's choice.
+fn choose_installs(
+    asker: Asker<'_, '_, '_>,
+    values: Vec<Value>,
+    complete: &mut bool,
+) -> Vec<Value> {
+    let model = asker.model;
+    let installs =
+        (0..model.vars.len()).any(|p| !model.vars[p].installed() && values[p] != Value::Absent);
+    if !installs || !*complete {
+        return values;
+    }
+    let fixed: Vec<(usize, Value)> = (0..model.vars.len())
+        .filter(|&p| model.vars[p].installed())
+        .map(|p| (p, values[p]))
+        .collect();
+    match asker.ask(asker.current, &fixed, 0, Some(Fewest::default())) {
+        Outcome::Found(chosen) => chosen,
+        Outcome::Infeasible => values, // cannot be: `values` is such a state
+        Outcome::Cut(_) => {
+            *complete = false;
+            values
+        }
+    }
+}
