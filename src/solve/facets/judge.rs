@@ -32,6 +32,8 @@ pub(super) struct Atoms {
     verdicts: Vec<Mutex<BTreeMap<(usize, Value), bool>>>,
     /// Per atom: how many products make it true today.
     today: Vec<OnceLock<usize>>,
+    /// Per atom: the products some value of which makes it true (asked for rules only).
+    support: Vec<OnceLock<Vec<usize>>>,
 }
 
 impl Atoms {
@@ -47,6 +49,7 @@ impl Atoms {
                     self.interned.push(atom.clone());
                     self.verdicts.push(Mutex::default());
                     self.today.push(OnceLock::new());
+                    self.support.push(OnceLock::new());
                 }
                 Compiled::Atom(id)
             }
@@ -174,19 +177,46 @@ impl FacetIndex {
         }
     }
 
+    /// The id of an atom some item has.
+    pub(super) fn atom_id(&self, atom: &Atom) -> usize {
+        self.atoms.ids[&crate::constraint::atom_text(atom)]
+    }
+
+    /// Whether some value of `q` (as today, or any release) makes atom `id` true.
+    fn satisfiable_by(&self, model: &Model<'_>, id: usize, q: usize) -> bool {
+        let var = &model.vars[q];
+        std::iter::once(var.domain[0])
+            .chain((0..var.releases.len()).map(Value::Release))
+            .any(|v| self.verdict(model, id, q, v))
+    }
+
+    /// The products some value of which satisfies `rule`, worked out once per model (a rule
+    /// is evaluated on every release once).
+    pub(super) fn support(&self, model: &Model<'_>, rule: &crate::rule::Rule) -> &[usize] {
+        let id = self.atom_id(&Atom::Rule(rule.clone()));
+        self.atoms.support[id].get_or_init(|| {
+            (0..model.vars.len())
+                .filter(|&q| self.satisfiable_by(model, id, q))
+                .collect()
+        })
+    }
+
     /// Whether a move of `q` may change item `k`: `q` is a product it names, or one some
     /// value of which satisfies a rule in it.
     pub(super) fn names(&self, model: &Model<'_>, k: usize, q: usize) -> bool {
         let item = &self.items[k];
-        if item.fixed.binary_search(&q).is_ok() {
-            return true;
-        }
-        item.rules.iter().any(|rule| {
-            let id = self.atoms.ids[&crate::constraint::atom_text(&Atom::Rule(rule.clone()))];
-            let var = &model.vars[q];
-            std::iter::once(var.domain[0])
-                .chain((0..var.releases.len()).map(Value::Release))
-                .any(|v| self.verdict(model, id, q, v))
-        })
+        item.fixed.binary_search(&q).is_ok()
+            || item
+                .rules
+                .iter()
+                .any(|rule| self.support(model, rule).binary_search(&q).is_ok())
+    }
+
+    /// Whether `atom` (of some item) is made true by the instances of `q` under `value`
+    /// alone: the atoms are existential over entities, and a product atom is about one
+    /// product only.
+    #[must_use]
+    pub fn made_true_by(&self, model: &Model<'_>, atom: &Atom, q: usize, value: Value) -> bool {
+        self.verdict(model, self.atom_id(atom), q, value)
     }
 }

@@ -25,13 +25,12 @@ mod breaks;
 mod judge;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex, PoisonError};
 
 use super::model::{Model, Value};
 use crate::constraint::{Running, World};
 use crate::manifest::{Atom, CapabilityRequirement, Facets, Manifest, Term, TermKind};
 use crate::range::Range;
-use crate::rule::{Rule, Subject};
+use crate::rule::Rule;
 
 /// Which entry of a release an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -78,9 +77,6 @@ pub struct FacetIndex {
     providers: BTreeMap<String, Vec<usize>>,
     /// Per product: its `group:name` text, the name a planned instance runs under.
     names: Vec<String>,
-    /// Rule text -> the products some value of which satisfies it (worked out when first
-    /// needed: it evaluates the rule on every release).
-    supports: Mutex<BTreeMap<String, Arc<[usize]>>>,
     /// Products not installed that provide a capability some item requires: how a plan that
     /// installs them compares (see [`FacetIndex::install_choice`]).
     choices: BTreeMap<usize, Choice>,
@@ -184,7 +180,6 @@ impl FacetIndex {
                 .map(|(k, v)| (k, v.into_iter().collect()))
                 .collect(),
             names: model.vars.iter().map(|v| v.product.to_string()).collect(),
-            supports: Mutex::default(),
             choices: BTreeMap::new(),
             compiled: Vec::new(),
             atoms: judge::Atoms::default(),
@@ -418,45 +413,6 @@ impl FacetIndex {
         }
     }
 
-    /// The products some value of which satisfies `rule`, worked out once per model.
-    fn support(&self, model: &Model<'_>, rule: &Rule) -> Arc<[usize]> {
-        let key = rule.to_string();
-        if let Some(found) = self
-            .supports
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-        {
-            return Arc::clone(found);
-        }
-        let support: Arc<[usize]> = (0..model.vars.len())
-            .filter(|&q| {
-                let var = &model.vars[q];
-                let kept = var
-                    .current
-                    .iter()
-                    .map(|c| (c.version, c.manifest, c.entity));
-                let planned = var
-                    .releases
-                    .iter()
-                    .map(|m| (&m.version, Some(m.as_ref()), None));
-                kept.chain(planned).any(|(version, manifest, entity)| {
-                    rule.holds_for(&Subject {
-                        properties: &manifest.map_or(Facets::none(), Manifest::facets).properties,
-                        product: &self.names[q],
-                        version: version.as_str(),
-                        entity: entity.unwrap_or(&self.names[q]),
-                    })
-                })
-            })
-            .collect();
-        self.supports
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(key, Arc::clone(&support));
-        support
-    }
-
     /// The running instances of `q` under `value`, as section 9's atoms see them.
     pub fn running<'m>(&'m self, model: &'m Model<'_>, q: usize, value: Value) -> Vec<Running<'m>> {
         let var = &model.vars[q];
@@ -498,21 +454,6 @@ impl FacetIndex {
             self.running(model, item.declarer, item.value),
             model.runtime,
         );
-        world.atom_holds(self.declarer_name(k), atom)
-    }
-
-    /// Whether `atom` of item `k` holds by the instances of `q` under `value` alone (the
-    /// atoms are existential over entities, and a product atom is about one product only).
-    #[must_use]
-    pub fn atom_by(
-        &self,
-        model: &Model<'_>,
-        k: usize,
-        atom: &Atom,
-        q: usize,
-        value: Value,
-    ) -> bool {
-        let world = World::new(self.running(model, q, value), model.runtime);
         world.atom_holds(self.declarer_name(k), atom)
     }
 

@@ -183,7 +183,7 @@ impl<'m> FacetClauses<'m> {
                 continue; // only named products that cannot make it true are left unencoded
             };
             for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                if index.atom_by(model, k, atom, q, v) {
+                if index.made_true_by(model, atom, q, v) {
                     lits.push(l);
                 }
             }
