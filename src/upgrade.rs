@@ -242,10 +242,17 @@ fn examine(
     let candidates = candidates(model, p);
     let version = |v: Value| var.version(v).map(ToString::to_string);
     let latest = candidates.first().copied();
-    let safe = candidates
-        .iter()
-        .copied()
-        .find(|&c| safe_alone_at(model, p, c));
+    // What `latest` breaks alone is asked once: it decides whether `latest` is safe, and it
+    // is `blocked_by` when it is not.
+    let breaks = latest.map(|l| (alone(model, p, l), alone_items(model, p, l)));
+    let safe = match (&breaks, latest) {
+        (Some((pairs, items)), Some(l)) if pairs.is_empty() && items.is_empty() => Some(l),
+        _ => candidates
+            .iter()
+            .skip(1)
+            .copied()
+            .find(|&c| safe_alone_at(model, p, c)),
+    };
     let mut upgrade = Upgrade {
         product: var.product.clone(),
         installed: var
@@ -266,7 +273,7 @@ fn examine(
     if var.operator.pin.contains(&var.product) {
         return (pinned(model, p, upgrade), None);
     }
-    let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
+    let (Some(latest), Some((pairs, items))) = (latest.filter(|&l| Some(l) != safe), breaks) else {
         return (upgrade, None);
     };
     // A constraint the candidate itself declares is declared by the entity that would run it.
@@ -276,7 +283,7 @@ fn examine(
         .filter_map(|c| c.entity)
         .min()
         .map(str::to_owned);
-    upgrade.blocked_by = alone(model, p, latest)
+    upgrade.blocked_by = pairs
         .iter()
         .map(|c| {
             let mut f = finding(c);
@@ -289,7 +296,7 @@ fn examine(
     if let Some(index) = model.facets() {
         let mut state = current.to_vec();
         state[p] = latest;
-        for k in alone_items(model, p, latest) {
+        for k in items {
             upgrade
                 .blocked_by
                 .extend(index.findings(model, k, &state, runner.as_deref()));
