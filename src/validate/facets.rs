@@ -131,25 +131,9 @@ impl EntityChecker<'_> {
         self.check(constraint, findings)
     }
 
-    /// A finding naming the entity that runs the release, located at its entry.
-    fn release_finding(&self, manifest: &Manifest, code: Code, why: &str) -> Finding {
-        let entity = self.entity;
-        let mut f = Finding::new(
-            code,
-            format!(
-                "{} runs {} {}, which is {why}",
-                entity.name, entity.product, entity.version
-            ),
-            why,
-        );
-        f.entity = Some(entity.name.clone());
-        f.product = Some(manifest.product.clone());
-        f.version = Some(entity.version.to_string());
-        f.location = Some(FileLocation {
-            file: Arc::clone(self.env_file),
-            location: entity.location,
-        });
-        f
+    /// A finding about the release the entity runs (`... which is {why}`).
+    fn release_finding(&self, code: Code, why: &str) -> Finding {
+        self.entity_finding(code, &format!("is {why}"), why)
     }
 
     pub(super) fn excluded(&self, manifest: &Manifest) -> Check {
@@ -166,7 +150,7 @@ impl EntityChecker<'_> {
                     .map(|r| format!(" ({r})"))
                     .unwrap_or_default();
                 let why = format!("excluded by policy{reason} at {}", e.location);
-                self.release_finding(manifest, Code::ExcludedRelease, &why)
+                self.release_finding(Code::ExcludedRelease, &why)
             })
             .into_iter()
             .collect();
@@ -181,7 +165,7 @@ impl EntityChecker<'_> {
                 Some(reason) => format!("deprecated: {reason}"),
                 None => "deprecated".to_owned(),
             };
-            let mut f = self.release_finding(manifest, Code::DeprecatedRelease, &why);
+            let mut f = self.release_finding(Code::DeprecatedRelease, &why);
             f.location = Some(FileLocation {
                 file: Arc::clone(&manifest.file),
                 location: d.location,

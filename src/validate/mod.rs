@@ -244,21 +244,11 @@ impl EntityChecker<'_> {
     fn checks(&self, catalog: &Catalog) -> Vec<Check> {
         let entity = self.entity;
         let Some(manifest) = catalog.release(&entity.product, &entity.version) else {
-            let mut finding = Finding::new(
+            let finding = self.entity_finding(
                 Code::UnknownRelease,
-                format!(
-                    "{} runs {} {}, which has no manifest in the catalog",
-                    entity.name, entity.product, entity.version
-                ),
+                "has no manifest in the catalog",
                 "release has no manifest in the catalog",
             );
-            finding.entity = Some(entity.name.clone());
-            finding.product = Some(entity.product.clone());
-            finding.version = Some(entity.version.to_string());
-            finding.location = Some(FileLocation {
-                file: Arc::clone(self.env_file),
-                location: entity.location,
-            });
             return vec![self.check("release is in the catalog".into(), vec![finding])];
         };
         let mut checks = vec![self.check("release is in the catalog".into(), Vec::new())];
@@ -303,6 +293,28 @@ impl EntityChecker<'_> {
             checks.push(self.deprecated(manifest));
         }
         checks
+    }
+
+    /// A finding about the entity itself (`web-1 runs com.example:web 2.3.0, which
+    /// {which}`), located at its entry in the environment file.
+    fn entity_finding(&self, code: Code, which: &str, detail: &str) -> Finding {
+        let entity = self.entity;
+        let mut f = Finding::new(
+            code,
+            format!(
+                "{} runs {} {}, which {which}",
+                entity.name, entity.product, entity.version
+            ),
+            detail,
+        );
+        f.entity = Some(entity.name.clone());
+        f.product = Some(entity.product.clone());
+        f.version = Some(entity.version.to_string());
+        f.location = Some(FileLocation {
+            file: Arc::clone(self.env_file),
+            location: entity.location,
+        });
+        f
     }
 
     fn check(&self, constraint: String, findings: Vec<Finding>) -> Check {
