@@ -21,6 +21,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::diagnostic::{InputError, Location, Spanned};
+use crate::instance::Placement;
 use crate::manifest::facets::check_name;
 use crate::policy::{self, Policy};
 use crate::product::ProductId;
@@ -52,6 +53,8 @@ pub struct Entity {
     pub product: ProductId,
     pub version: Version,
     pub state: State,
+    /// Section 10: namespace, labels and bindings (empty without them).
+    pub placement: Placement,
     /// Where the entity's entry starts in the environment file.
     pub location: Location,
 }
@@ -349,6 +352,7 @@ fn into_entity(raw: &RawEntity, file: &Arc<str>, location: Location) -> Result<E
         product,
         version,
         state,
+        placement: Placement::default(),
         location,
     })
 }

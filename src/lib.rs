@@ -32,4 +32,4 @@ pub mod validate;
 
 // The pure definitions live in `model/`; their paths from before the move keep working.
 use model::yaml;
-pub use model::{diagnostic, finding, limits, matcher, product, range, version};
+pub use model::{diagnostic, finding, instance, limits, matcher, product, range, version};

@@ -275,6 +275,7 @@ pub fn decode(cell: &str) -> Result<Facets, String> {
                     name: r.name,
                     optional: r.optional,
                     prefer: r.prefer.as_deref().map(ProductId::parse).transpose()?,
+                    instance: None,
                     location: location(r.at),
                 })
             })
@@ -296,6 +297,9 @@ pub fn decode(cell: &str) -> Result<Facets, String> {
             })
             .collect::<Result<_, String>>()?,
         properties: BTreeMap::new(),
+        instances: BTreeMap::new(),
+        outputs: Vec::new(),
+        inputs: Vec::new(),
         deprecated: doc.deprecated.map(|d| Deprecation {
             reason: d.reason,
             location: location(d.at),

@@ -282,6 +282,7 @@ impl FacetReader<'_> {
             range,
             optional,
             prefer,
+            instance: None,
             location: node.location,
         })
     }

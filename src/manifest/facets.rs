@@ -19,6 +19,8 @@ use std::collections::BTreeMap;
 use std::sync::LazyLock;
 
 use crate::diagnostic::Location;
+pub use crate::instance::check_name;
+use crate::instance::{Criteria, Input};
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::rule::{Property, Rule};
@@ -37,6 +39,12 @@ pub struct Facets {
     pub runtime: Vec<RuntimeRequirement>,
     pub properties: BTreeMap<String, Property>,
     pub deprecated: Option<Deprecation>,
+    /// Section 10: the instance criteria of product dependencies, by the dependency's product.
+    pub instances: BTreeMap<ProductId, Criteria>,
+    /// Section 10: the outputs the release produces once installed, sorted, without repeats.
+    pub outputs: Vec<String>,
+    /// Section 10: inputs wired from what serves the release's own requirements.
+    pub inputs: Vec<Input>,
 }
 
 impl Facets {
@@ -79,6 +87,8 @@ pub struct CapabilityRequirement {
     pub optional: bool,
     /// The provider to install when one must be added.
     pub prefer: Option<ProductId>,
+    /// Section 10: which entities may serve it.
+    pub instance: Option<Criteria>,
     pub location: Location,
 }
 
@@ -143,25 +153,4 @@ impl TermKind {
             TermKind::NoneOf(_) => Some("none-of"),
         }
     }
-}
-
-/// Checks a capability (or runtime) name: `[a-z0-9][a-z0-9._/-]*`, at most 253 characters.
-///
-/// # Errors
-/// What is wrong, as a message.
-pub fn check_name(kind: &str, name: &str) -> Result<(), String> {
-    let first_ok = name
-        .bytes()
-        .next()
-        .is_some_and(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-    let rest_ok = name.bytes().all(|b| {
-        b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'/' | b'-')
-    });
-    if !first_ok || !rest_ok || name.len() > 253 {
-        return Err(format!(
-            "expected a {kind} name of lowercase letters, digits, `.`, `_`, `/` and `-` \
-             (starting with a letter or digit, at most 253 characters), found `{name}`"
-        ));
-    }
-    Ok(())
 }

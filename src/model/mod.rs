@@ -5,6 +5,7 @@
 
 pub mod diagnostic;
 pub mod finding;
+pub mod instance;
 pub mod limits;
 pub mod matcher;
 pub mod product;

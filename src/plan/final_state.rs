@@ -38,6 +38,7 @@ pub(super) fn compare_violations(
                 product: f.product.clone(),
                 version,
                 state: f.state,
+                placement: crate::instance::Placement::default(),
                 location: crate::diagnostic::Location::default(),
             }),
         }
