@@ -25,6 +25,7 @@ pub mod policy;
 pub mod precedence;
 pub mod report;
 pub mod rule;
+pub mod serving;
 pub mod solve;
 pub mod suggest;
 pub mod upgrade;
