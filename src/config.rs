@@ -228,7 +228,7 @@ mod tests {
              incompatible-release, unknown-release, invalid-manifest, below-recommended, \
              unknown-key, lockstep-range, missing-capability, capability-out-of-range, \
              unsatisfied-constraint, runtime-mismatch, unknown-runtime, excluded-release, \
-             deprecated-release",
+             deprecated-release, invalid-binding, missing-output, data-cycle, unfed-input",
         );
         check_error(
             "fail-on = \"warning\"\n[[allow]]\ncode = \"unknown-key\"\n",

@@ -10,6 +10,7 @@
 use std::collections::BTreeMap;
 
 use crate::finding::Code;
+use crate::instance::{Criteria, Placement as Standing};
 use crate::manifest::{
     Atom, CapabilityRequirement, Dependency, Facets, Incompatibility, RuntimeRequirement, Term,
     TermKind,
@@ -17,6 +18,7 @@ use crate::manifest::{
 use crate::product::ProductId;
 use crate::range::{Placement, Range};
 use crate::rule::Subject;
+use crate::serving::{self, Index, Key, Member};
 use crate::version::Version;
 
 /// Whether one declaration holds against one instance (or against nothing running).
@@ -119,16 +121,25 @@ pub struct Running<'a> {
     pub version: &'a Version,
     /// Its release's section 9 part; empty when the release is unknown.
     pub facets: &'a Facets,
+    /// Its namespace, labels and bindings (section 10).
+    pub placement: &'a Standing,
 }
 
-/// What section 9 is judged against: the visible installed entities (with no namespaces, every
-/// installed entity) and the environment's `runtime` map, indexed once.
+/// What sections 9 and 10 are judged against: the installed entities and the environment's
+/// `runtime` map, indexed once. Who sees whom is [`crate::serving`]'s: a requirement is judged
+/// against its serving set, an atom against the entities visible to its declarer (with no
+/// namespaces, labels or bindings, every installed entity).
 #[derive(Debug)]
 pub struct World<'a> {
+    /// The installed entities, then (`World::placed`) the others a binding may name.
     running: Vec<Running<'a>>,
+    /// How many of `running` are installed.
+    installed: usize,
     by_product: BTreeMap<&'a ProductId, Vec<usize>>,
     /// capability name -> (entity index, the version it provides)
     providers: BTreeMap<&'a str, Vec<(usize, Option<&'a Version>)>>,
+    /// Serving sets, when some entity uses section 10 (`None`: everyone sees everyone).
+    index: Option<Index<'a>>,
     runtime: &'a BTreeMap<String, Version>,
 }
 
@@ -157,9 +168,41 @@ pub enum Need<'a> {
 impl<'a> World<'a> {
     #[must_use]
     pub fn new(running: Vec<Running<'a>>, runtime: &'a BTreeMap<String, Version>) -> World<'a> {
+        World::placed(running, Vec::new(), runtime)
+    }
+
+    /// A world that also knows entities that are not installed (`absent`, say `managed`
+    /// ones): they serve nothing, but a binding may name them.
+    #[must_use]
+    pub fn placed(
+        mut running: Vec<Running<'a>>,
+        absent: Vec<Running<'a>>,
+        runtime: &'a BTreeMap<String, Version>,
+    ) -> World<'a> {
+        let installed = running.len();
         let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
         let mut providers: BTreeMap<&str, Vec<(usize, Option<&Version>)>> = BTreeMap::new();
-        for (i, r) in running.iter().enumerate() {
+        let placed = running
+            .iter()
+            .chain(&absent)
+            .any(|r| !r.placement.is_plain());
+        running.extend(absent);
+        let index = placed.then(|| {
+            let members = running
+                .iter()
+                .enumerate()
+                .map(|(i, r)| Member {
+                    name: r.entity,
+                    product: r.product,
+                    placement: r.placement,
+                    present: i < installed,
+                })
+                .collect();
+            Index::new(members, |i| {
+                running[i].facets.provides.iter().map(|p| p.name.as_str())
+            })
+        });
+        for (i, r) in running.iter().enumerate().take(installed) {
             by_product.entry(r.product).or_default().push(i);
             for p in &r.facets.provides {
                 providers
@@ -170,19 +213,90 @@ impl<'a> World<'a> {
         }
         World {
             running,
+            installed,
             by_product,
             providers,
+            index,
             runtime,
         }
     }
 
-    /// Every visible entity other than `declarer` that provides `name`, in entity order.
+    /// The namespace, labels and bindings of `declarer` (global and plain when it is not in
+    /// the world: a release judged for an install).
+    fn standing(&self, declarer: &str) -> &Standing {
+        self.index
+            .as_ref()
+            .and_then(|x| x.find(declarer))
+            .map_or(Standing::none(), |i| self.running[i].placement)
+    }
+
+    /// The installed entities serving a product dependency of `declarer` under the
+    /// dependency's criteria (section 10's serving set; with no namespaces, labels or
+    /// bindings, every installed entity of the product), in entity order.
+    #[must_use]
+    pub fn serving_product(
+        &self,
+        declarer: &str,
+        product: &'a ProductId,
+        criteria: Option<&Criteria>,
+    ) -> Vec<&Running<'a>> {
+        match &self.index {
+            None => self.running(product).collect(),
+            Some(index) => {
+                let placement = self.standing(declarer);
+                index
+                    .serving((declarer, placement), Key::Product(product), criteria)
+                    .members
+                    .into_iter()
+                    .map(|i| &self.running[i])
+                    .collect()
+            }
+        }
+    }
+
+    /// The installed entities of `product` that `declarer`'s incompatibilities and atoms see:
+    /// its namespace and the global one.
+    #[must_use]
+    pub fn visible(&self, declarer: &str, product: &'a ProductId) -> Vec<&Running<'a>> {
+        match &self.index {
+            None => self.running(product).collect(),
+            Some(index) => index
+                .visible(self.standing(declarer), Key::Product(product))
+                .into_iter()
+                .map(|i| &self.running[i])
+                .collect(),
+        }
+    }
+
+    /// What is wrong with `declarer`'s binding of a requirement, if anything: the entity the
+    /// binding names, and the fault (`invalid-binding`).
+    #[must_use]
+    pub fn binding_fault(
+        &self,
+        declarer: &str,
+        key: Key<'a>,
+    ) -> Option<(String, serving::BindingFault)> {
+        let index = self.index.as_ref()?;
+        index
+            .binding_fault(self.standing(declarer), key)
+            .map(|(name, fault)| (name.to_owned(), fault))
+    }
+
+    /// Every entity visible to `declarer` (its namespace and the global one) other than
+    /// itself that provides `name`, in entity order.
     #[must_use]
     pub fn providers(&self, name: &str, declarer: &str) -> Vec<Provider<'a>> {
+        let namespace = self
+            .index
+            .as_ref()
+            .map(|_| self.standing(declarer).namespace.as_str());
         self.providers
             .get(name)
             .into_iter()
             .flatten()
+            .filter(|&&(i, _)| {
+                namespace.is_none_or(|ns| self.index.as_ref().is_some_and(|x| x.sees(ns, i)))
+            })
             .map(|&(i, version)| Provider {
                 running: self.running[i],
                 version,
@@ -191,7 +305,38 @@ impl<'a> World<'a> {
             .collect()
     }
 
-    /// The visible entities running `product`.
+    /// The providers of `name` serving a capability requirement of `declarer` under its
+    /// criteria (section 10's serving set), in entity order.
+    #[must_use]
+    pub fn serving_providers(
+        &self,
+        name: &'a str,
+        declarer: &str,
+        criteria: Option<&Criteria>,
+    ) -> Vec<Provider<'a>> {
+        let Some(index) = &self.index else {
+            return self.providers(name, declarer);
+        };
+        let members = index
+            .serving(
+                (declarer, self.standing(declarer)),
+                Key::Capability(name),
+                criteria,
+            )
+            .members;
+        self.providers
+            .get(name)
+            .into_iter()
+            .flatten()
+            .filter(|(i, _)| members.binary_search(i).is_ok())
+            .map(|&(i, version)| Provider {
+                running: self.running[i],
+                version,
+            })
+            .collect()
+    }
+
+    /// Every installed entity running `product`, whoever looks.
     pub fn running(&self, product: &ProductId) -> impl Iterator<Item = &Running<'a>> {
         self.by_product
             .get(product)
@@ -208,8 +353,8 @@ impl<'a> World<'a> {
 
     /// A `capabilities.requires` entry of `declarer`'s release.
     #[must_use]
-    pub fn capability_need(&self, declarer: &str, r: &CapabilityRequirement) -> Need<'a> {
-        let providers = self.providers(&r.name, declarer);
+    pub fn capability_need(&self, declarer: &str, r: &'a CapabilityRequirement) -> Need<'a> {
+        let providers = self.serving_providers(&r.name, declarer, r.instance.as_ref());
         if providers.is_empty() {
             return if r.optional {
                 Need::Holds
@@ -302,7 +447,14 @@ impl<'a> World<'a> {
     fn atom(&self, declarer: &str, atom: &Atom) -> (bool, String) {
         match atom {
             Atom::Product { product, range } => {
-                let running: Vec<&Running> = self.running(product).collect();
+                let running: Vec<&Running> = match &self.index {
+                    None => self.running(product).collect(),
+                    Some(index) => index
+                        .visible(self.standing(declarer), Key::Product(product))
+                        .into_iter()
+                        .map(|i| &self.running[i])
+                        .collect(),
+                };
                 if running.is_empty() {
                     return (false, "not installed".to_owned());
                 }
@@ -329,15 +481,20 @@ impl<'a> World<'a> {
                 Some(v) => (range.contains(v), format!("found {v}")),
             },
             Atom::Rule(rule) => {
-                let holds = self.running.iter().any(|r| {
-                    r.entity != declarer
-                        && rule.holds_for(&Subject {
-                            properties: &r.facets.properties,
-                            product: &r.product.to_string(),
-                            version: r.version.as_str(),
-                            entity: r.entity,
-                        })
-                });
+                let namespace = self.standing(declarer).namespace.as_str();
+                let holds = self.running[..self.installed]
+                    .iter()
+                    .enumerate()
+                    .any(|(i, r)| {
+                        r.entity != declarer
+                            && self.index.as_ref().is_none_or(|x| x.sees(namespace, i))
+                            && rule.holds_for(&Subject {
+                                properties: &r.facets.properties,
+                                product: &r.product.to_string(),
+                                version: r.version.as_str(),
+                                entity: r.entity,
+                            })
+                    });
                 let facts = if holds {
                     "true for some entity"
                 } else {
@@ -506,12 +663,14 @@ mod tests {
             product: &declarer.product,
             version: &declarer.version,
             facets: declarer.facets(),
+            placement: crate::instance::Placement::none(),
         }];
         running.extend(others.iter().map(|(name, m)| Running {
             entity: name,
             product: &m.product,
             version: &m.version,
             facets: m.facets(),
+            placement: crate::instance::Placement::none(),
         }));
         let world = World::new(running, runtime);
         declarer
@@ -618,12 +777,14 @@ mod tests {
                     product: &requires.product,
                     version: &requires.version,
                     facets: requires.facets(),
+                    placement: crate::instance::Placement::none(),
                 },
                 Running {
                     entity: "b",
                     product: &provider.product,
                     version: &provider.version,
                     facets: provider.facets(),
+                    placement: crate::instance::Placement::none(),
                 },
             ];
             let world = World::new(running, &none);
@@ -639,6 +800,7 @@ mod tests {
                 product: &requires.product,
                 version: &requires.version,
                 facets: requires.facets(),
+                placement: crate::instance::Placement::none(),
             }],
             &none,
         );

@@ -174,6 +174,7 @@ pub fn build<'a>(
             product: &e.product,
             version: &e.version,
             release: *release,
+            placement: &e.placement,
         })
         .collect();
     let violation = |from: usize, to: usize, product: Option<&ProductId>| {

@@ -12,12 +12,17 @@
 //!   or `constraints` items (a `capability` atom there is a condition on the state, possibly
 //!   inside an `any-of`, not a need of one provider).
 //!
-//! A node without a known release declares nothing. A catalog without section 9 builds no
-//! [`World`] and costs what the product rule costs: O(nodes + edges).
+//! With section 10 (namespaces, labels, bindings), "every other node of that product" and
+//! "every other node that provides" become the requirement's serving set
+//! ([`crate::serving`], through [`World`]), every node counting as present.
+//!
+//! A node without a known release declares nothing. A catalog without section 9 or 10 builds
+//! no [`World`] and costs what the product rule costs: O(nodes + edges).
 
 use std::collections::BTreeMap;
 
 use crate::constraint::{Running, World, provision_in};
+use crate::instance::Placement;
 use crate::manifest::{CapabilityRequirement, Dependency, Facets, Manifest};
 use crate::product::ProductId;
 use crate::version::Version;
@@ -31,6 +36,8 @@ pub struct Node<'a> {
     pub version: &'a Version,
     /// `None` when the release is not in the catalog.
     pub release: Option<&'a Manifest>,
+    /// Its namespace, labels and bindings (section 10).
+    pub placement: &'a Placement,
 }
 
 /// Why one node waits for another.
@@ -69,18 +76,26 @@ pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
     for (i, n) in nodes.iter().enumerate() {
         by_product.entry(n.product).or_default().push(i);
     }
+    let placed = nodes.iter().any(|n| !n.placement.is_plain());
     let needs_capabilities = nodes
         .iter()
         .filter_map(|n| n.release)
         .any(|r| r.facets().requires.iter().any(|c| !c.optional));
-    let capabilities = needs_capabilities.then(|| Capabilities::new(nodes));
+    let capabilities = (needs_capabilities || placed).then(|| Capabilities::new(nodes));
     let mut edges = Vec::new();
     for (after, node) in nodes.iter().enumerate() {
         let Some(release) = node.release else {
             continue;
         };
         for d in release.dependencies.iter().filter(|d| !d.optional) {
-            let serving = by_product.get(&d.product).map_or(&[][..], Vec::as_slice);
+            let placed_serving;
+            let serving = match (&capabilities, placed) {
+                (Some(c), true) => {
+                    placed_serving = c.serving_product(node.name, d, release);
+                    &placed_serving[..]
+                }
+                _ => by_product.get(&d.product).map_or(&[][..], Vec::as_slice),
+            };
             edges.extend(
                 serving
                     .iter()
@@ -122,6 +137,7 @@ impl<'a> Capabilities<'a> {
                 product: n.product,
                 version: n.version,
                 facets: n.release.map_or(Facets::none(), Manifest::facets),
+                placement: n.placement,
             })
             .collect();
         Capabilities {
@@ -130,10 +146,23 @@ impl<'a> Capabilities<'a> {
         }
     }
 
-    /// The nodes other than `declarer` that provide `r`'s capability in its range.
-    fn serving(&self, declarer: &str, r: &CapabilityRequirement) -> impl Iterator<Item = usize> {
+    /// The nodes serving `declarer`'s dependency `d` (section 10's serving set).
+    fn serving_product(&self, declarer: &str, d: &'a Dependency, release: &Manifest) -> Vec<usize> {
         self.world
-            .providers(&r.name, declarer)
+            .serving_product(
+                declarer,
+                &d.product,
+                release.facets().instances.get(&d.product),
+            )
+            .into_iter()
+            .filter_map(|r| self.index.get(r.entity).copied())
+            .collect()
+    }
+
+    /// The nodes other than `declarer` serving `r` that provide its capability in its range.
+    fn serving(&self, declarer: &str, r: &'a CapabilityRequirement) -> impl Iterator<Item = usize> {
+        self.world
+            .serving_providers(&r.name, declarer, r.instance.as_ref())
             .into_iter()
             .filter(|p| provision_in(&r.range, p.version))
             .filter_map(|p| self.index.get(p.running.entity).copied())
@@ -218,6 +247,7 @@ extensions:
                 product: &r.product,
                 version: &r.version,
                 release: Some(r),
+                placement: crate::instance::Placement::none(),
             })
             .collect()
     }

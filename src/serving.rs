@@ -211,19 +211,19 @@ impl<'a> Index<'a> {
             };
             return Serving { members, tier };
         }
-        if let Some(bound) = placement.bindings.get(&key.requirement()) {
-            if let Some(i) = self.find(bound).filter(|&i| self.is_of(i, key)) {
-                // a bound entity that is not present (not installed) serves nothing
-                let members = if self.members[i].present {
-                    vec![i]
-                } else {
-                    Vec::new()
-                };
-                return Serving {
-                    members,
-                    tier: Tier::Binding,
-                };
-            }
+        if let Some(bound) = placement.bindings.get(&key.requirement())
+            && let Some(i) = self.find(bound).filter(|&i| self.is_of(i, key))
+        {
+            // a bound entity that is not present (not installed) serves nothing
+            let members = if self.members[i].present {
+                vec![i]
+            } else {
+                Vec::new()
+            };
+            return Serving {
+                members,
+                tier: Tier::Binding,
+            };
         }
         let ns = placement.namespace.as_str();
         let labels = criteria.map(|c| c.labels_for(name, ns)).unwrap_or_default();
@@ -394,6 +394,13 @@ mod tests {
         assert_eq!(idx.visible(&e.placements[3], Key::Product(&pg)), [0, 1]);
     }
 
+    type Case<'a> = (
+        (&'a str, &'a Placement),
+        Option<Criteria>,
+        Vec<&'a str>,
+        Tier,
+    );
+
     #[test]
     fn tiers_in_the_order_of_section_10() {
         let e = env(&[
@@ -410,7 +417,7 @@ mod tests {
         let key = Key::Product(&pg);
         let web = ("web", &e.placements[5]);
         let blank = ("web-blank", &e.placements[6]);
-        let cases: Vec<((&str, &Placement), Option<Criteria>, Vec<&str>, Tier)> = vec![
+        let cases: Vec<Case> = vec![
             // no labels asked: the namespace first, another namespace never
             (web, None, vec!["shop-db", "shop-db-l"], Tier::Namespace),
             (blank, None, vec!["g-plain", "g-shop"], Tier::Global),

@@ -46,11 +46,15 @@ pub enum Code {
     UnknownRuntime,
     ExcludedRelease,
     DeprecatedRelease,
+    InvalidBinding,
+    MissingOutput,
+    DataCycle,
+    UnfedInput,
 }
 
 impl Code {
     /// Every code, in the order SPEC section 7 lists them (used for SARIF rules).
-    pub const ALL: [Code; 17] = [
+    pub const ALL: [Code; 21] = [
         Code::MissingDependency,
         Code::VersionTooLow,
         Code::VersionTooHigh,
@@ -68,6 +72,10 @@ impl Code {
         Code::UnknownRuntime,
         Code::ExcludedRelease,
         Code::DeprecatedRelease,
+        Code::InvalidBinding,
+        Code::MissingOutput,
+        Code::DataCycle,
+        Code::UnfedInput,
     ];
 
     /// One of the ten codes of SPEC section 7 (not a section 9 addition).
@@ -96,6 +104,10 @@ impl Code {
             Code::UnknownRuntime => "unknown-runtime",
             Code::ExcludedRelease => "excluded-release",
             Code::DeprecatedRelease => "deprecated-release",
+            Code::InvalidBinding => "invalid-binding",
+            Code::MissingOutput => "missing-output",
+            Code::DataCycle => "data-cycle",
+            Code::UnfedInput => "unfed-input",
         }
     }
 
@@ -144,6 +156,12 @@ impl Code {
             Code::UnknownRuntime => "a release requires a runtime the environment does not declare",
             Code::ExcludedRelease => "an installed release is excluded by policy",
             Code::DeprecatedRelease => "an installed release is deprecated",
+            Code::InvalidBinding => {
+                "a binding names no entity, or one that cannot serve the requirement"
+            }
+            Code::MissingOutput => "a wired input's source does not declare that output",
+            Code::DataCycle => "inputs and outputs form a cycle, so nothing can go first",
+            Code::UnfedInput => "a required input whose source requirement is optional and absent",
         }
     }
 }

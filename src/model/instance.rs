@@ -128,6 +128,17 @@ pub struct Placement {
 }
 
 impl Placement {
+    /// The placement of an entity that uses none of section 10.
+    #[must_use]
+    pub fn none() -> &'static Placement {
+        static PLAIN: Placement = Placement {
+            namespace: String::new(),
+            labels: BTreeMap::new(),
+            bindings: BTreeMap::new(),
+        };
+        &PLAIN
+    }
+
     /// True when the entity is global, unlabelled and binds nothing.
     #[must_use]
     pub fn is_plain(&self) -> bool {

@@ -402,6 +402,7 @@ fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
             product: &model.vars[m.var].product,
             version: m.to.version,
             release: m.to.manifest,
+            placement: crate::instance::Placement::none(),
         })
         .collect();
     let mut edges: Vec<(usize, usize)> = precedence::edges(&nodes)

@@ -34,7 +34,10 @@ impl EntityChecker<'_> {
         let constraint = requirement_text(r);
         let entry = (r.name.as_str(), &r.range, r.location);
         let who = self.who(manifest);
-        let mut findings = Vec::new();
+        let mut findings: Vec<Finding> = self
+            .binding(manifest, crate::serving::Key::Capability(&r.name))
+            .into_iter()
+            .collect();
         match self.world.capability_need(&self.entity.name, r) {
             Need::NoProvider => {
                 let message = format!("{who} {constraint}, which no installed entity provides");

@@ -19,7 +19,6 @@
 //! Invariant: the result depends only on the environment and catalog, never on thread
 //! timing: entities are checked in parallel and collected in entity-name order.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 use std::sync::Arc;
 
@@ -30,13 +29,17 @@ use crate::constraint::{self, Running, Verdict, World};
 use crate::diagnostic::{FileLocation, InputError, Location};
 use crate::environment::{Entity, Environment};
 use crate::finding::{Code, Finding, Severity};
+use crate::instance::Requirement;
 use crate::manifest::{Dependency, Facets, Incompatibility, Manifest};
 use crate::policy::Policy;
 use crate::product::ProductId;
+use crate::serving::{BindingFault, Key};
 use crate::suggest;
 use crate::version::Version;
 
 mod facets;
+#[cfg(test)]
+mod serving_tests;
 
 /// The outcome of validating one environment.
 #[derive(Clone, Debug)]
@@ -115,21 +118,23 @@ impl Validation {
 /// Validates `environment` against `catalog`.
 #[must_use]
 pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
-    let installed = environment.installed_by_product();
-    let running = environment
-        .entities
-        .iter()
-        .filter(|e| e.is_installed())
-        .map(|e| Running {
-            entity: &e.name,
-            product: &e.product,
-            version: &e.version,
-            facets: catalog
-                .release(&e.product, &e.version)
-                .map_or(Facets::none(), |m| m.facets()),
-        })
-        .collect();
-    let world = World::new(running, &environment.runtime);
+    let running = |installed: bool| {
+        environment
+            .entities
+            .iter()
+            .filter(move |e| e.is_installed() == installed)
+            .map(|e| Running {
+                entity: &e.name,
+                product: &e.product,
+                version: &e.version,
+                facets: catalog
+                    .release(&e.product, &e.version)
+                    .map_or(Facets::none(), |m| m.facets()),
+                placement: &e.placement,
+            })
+            .collect()
+    };
+    let world = World::placed(running(true), running(false), &environment.runtime);
     let checks = environment
         .entities
         .par_iter()
@@ -137,7 +142,6 @@ pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
         .flat_map_iter(|entity| {
             EntityChecker {
                 entity,
-                installed: &installed,
                 env_file: &environment.file,
                 world: &world,
                 policy: &environment.policy,
@@ -234,7 +238,6 @@ fn or_list(items: &[String]) -> String {
 
 struct EntityChecker<'a> {
     entity: &'a Entity,
-    installed: &'a BTreeMap<&'a ProductId, Vec<&'a Entity>>,
     env_file: &'a Arc<str>,
     world: &'a World<'a>,
     policy: &'a Policy,
@@ -372,30 +375,36 @@ impl EntityChecker<'_> {
             f.optional = Some(dep.optional);
             f
         };
-        let mut findings = Vec::new();
-        let present = self
-            .installed
-            .get(&dep.product)
-            .map_or(&[][..], Vec::as_slice);
+        let mut findings: Vec<Finding> = self
+            .binding(manifest, Key::Product(&dep.product))
+            .into_iter()
+            .collect();
+        let present = self.world.serving_product(
+            &self.entity.name,
+            &dep.product,
+            manifest.facets().instances.get(&dep.product),
+        );
         if present.is_empty() && constraint::dependency_absent(dep) == Verdict::Missing {
-            findings.push(base(
-                Code::MissingDependency,
-                ", which is not installed".into(),
-            ));
+            let why = if self.world.running(&dep.product).next().is_some() {
+                ", which no installed entity it can see serves"
+            } else {
+                ", which is not installed"
+            };
+            findings.push(base(Code::MissingDependency, why.into()));
         }
         for other in present {
-            let verdict = constraint::dependency_on(dep, &other.version);
+            let verdict = constraint::dependency_on(dep, other.version);
             let (code, why) = match (verdict.code(), &dep.recommended) {
                 (Some(code), _) => (code, verdict.why()),
                 // the recommendation is validate's own warning, not part of what holds
-                (None, Some(r)) if other.version < *r => {
+                (None, Some(r)) if other.version < r => {
                     (Code::BelowRecommended, "below the recommended version")
                 }
                 (None, _) => continue,
             };
             let mut f = base(
                 code,
-                format!("; {} runs {}, {why}", other.name, other.version),
+                format!("; {} runs {}, {why}", other.entity, other.version),
             );
             if code == Code::BelowRecommended
                 && let Some(r) = &dep.recommended
@@ -404,10 +413,43 @@ impl EntityChecker<'_> {
                 let _ = write!(f.detail, " (recommended {r})");
             }
             f.found = Some(other.version.to_string());
-            f.found_entity = Some(other.name.clone());
+            f.found_entity = Some(other.entity.to_owned());
             findings.push(f);
         }
         self.check(constraint, findings)
+    }
+
+    /// `invalid-binding` when the entity binds requirement `key` of its release to an entity
+    /// that does not exist or cannot serve it (section 10), located at the entity's entry.
+    fn binding(&self, manifest: &Manifest, key: Key<'_>) -> Option<Finding> {
+        let (bound, fault) = self.world.binding_fault(&self.entity.name, key)?;
+        let requirement = key.requirement();
+        let why = match (fault, key) {
+            (BindingFault::NoEntity, _) => "no entity has that name".to_owned(),
+            (BindingFault::CannotServe, Key::Product(p)) => format!("it does not run {p}"),
+            (BindingFault::CannotServe, Key::Capability(c)) => {
+                format!("its release does not provide capability {c}")
+            }
+        };
+        let detail = format!("binds {requirement} to {bound}, but {why}");
+        let mut f = Finding::new(
+            Code::InvalidBinding,
+            format!("{} {detail}", self.who(manifest)),
+            &detail,
+        );
+        f.entity = Some(self.entity.name.clone());
+        f.product = Some(manifest.product.clone());
+        f.version = Some(self.entity.version.to_string());
+        match requirement {
+            Requirement::Product(p) => f.dependency = Some(p),
+            Requirement::Capability(c) => f.dependency_name = Some(c),
+        }
+        f.found = Some(bound);
+        f.location = Some(FileLocation {
+            file: Arc::clone(self.env_file),
+            location: self.entity.location,
+        });
+        Some(f)
     }
 
     fn incompatibility(&self, manifest: &Manifest, inc: &Incompatibility) -> Check {
@@ -417,21 +459,18 @@ impl EntityChecker<'_> {
             .as_ref()
             .map(|r| format!(" ({r})"))
             .unwrap_or_default();
-        let present = self
-            .installed
-            .get(&inc.product)
-            .map_or(&[][..], Vec::as_slice);
+        let present = self.world.visible(&self.entity.name, &inc.product);
         let findings = present
             .iter()
             .filter(|other| {
-                other.name != self.entity.name
-                    && constraint::incompatibility_on(inc, &other.version) == Verdict::Incompatible
+                other.entity != self.entity.name
+                    && constraint::incompatibility_on(inc, other.version) == Verdict::Incompatible
             })
             .map(|other| {
                 let message = format!(
                     "{} {constraint}{reason}; {} runs {}",
                     self.who(manifest),
-                    other.name,
+                    other.entity,
                     other.version
                 );
                 let detail = format!("{constraint}{reason}");
@@ -444,7 +483,7 @@ impl EntityChecker<'_> {
                 );
                 f.dependency = Some(inc.product.clone());
                 f.found = Some(other.version.to_string());
-                f.found_entity = Some(other.name.clone());
+                f.found_entity = Some(other.entity.to_owned());
                 f.minimum = inc.range.minimum.as_ref().map(ToString::to_string);
                 f.maximum = inc.range.maximum.as_ref().map(ToString::to_string);
                 f

@@ -198,6 +198,7 @@ impl FacetIndex {
                     product: &model.vars[q].product,
                     version,
                     facets: manifest.map_or(Facets::none(), Manifest::facets),
+                    placement: crate::instance::Placement::none(),
                 })
                 .collect(),
             model.runtime,

@@ -423,6 +423,7 @@ impl FacetIndex {
                 product: &var.product,
                 version: inst.version,
                 facets: inst.manifest.map_or(Facets::none(), Manifest::facets),
+                placement: crate::instance::Placement::none(),
             })
             .collect()
     }
