@@ -336,6 +336,46 @@ impl<'a> World<'a> {
             .collect()
     }
 
+    /// The entity a product dependency of `declarer` is bound to (section 10): the best
+    /// member of its serving set, in range first, then the highest version, then by name.
+    #[must_use]
+    pub fn bound_product(
+        &self,
+        declarer: &str,
+        product: &'a ProductId,
+        range: &Range,
+        criteria: Option<&Criteria>,
+    ) -> Option<&Running<'a>> {
+        self.serving_product(declarer, product, criteria)
+            .into_iter()
+            .min_by(|a, b| {
+                (!range.contains(a.version))
+                    .cmp(&!range.contains(b.version))
+                    .then_with(|| higher_first(Some(a.version), Some(b.version)))
+                    .then_with(|| a.entity.cmp(b.entity))
+            })
+    }
+
+    /// The provider a capability requirement of `declarer` is bound to (section 10): the best
+    /// member of its serving set, in range first, then the highest version it provides the
+    /// capability at, then the highest release version, then by name.
+    #[must_use]
+    pub fn bound_capability(
+        &self,
+        declarer: &str,
+        r: &'a CapabilityRequirement,
+    ) -> Option<Provider<'a>> {
+        self.serving_providers(&r.name, declarer, r.instance.as_ref())
+            .into_iter()
+            .min_by(|a, b| {
+                (!provision_in(&r.range, a.version))
+                    .cmp(&!provision_in(&r.range, b.version))
+                    .then_with(|| higher_first(a.version, b.version))
+                    .then_with(|| higher_first(Some(a.running.version), Some(b.running.version)))
+                    .then_with(|| a.running.entity.cmp(b.running.entity))
+            })
+    }
+
     /// Every installed entity running `product`, whoever looks.
     pub fn running(&self, product: &ProductId) -> impl Iterator<Item = &Running<'a>> {
         self.by_product
@@ -503,6 +543,22 @@ impl<'a> World<'a> {
                 (holds, facts.to_owned())
             }
         }
+    }
+}
+
+/// Highest version first: orderable versions descending, then non-orderable ones (by text),
+/// then none.
+fn higher_first(a: Option<&Version>, b: Option<&Version>) -> std::cmp::Ordering {
+    use std::cmp::Ordering;
+    match (a, b) {
+        (Some(a), Some(b)) => match (a.is_orderable(), b.is_orderable()) {
+            (true, false) => Ordering::Less,
+            (false, true) => Ordering::Greater,
+            _ => b.display_cmp(a),
+        },
+        (Some(_), None) => Ordering::Less,
+        (None, Some(_)) => Ordering::Greater,
+        (None, None) => Ordering::Equal,
     }
 }
 
