@@ -182,10 +182,11 @@ impl<'a> World<'a> {
         let installed = running.len();
         let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
         let mut providers: BTreeMap<&str, Vec<(usize, Option<&Version>)>> = BTreeMap::new();
+        // serving sets, and the lookup by name data wiring needs
         let placed = running
             .iter()
             .chain(&absent)
-            .any(|r| !r.placement.is_plain());
+            .any(|r| !r.placement.is_plain() || !r.facets.inputs.is_empty());
         running.extend(absent);
         let index = placed.then(|| {
             let members = running
@@ -228,6 +229,14 @@ impl<'a> World<'a> {
             .as_ref()
             .and_then(|x| x.find(declarer))
             .map_or(Standing::none(), |i| self.running[i].placement)
+    }
+
+    /// The section 9 and 10 part of the release an installed entity runs (`None` for an
+    /// entity the world does not hold; only worlds with section 10 data or inputs know names).
+    #[must_use]
+    pub fn facets_of(&self, entity: &str) -> Option<&'a Facets> {
+        let i = self.index.as_ref()?.find(entity)?;
+        (i < self.installed).then(|| self.running[i].facets)
     }
 
     /// The installed entities serving a product dependency of `declarer` under the

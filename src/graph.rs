@@ -15,6 +15,9 @@ use std::collections::BTreeMap;
 use crate::catalog::Catalog;
 use crate::environment::{Entity, Environment};
 use crate::finding::Code;
+use crate::constraint::{Running, World};
+use crate::instance::{Criteria, Input};
+use crate::manifest::{Facets, Manifest};
 use crate::precedence::{self, Before, Node, Why};
 use crate::product::ProductId;
 use crate::range::Range;
@@ -28,13 +31,18 @@ pub enum EdgeKind {
     Capability,
     Optional,
     Incompatible,
+    /// Data wired from one entity into another's input (section 10): strict ordering.
+    Data,
 }
 
 impl EdgeKind {
     /// Whether the edge orders installation (the declaring entity after the other).
     #[must_use]
     pub fn orders(self) -> bool {
-        matches!(self, EdgeKind::Required | EdgeKind::Capability)
+        matches!(
+            self,
+            EdgeKind::Required | EdgeKind::Capability | EdgeKind::Data
+        )
     }
 }
 
@@ -49,6 +57,8 @@ pub struct Edge<'a> {
     pub range: &'a Range,
     /// The capability a [`EdgeKind::Capability`] edge stands for.
     pub capability: Option<&'a str>,
+    /// The input a [`EdgeKind::Data`] edge feeds.
+    pub input: Option<&'a Input>,
     /// The finding `validate` reported for this pair, if the constraint is broken.
     pub violation: Option<Code>,
 }
@@ -57,9 +67,19 @@ impl<'a> Edge<'a> {
     /// The edge of an ordering [`precedence`] found; `violation` is the finding on a
     /// product's edge (a capability edge goes to a provider in range: never broken).
     fn ordering(b: Before<'a>, violation: Option<Code>) -> Self {
-        let (kind, range, capability) = match b.why {
-            Why::Product(d) => (EdgeKind::Required, &d.range, None),
-            Why::Capability(r) => (EdgeKind::Capability, &r.range, Some(r.name.as_str())),
+        static ANY: Range = Range {
+            minimum: None,
+            maximum: None,
+        };
+        let (kind, range, capability, input) = match b.why {
+            Why::Product(d) => (EdgeKind::Required, &d.range, None, None),
+            Why::Capability(r) => (
+                EdgeKind::Capability,
+                &r.range,
+                Some(r.name.as_str()),
+                None,
+            ),
+            Why::Data(i) => (EdgeKind::Data, &ANY, None, Some(i)),
         };
         Edge {
             from: b.after,
@@ -67,8 +87,20 @@ impl<'a> Edge<'a> {
             kind,
             range,
             capability,
+            input,
             violation,
         }
+    }
+
+    /// The words of a data edge: `data db-url <- connection-string`, or `waits: ready` for
+    /// an order-only input; `None` for other edges.
+    #[must_use]
+    pub fn data_label(&self) -> Option<String> {
+        let input = self.input?;
+        Some(match &input.output {
+            Some(output) => format!("data {} <- {output}", input.name),
+            None => format!("waits: {}", input.name),
+        })
     }
 
     /// The words of a capability edge: `capability sql >=8.0.0`, or `capability sql` for
@@ -185,21 +217,36 @@ pub fn build<'a>(
         .map(|b| Edge::ordering(b, violation(b.after, b.first, b.why.product())))
         .collect();
     let mut missing = Vec::new();
+    // section 10: who serves whom, when some entity uses namespaces, labels or bindings
+    let sight = entities
+        .iter()
+        .any(|e| !e.placement.is_plain())
+        .then(|| Sight::new(entities, &releases));
     for (from, manifest) in releases.iter().enumerate() {
         let Some(manifest) = manifest else {
             continue;
         };
-        let others = |product: &ProductId| {
+        let name = entities[from].name.as_str();
+        let all = |product: &ProductId| -> Vec<usize> {
             by_product
                 .get(product)
                 .map_or(&[][..], Vec::as_slice)
                 .iter()
                 .copied()
-                .filter(move |&t| t != from)
+                .filter(|&t| t != from)
+                .collect()
+        };
+        let serving = |product: &'a ProductId| match &sight {
+            None => all(product),
+            Some(s) => s.serving(name, product, manifest.facets().instances.get(product), from),
+        };
+        let visible = |product: &'a ProductId| match &sight {
+            None => all(product),
+            Some(s) => s.visible(name, product, from),
         };
         for dep in &manifest.dependencies {
             if !dep.optional {
-                if others(&dep.product).next().is_none() {
+                if serving(&dep.product).is_empty() {
                     missing.push(Missing {
                         from,
                         product: &dep.product,
@@ -208,18 +255,20 @@ pub fn build<'a>(
                 }
                 continue; // ordered: precedence's edge
             }
-            edges.extend(others(&dep.product).map(|to| Edge {
+            edges.extend(serving(&dep.product).into_iter().map(|to| Edge {
                 from,
                 to,
                 kind: EdgeKind::Optional,
                 range: &dep.range,
                 capability: None,
+                input: None,
                 violation: violation(from, to, Some(&dep.product)),
             }));
         }
         for inc in &manifest.incompatibilities {
             edges.extend(
-                others(&inc.product)
+                visible(&inc.product)
+                    .into_iter()
                     .filter(|&to| inc.range.contains(&entities[to].version))
                     .map(|to| Edge {
                         from,
@@ -227,13 +276,15 @@ pub fn build<'a>(
                         kind: EdgeKind::Incompatible,
                         range: &inc.range,
                         capability: None,
+                        input: None,
                         violation: violation(from, to, Some(&inc.product)),
                     }),
             );
         }
     }
-    edges.sort_by_key(|e| (e.from, e.to, e.kind, e.capability));
-    edges.dedup_by_key(|e| (e.from, e.to, e.kind, e.capability));
+    let key = |e: &Edge<'a>| (e.from, e.to, e.kind, e.capability, e.input.map(|i| &i.name));
+    edges.sort_by_key(key);
+    edges.dedup_by_key(|e| key(e));
     EntityGraph {
         environment,
         entities,
@@ -242,3 +293,61 @@ pub fn build<'a>(
         missing,
     }
 }
+/// Who serves and sees whom among the graph's entities (section 10), every entity counting
+/// as present: an install graph is about the target state.
+struct Sight<'a> {
+    world: World<'a>,
+    index: BTreeMap<&'a str, usize>,
+}
+
+impl<'a> Sight<'a> {
+    fn new(entities: &'a [Entity], releases: &[Option<&'a Manifest>]) -> Self {
+        let running = entities
+            .iter()
+            .zip(releases)
+            .map(|(e, r)| Running {
+                entity: &e.name,
+                product: &e.product,
+                version: &e.version,
+                facets: r.map_or(Facets::none(), Manifest::facets),
+                placement: &e.placement,
+            })
+            .collect();
+        Sight {
+            world: World::new(running, &NO_RUNTIME),
+            index: entities
+                .iter()
+                .enumerate()
+                .map(|(i, e)| (e.name.as_str(), i))
+                .collect(),
+        }
+    }
+
+    fn indices<'r>(&self, running: impl IntoIterator<Item = &'r Running<'a>>, from: usize) -> Vec<usize>
+    where
+        'a: 'r,
+    {
+        running
+            .into_iter()
+            .filter_map(|r| self.index.get(r.entity).copied())
+            .filter(|&t| t != from)
+            .collect()
+    }
+
+    fn serving(
+        &self,
+        name: &str,
+        product: &'a ProductId,
+        criteria: Option<&Criteria>,
+        from: usize,
+    ) -> Vec<usize> {
+        self.indices(self.world.serving_product(name, product, criteria), from)
+    }
+
+    fn visible(&self, name: &str, product: &'a ProductId, from: usize) -> Vec<usize> {
+        self.indices(self.world.visible(name, product), from)
+    }
+}
+
+static NO_RUNTIME: BTreeMap<String, crate::version::Version> = BTreeMap::new();
+

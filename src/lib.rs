@@ -30,6 +30,7 @@ pub mod solve;
 pub mod suggest;
 pub mod upgrade;
 pub mod validate;
+pub mod wiring;
 
 // The pure definitions live in `model/`; their paths from before the move keep working.
 use model::yaml;

@@ -22,7 +22,8 @@
 use std::collections::BTreeMap;
 
 use crate::constraint::{Running, World, provision_in};
-use crate::instance::Placement;
+use crate::instance::{Input, Placement};
+use crate::wiring;
 use crate::manifest::{CapabilityRequirement, Dependency, Facets, Manifest};
 use crate::product::ProductId;
 use crate::version::Version;
@@ -47,6 +48,9 @@ pub enum Why<'a> {
     Product(&'a Dependency),
     /// A required `capabilities.requires` entry of the waiting node's release.
     Capability(&'a CapabilityRequirement),
+    /// An input of the waiting node's release, fed by (or waiting for) the node it waits for
+    /// (section 10's data edge: strict, a cycle through one cannot be installed).
+    Data(&'a Input),
 }
 
 impl<'a> Why<'a> {
@@ -55,7 +59,7 @@ impl<'a> Why<'a> {
     pub fn product(self) -> Option<&'a ProductId> {
         match self {
             Why::Product(d) => Some(&d.product),
-            Why::Capability(_) => None,
+            Why::Capability(_) | Why::Data(_) => None,
         }
     }
 }
@@ -69,7 +73,7 @@ pub struct Before<'a> {
 }
 
 /// Every ordering between the nodes, by waiting node, then its release's declarations in
-/// file order (products first, then capabilities), then the node waited for.
+/// file order (products first, then capabilities, then inputs), then the node waited for.
 #[must_use]
 pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
     let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
@@ -81,7 +85,12 @@ pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
         .iter()
         .filter_map(|n| n.release)
         .any(|r| r.facets().requires.iter().any(|c| !c.optional));
-    let capabilities = (needs_capabilities || placed).then(|| Capabilities::new(nodes));
+    let wired = nodes
+        .iter()
+        .filter_map(|n| n.release)
+        .any(|r| !r.facets().inputs.is_empty());
+    let capabilities =
+        (needs_capabilities || placed || wired).then(|| Capabilities::new(nodes));
     let mut edges = Vec::new();
     for (after, node) in nodes.iter().enumerate() {
         let Some(release) = node.release else {
@@ -116,6 +125,18 @@ pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
                 first,
                 why: Why::Capability(r),
             }));
+        }
+        for (input, feed) in wiring::feeds(&capabilities.world, node.name, release) {
+            edges.extend(
+                feed.source()
+                    .and_then(|source| capabilities.index.get(source).copied())
+                    .filter(|&first| first != after)
+                    .map(|first| Before {
+                        after,
+                        first,
+                        why: Why::Data(input),
+                    }),
+            );
         }
     }
     edges

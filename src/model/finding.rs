@@ -233,6 +233,9 @@ pub struct Finding {
     /// (`suggest::similar_products`), closest first.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub similar_products: Option<Vec<ProductId>>,
+    /// `data-cycle`: every entity of the cycle, sorted by name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<Vec<String>>,
     /// Accepted by an allow rule (module `accept`): still reported, never failing a run.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub accepted: Option<Accepted>,
@@ -268,6 +271,7 @@ impl Finding {
             known_product: None,
             nearest_versions: None,
             similar_products: None,
+            cycle: None,
             accepted: None,
         }
     }

@@ -11,6 +11,8 @@ use crate::graph::{EdgeKind, EntityGraph};
 
 /// The colour of capability edges.
 const CAPABILITY: &str = "\"#1565c0\"";
+/// Data edges (section 10) are green.
+const DATA: &str = "\"#2e7d32\"";
 
 /// Quotes a DOT string.
 fn quote(text: &str) -> String {
@@ -58,6 +60,13 @@ pub fn graph(g: &EntityGraph) -> String {
             EdgeKind::Optional => {
                 attrs.push("style=dashed".to_owned());
                 label = format!("optional {label}");
+            }
+            EdgeKind::Data => {
+                attrs.push("style=bold".to_owned());
+                attrs.push(format!("color={DATA}"));
+                attrs.push(format!("fontcolor={DATA}"));
+                attrs.push("arrowhead=odot".to_owned());
+                label = edge.data_label().unwrap_or(label);
             }
             EdgeKind::Incompatible => {
                 attrs.push("style=dotted".to_owned());

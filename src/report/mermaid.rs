@@ -24,6 +24,7 @@ pub fn graph(g: &EntityGraph) -> String {
     }
     let mut red = Vec::new();
     let mut blue = Vec::new();
+    let mut green = Vec::new();
     let mut index = 0;
     for edge in &g.edges {
         let mut text = edge.range.to_string();
@@ -37,6 +38,11 @@ pub fn graph(g: &EntityGraph) -> String {
             EdgeKind::Optional => {
                 text = format!("optional {text}");
                 "-.->"
+            }
+            EdgeKind::Data => {
+                text = edge.data_label().unwrap_or(text);
+                green.push(index);
+                "--o"
             }
             EdgeKind::Incompatible => {
                 text = format!("incompatible {text}");
@@ -69,6 +75,11 @@ pub fn graph(g: &EntityGraph) -> String {
         index += 1;
     }
     blue.retain(|i| !red.contains(i));
+    green.retain(|i| !red.contains(i));
+    if !green.is_empty() {
+        let list: Vec<String> = green.iter().map(ToString::to_string).collect();
+        let _ = writeln!(out, "  linkStyle {} stroke:#2e7d32", list.join(","));
+    }
     if !blue.is_empty() {
         let list: Vec<String> = blue.iter().map(ToString::to_string).collect();
         let _ = writeln!(out, "  linkStyle {} stroke:#1565c0", list.join(","));

@@ -38,6 +38,7 @@ use crate::suggest;
 use crate::version::Version;
 
 mod facets;
+mod wiring;
 #[cfg(test)]
 mod serving_tests;
 
@@ -149,11 +150,29 @@ pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
             .checks(catalog)
         })
         .collect();
-    Validation {
+    let mut validation = Validation {
         environment: environment.name.clone(),
         checks,
         unreadable: Vec::new(),
+    };
+    // the checks of each entity are in entity order; a data cycle is its first entity's
+    for f in wiring::data_cycles(environment, catalog) {
+        let entity = f.entity.clone().unwrap_or_default();
+        let at = validation
+            .checks
+            .iter()
+            .rposition(|c| c.entity == entity)
+            .map_or(validation.checks.len(), |i| i + 1);
+        validation.checks.insert(
+            at,
+            Check {
+                entity,
+                constraint: "no data cycle".into(),
+                findings: vec![f],
+            },
+        );
     }
+    validation
 }
 
 impl Validation {
@@ -289,6 +308,7 @@ impl EntityChecker<'_> {
         for requirement in &facets.runtime {
             checks.push(self.runtime(manifest, requirement));
         }
+        checks.extend(self.inputs(manifest));
         if !self.policy.exclude.is_empty() {
             checks.push(self.excluded(manifest));
         }

@@ -29,6 +29,8 @@ const GREY: &str = "#757575";
 const ORANGE: &str = "#ef6c00";
 /// Capability edges (also in the page's legend).
 pub const BLUE: &str = "#1565c0";
+/// Data edges (section 10).
+pub const GREEN: &str = "#2e7d32";
 
 fn look(stroke: &str, width: usize, fill: Option<&str>) -> StyleAttr {
     StyleAttr::new(Color::fast(stroke), width, fill.map(Color::fast), 4, FONT)
@@ -100,11 +102,14 @@ pub fn svg(g: &EntityGraph) -> Option<Drawing> {
             EdgeKind::Capability => ("edge capability", LineStyleKind::Dashed, BLUE),
             EdgeKind::Optional => ("edge optional", LineStyleKind::Dashed, GREY),
             EdgeKind::Incompatible => ("edge incompatible", LineStyleKind::Dashed, RED),
+            EdgeKind::Data => ("edge data", LineStyleKind::Dotted, GREEN),
         };
         let a = match edge.violation {
             // a capability edge is labelled with the capability: it is not the product
             None => arrow(
-                edge.capability.unwrap_or_default(),
+                edge.capability
+                    .or(edge.input.map(|i| i.name.as_str()))
+                    .unwrap_or_default(),
                 class,
                 style,
                 &look(
