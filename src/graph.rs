@@ -13,9 +13,9 @@
 use std::collections::BTreeMap;
 
 use crate::catalog::Catalog;
+use crate::constraint::{Running, World};
 use crate::environment::{Entity, Environment};
 use crate::finding::Code;
-use crate::constraint::{Running, World};
 use crate::instance::{Criteria, Input};
 use crate::manifest::{Facets, Manifest};
 use crate::precedence::{self, Before, Node, Why};
@@ -73,12 +73,7 @@ impl<'a> Edge<'a> {
         };
         let (kind, range, capability, input) = match b.why {
             Why::Product(d) => (EdgeKind::Required, &d.range, None, None),
-            Why::Capability(r) => (
-                EdgeKind::Capability,
-                &r.range,
-                Some(r.name.as_str()),
-                None,
-            ),
+            Why::Capability(r) => (EdgeKind::Capability, &r.range, Some(r.name.as_str()), None),
             Why::Data(i) => (EdgeKind::Data, &ANY, None, Some(i)),
         };
         Edge {
@@ -188,10 +183,6 @@ pub fn build<'a>(
     validation: Option<&Validation>,
 ) -> EntityGraph<'a> {
     let entities = environment.entities.as_slice();
-    let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
-    for (i, e) in entities.iter().enumerate() {
-        by_product.entry(&e.product).or_default().push(i);
-    }
     let verdicts = Verdicts::of(validation);
     let releases: Vec<_> = entities
         .iter()
@@ -217,32 +208,13 @@ pub fn build<'a>(
         .map(|b| Edge::ordering(b, violation(b.after, b.first, b.why.product())))
         .collect();
     let mut missing = Vec::new();
-    // section 10: who serves whom, when some entity uses namespaces, labels or bindings
-    let sight = entities
-        .iter()
-        .any(|e| !e.placement.is_plain())
-        .then(|| Sight::new(entities, &releases));
+    let sight = Sight::new(entities, &releases);
     for (from, manifest) in releases.iter().enumerate() {
         let Some(manifest) = manifest else {
             continue;
         };
-        let name = entities[from].name.as_str();
-        let all = |product: &ProductId| -> Vec<usize> {
-            by_product
-                .get(product)
-                .map_or(&[][..], Vec::as_slice)
-                .iter()
-                .copied()
-                .filter(|&t| t != from)
-                .collect()
-        };
-        let serving = |product: &'a ProductId| match &sight {
-            None => all(product),
-            Some(s) => s.serving(name, product, manifest.facets().instances.get(product), from),
-        };
-        let visible = |product: &'a ProductId| match &sight {
-            None => all(product),
-            Some(s) => s.visible(name, product, from),
+        let serving = |product: &'a ProductId| {
+            sight.serving(from, product, manifest.facets().instances.get(product))
         };
         for dep in &manifest.dependencies {
             if !dep.optional {
@@ -267,7 +239,8 @@ pub fn build<'a>(
         }
         for inc in &manifest.incompatibilities {
             edges.extend(
-                visible(&inc.product)
+                sight
+                    .visible(from, &inc.product)
                     .into_iter()
                     .filter(|&to| inc.range.contains(&entities[to].version))
                     .map(|to| Edge {
@@ -293,61 +266,90 @@ pub fn build<'a>(
         missing,
     }
 }
-/// Who serves and sees whom among the graph's entities (section 10), every entity counting
-/// as present: an install graph is about the target state.
+/// Who serves and sees whom among the graph's entities, every entity counting as present
+/// (an install graph is about the target state): with section 10 in use, through a
+/// [`World`]; otherwise every other entity of the product.
 struct Sight<'a> {
-    world: World<'a>,
-    index: BTreeMap<&'a str, usize>,
+    entities: &'a [Entity],
+    by_product: BTreeMap<&'a ProductId, Vec<usize>>,
+    /// Only when some entity has a namespace, labels or bindings.
+    world: Option<(World<'a>, BTreeMap<&'a str, usize>)>,
 }
 
 impl<'a> Sight<'a> {
     fn new(entities: &'a [Entity], releases: &[Option<&'a Manifest>]) -> Self {
-        let running = entities
-            .iter()
-            .zip(releases)
-            .map(|(e, r)| Running {
-                entity: &e.name,
-                product: &e.product,
-                version: &e.version,
-                facets: r.map_or(Facets::none(), Manifest::facets),
-                placement: &e.placement,
-            })
-            .collect();
-        Sight {
-            world: World::new(running, &NO_RUNTIME),
-            index: entities
+        let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
+        for (i, e) in entities.iter().enumerate() {
+            by_product.entry(&e.product).or_default().push(i);
+        }
+        let world = entities.iter().any(|e| !e.placement.is_plain()).then(|| {
+            let running = entities
+                .iter()
+                .zip(releases)
+                .map(|(e, r)| Running {
+                    entity: &e.name,
+                    product: &e.product,
+                    version: &e.version,
+                    facets: r.map_or(Facets::none(), Manifest::facets),
+                    placement: &e.placement,
+                })
+                .collect();
+            let index = entities
                 .iter()
                 .enumerate()
                 .map(|(i, e)| (e.name.as_str(), i))
-                .collect(),
+                .collect();
+            (World::new(running, &NO_RUNTIME), index)
+        });
+        Sight {
+            entities,
+            by_product,
+            world,
         }
     }
 
-    fn indices<'r>(&self, running: impl IntoIterator<Item = &'r Running<'a>>, from: usize) -> Vec<usize>
+    /// The entities other than `from` among `running`, or every other entity of `product`.
+    fn others<'r>(
+        &self,
+        from: usize,
+        product: &ProductId,
+        running: Option<Vec<&'r Running<'a>>>,
+    ) -> Vec<usize>
     where
         'a: 'r,
     {
-        running
-            .into_iter()
-            .filter_map(|r| self.index.get(r.entity).copied())
-            .filter(|&t| t != from)
-            .collect()
+        let all = self.by_product.get(product).map_or(&[][..], Vec::as_slice);
+        match (running, &self.world) {
+            (Some(running), Some((_, index))) => running
+                .into_iter()
+                .filter_map(|r| index.get(r.entity).copied())
+                .filter(|&t| t != from)
+                .collect(),
+            _ => all.iter().copied().filter(|&t| t != from).collect(),
+        }
     }
 
+    /// The serving set of entity `from`'s dependency on `product`, `from` left out.
     fn serving(
         &self,
-        name: &str,
+        from: usize,
         product: &'a ProductId,
         criteria: Option<&Criteria>,
-        from: usize,
     ) -> Vec<usize> {
-        self.indices(self.world.serving_product(name, product, criteria), from)
+        let name = &self.entities[from].name;
+        let running = self
+            .world
+            .as_ref()
+            .map(|(w, _)| w.serving_product(name, product, criteria));
+        self.others(from, product, running)
     }
 
-    fn visible(&self, name: &str, product: &'a ProductId, from: usize) -> Vec<usize> {
-        self.indices(self.world.visible(name, product), from)
+    /// What entity `from`'s incompatibilities with `product` see, `from` left out.
+    fn visible(&self, from: usize, product: &'a ProductId) -> Vec<usize> {
+        let name = &self.entities[from].name;
+        let running = self.world.as_ref().map(|(w, _)| w.visible(name, product));
+        self.others(from, product, running)
     }
 }
 
 static NO_RUNTIME: BTreeMap<String, crate::version::Version> = BTreeMap::new();
-

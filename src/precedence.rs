@@ -23,10 +23,10 @@ use std::collections::BTreeMap;
 
 use crate::constraint::{Running, World, provision_in};
 use crate::instance::{Input, Placement};
-use crate::wiring;
 use crate::manifest::{CapabilityRequirement, Dependency, Facets, Manifest};
 use crate::product::ProductId;
 use crate::version::Version;
+use crate::wiring;
 
 /// An entity (or a product a plan moves) with the release it runs or will run.
 #[derive(Clone, Copy, Debug)]
@@ -89,8 +89,7 @@ pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
         .iter()
         .filter_map(|n| n.release)
         .any(|r| !r.facets().inputs.is_empty());
-    let capabilities =
-        (needs_capabilities || placed || wired).then(|| Capabilities::new(nodes));
+    let capabilities = (needs_capabilities || placed || wired).then(|| Capabilities::new(nodes));
     let mut edges = Vec::new();
     for (after, node) in nodes.iter().enumerate() {
         let Some(release) = node.release else {
@@ -280,6 +279,7 @@ extensions:
                 let why = match e.why {
                     Why::Product(d) => d.product.to_string(),
                     Why::Capability(c) => format!("capability {}", c.name),
+                    Why::Data(i) => format!("input {}", i.name),
                 };
                 (e.after, e.first, why)
             })

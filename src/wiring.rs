@@ -62,7 +62,9 @@ fn bound<'a>(
         }
         Requirement::Capability(c) => {
             let r = release.facets().requires.iter().find(|r| r.name == *c)?;
-            let to = world.bound_capability(declarer, r).map(|p| p.running.entity);
+            let to = world
+                .bound_capability(declarer, r)
+                .map(|p| p.running.entity);
             Some((to, r.optional))
         }
     }

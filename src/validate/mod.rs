@@ -38,9 +38,9 @@ use crate::suggest;
 use crate::version::Version;
 
 mod facets;
-mod wiring;
 #[cfg(test)]
 mod serving_tests;
+mod wiring;
 
 /// The outcome of validating one environment.
 #[derive(Clone, Debug)]
