@@ -128,6 +128,8 @@ pub struct EntityGraph<'a> {
     pub entities: &'a [Entity],
     /// Whether each entity's release was found in the catalog.
     pub known: Vec<bool>,
+    /// Each entity's release, when the catalog has it.
+    pub releases: Vec<Option<&'a Manifest>>,
     pub edges: Vec<Edge<'a>>,
     pub missing: Vec<Missing<'a>>,
 }
@@ -262,6 +264,7 @@ pub fn build<'a>(
         environment,
         entities,
         known,
+        releases,
         edges,
         missing,
     }

@@ -22,9 +22,10 @@ use petgraph::algo::tarjan_scc;
 use petgraph::graph::{DiGraph, NodeIndex};
 
 use crate::environment::State;
-use crate::graph::EntityGraph;
+use crate::graph::{EdgeKind, EntityGraph};
 use crate::product::ProductId;
 use crate::range::Range;
+use crate::wiring;
 
 /// The layering of a graph whose edge `(a, b)` means "a is installed after b".
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -170,6 +171,27 @@ pub struct InstallOrder {
     /// Entities to install whose release is not in the catalog: their dependencies are
     /// unknown, so they are placed as if they had none.
     pub unknown: Vec<String>,
+    /// Section 10, when the environment uses it: bindings and wiring of the ordered
+    /// entities, and the groups that a data edge runs through (they cannot be installed).
+    pub instances: Option<Instances>,
+}
+
+/// An install order's section 10 part.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Instances {
+    pub lists: wiring::Lists,
+    /// Indices into [`InstallOrder::groups`] of the groups a data edge runs through.
+    pub data_cycles: Vec<usize>,
+}
+
+impl InstallOrder {
+    /// The groups that cannot be installed: a data edge runs through them.
+    pub fn data_cycles(&self) -> impl Iterator<Item = &Group> {
+        self.instances
+            .iter()
+            .flat_map(|i| &i.data_cycles)
+            .map(|&g| &self.groups[g])
+    }
 }
 
 /// Orders the managed entities of the graph (every entity with `from_scratch`).
@@ -239,6 +261,7 @@ pub fn install_order(graph: &EntityGraph, from_scratch: bool) -> InstallOrder {
         .filter(|&&i| !graph.known[i])
         .map(|&i| entities[i].name.clone())
         .collect();
+    let instances = instances(graph, &local, &result.cycles);
     InstallOrder {
         environment: graph.environment.name.clone(),
         waves,
@@ -246,7 +269,34 @@ pub fn install_order(graph: &EntityGraph, from_scratch: bool) -> InstallOrder {
         order,
         missing,
         unknown,
+        instances,
     }
+}
+
+/// The section 10 part of the order, when the environment uses section 10.
+fn instances(
+    graph: &EntityGraph,
+    local: &[Option<usize>],
+    cycles: &[Vec<usize>],
+) -> Option<Instances> {
+    if !wiring::in_use(graph.entities, &graph.releases) {
+        return None;
+    }
+    let lists = wiring::lists(graph.entities, &graph.releases, |i| local[i].is_some());
+    let data_cycles = cycles
+        .iter()
+        .enumerate()
+        .filter(|(_, members)| {
+            graph.edges.iter().any(|e| {
+                e.kind == EdgeKind::Data
+                    && [e.from, e.to]
+                        .iter()
+                        .all(|&n| local[n].is_some_and(|l| members.binary_search(&l).is_ok()))
+            })
+        })
+        .map(|(g, _)| g)
+        .collect();
+    Some(Instances { lists, data_cycles })
 }
 
 #[cfg(test)]

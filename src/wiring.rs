@@ -3,9 +3,10 @@
 //! [`crate::serving`]). `validate` turns the faults into findings, `precedence` the fed inputs
 //! into data edges, `order` both into its `bindings` and `wiring` lists.
 
-use crate::constraint::World;
+use crate::constraint::{Running, World};
+use crate::environment::Entity;
 use crate::instance::{Input, Requirement};
-use crate::manifest::Manifest;
+use crate::manifest::{Facets, Manifest};
 
 /// A requirement of a release and the entity it is bound to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,4 +127,73 @@ pub fn feeds<'a>(
             Some((input, feed))
         })
         .collect()
+}
+
+/// `order`'s section 10 lists, each sorted by entity, then requirement or input.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Lists {
+    /// (entity, requirement, bound to): every requirement with a non-empty serving set.
+    pub bindings: Vec<(String, String, String)>,
+    /// (entity, input, fed from, output): every fed input, `None` for order-only ones.
+    pub wiring: Vec<(String, String, String, Option<String>)>,
+}
+
+/// Whether an environment uses section 10 at all: a placement, or a release with inputs.
+#[must_use]
+pub fn in_use(entities: &[Entity], releases: &[Option<&Manifest>]) -> bool {
+    entities.iter().any(|e| !e.placement.is_plain())
+        || releases
+            .iter()
+            .flatten()
+            .any(|r| !r.facets().inputs.is_empty())
+}
+
+/// The bindings and wiring of the entities `which` selects, every entity counting as
+/// present (an install order is about the target state).
+#[must_use]
+pub fn lists(
+    entities: &[Entity],
+    releases: &[Option<&Manifest>],
+    which: impl Fn(usize) -> bool,
+) -> Lists {
+    static NO_RUNTIME: std::collections::BTreeMap<String, crate::version::Version> =
+        std::collections::BTreeMap::new();
+    let running = entities
+        .iter()
+        .zip(releases)
+        .map(|(e, r)| Running {
+            entity: &e.name,
+            product: &e.product,
+            version: &e.version,
+            facets: r.map_or(Facets::none(), Manifest::facets),
+            placement: &e.placement,
+        })
+        .collect();
+    let world = World::new(running, &NO_RUNTIME);
+    let mut out = Lists::default();
+    for (i, e) in entities.iter().enumerate().filter(|(i, _)| which(*i)) {
+        let Some(release) = releases[i] else {
+            continue;
+        };
+        for b in bindings(&world, &e.name, release) {
+            out.bindings.push((
+                e.name.clone(),
+                b.requirement.to_string(),
+                b.bound_to.to_owned(),
+            ));
+        }
+        for (input, feed) in feeds(&world, &e.name, release) {
+            if let Feed::Fed(source) = feed {
+                out.wiring.push((
+                    e.name.clone(),
+                    input.name.clone(),
+                    source.to_owned(),
+                    input.output.clone(),
+                ));
+            }
+        }
+    }
+    out.bindings.sort();
+    out.wiring.sort();
+    out
 }

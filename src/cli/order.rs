@@ -42,7 +42,8 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
         OrderFormat::Json => report::json::install_order(&result),
         OrderFormat::Markdown => report::markdown::install_order(&result),
     };
-    let mut outcome = Outcome::new(stdout, result.missing.is_empty());
+    let runnable = result.missing.is_empty() && result.data_cycles().next().is_none();
+    let mut outcome = Outcome::new(stdout, runnable);
     outcome.warnings = inputs.warnings();
     outcome.warnings.extend(policy_warnings);
     Ok(outcome)

@@ -260,12 +260,43 @@ pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
         }
         let _ = writeln!(out, "{}", t.render(layout));
     }
+    let data_cycles: Vec<&crate::order::Group> = o.data_cycles().collect();
     for g in &o.groups {
-        let _ = writeln!(
-            out,
-            "group (install together, no guaranteed order): {}",
-            g.cycle.join(" -> ")
-        );
+        if data_cycles.contains(&g) {
+            let _ = writeln!(
+                out,
+                "{} (data flows around it, nothing can go first): {}",
+                layout.paint("data cycle", Tone::Bad),
+                g.cycle.join(" -> ")
+            );
+        } else {
+            let _ = writeln!(
+                out,
+                "group (install together, no guaranteed order): {}",
+                g.cycle.join(" -> ")
+            );
+        }
+    }
+    if let Some(i) = &o.instances {
+        if !i.lists.bindings.is_empty() {
+            let mut t = Grid::new(&["Entity", "Requirement", "Bound to"]);
+            for (entity, requirement, to) in &i.lists.bindings {
+                t.row(vec![entity.clone(), requirement.clone(), to.clone()]);
+            }
+            let _ = writeln!(out, "bindings:\n{}", t.render(layout));
+        }
+        if !i.lists.wiring.is_empty() {
+            let mut t = Grid::new(&["Entity", "Input", "From", "Output"]);
+            for (entity, input, from, output) in &i.lists.wiring {
+                t.row(vec![
+                    entity.clone(),
+                    input.clone(),
+                    from.clone(),
+                    output.clone().unwrap_or_else(|| "(ready)".into()),
+                ]);
+            }
+            let _ = writeln!(out, "wiring:\n{}", t.render(layout));
+        }
     }
     for m in &o.missing {
         let _ = writeln!(

@@ -172,7 +172,7 @@ pub fn release(m: &Manifest) -> String {
 /// as a closed path), `waits_for` per wave, `missing` and `unknown`.
 #[must_use]
 pub fn install_order(o: &InstallOrder) -> String {
-    to_json(&json!({
+    let mut out = json!({
         "schema_version": SCHEMA_VERSION,
         "environment": o.environment,
         "waves": o.waves.iter().map(|w| &w.entities).collect::<Vec<_>>(),
@@ -187,7 +187,30 @@ pub fn install_order(o: &InstallOrder) -> String {
             "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
         })).collect::<Vec<_>>(),
         "unknown": o.unknown,
-    }))
+    });
+    // section 10, only where the environment uses it (plain outputs stay as they were)
+    if let Some(i) = &o.instances {
+        out["bindings"] = json!(
+            i.lists
+                .bindings
+                .iter()
+                .map(|(entity, requirement, to)| json!({
+                    "entity": entity, "requirement": requirement, "bound_to": to,
+                }))
+                .collect::<Vec<_>>()
+        );
+        out["wiring"] = json!(
+            i.lists
+                .wiring
+                .iter()
+                .map(|(entity, input, from, output)| json!({
+                    "entity": entity, "input": input, "from_entity": from, "output": output,
+                }))
+                .collect::<Vec<_>>()
+        );
+        out["data_cycles"] = json!(o.data_cycles().map(|g| &g.cycle).collect::<Vec<_>>());
+    }
+    to_json(&out)
 }
 
 /// `plan`: `{"feasible", "final", "steps", "explanation"}` as SPEC section 8 says, plus

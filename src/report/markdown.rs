@@ -115,6 +115,43 @@ pub fn install_order(o: &InstallOrder) -> String {
             let _ = writeln!(out, "- `{}`", g.cycle.join(" -> "));
         }
     }
+    let data_cycles: Vec<_> = o.data_cycles().collect();
+    if !data_cycles.is_empty() {
+        out.push_str("\n**Data cycles:** data flows around these groups, so nothing in them can go first:\n\n");
+        for g in data_cycles {
+            let _ = writeln!(out, "- `{}`", g.cycle.join(" -> "));
+        }
+    }
+    if let Some(i) = o
+        .instances
+        .as_ref()
+        .filter(|i| !i.lists.bindings.is_empty())
+    {
+        out.push_str("\n| Entity | Requirement | Bound to |\n|---|---|---|\n");
+        for (entity, requirement, to) in &i.lists.bindings {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} |",
+                cell(entity),
+                cell(requirement),
+                cell(to)
+            );
+        }
+    }
+    if let Some(i) = o.instances.as_ref().filter(|i| !i.lists.wiring.is_empty()) {
+        out.push_str("\n| Entity | Input | From | Output |\n|---|---|---|---|\n");
+        for (entity, input, from, output) in &i.lists.wiring {
+            let output = output.as_deref().unwrap_or("(ready)");
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                cell(entity),
+                cell(input),
+                cell(from),
+                cell(output)
+            );
+        }
+    }
     if !o.missing.is_empty() {
         out.push_str("\n**Cannot be installed:** required dependencies that are neither installed nor managed:\n\n");
         for m in &o.missing {
