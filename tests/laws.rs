@@ -289,7 +289,7 @@ mod planner {
     //! The planner against a brute-force oracle on small random catalogs: every assignment of
     //! candidate releases is enumerated and judged by `validate` itself.
 
-    use std::collections::BTreeMap;
+    use std::collections::{BTreeMap, BTreeSet};
     use std::fmt::Write;
     use std::sync::Arc;
 
@@ -853,6 +853,191 @@ mod planner {
         #[test]
         fn with_capabilities_and_constraints_all_is_maximal(w in world9()) {
             all_maximal(&w)?;
+        }
+    }
+    // ---- section 10: the same oracle with entities in namespaces ----
+
+    /// Where each product's entities stand: one or two entities, each in namespace `""`
+    /// (global), `x` or `y`.
+    fn placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        proptest::collection::vec(proptest::collection::vec(0u8..3, 1..=2), 5)
+    }
+
+    fn placed_env(versions: &[u32], spots: &[Vec<u8>]) -> Environment {
+        let mut out = String::from("environment: e\nentities:\n");
+        for (p, v) in versions.iter().enumerate() {
+            for k in 0..spots[p].len() {
+                let _ = writeln!(
+                    out,
+                    "  - name: {}-{k}\n    product: {}\n    version: {v}.0.0",
+                    name(p).replace(':', "-"),
+                    name(p)
+                );
+            }
+        }
+        let mut env = environment::parse(&out, &Arc::from("e.yml"), "e").unwrap();
+        for e in &mut env.entities {
+            let (product, k) = e.name.rsplit_once('-').unwrap();
+            let p = (0..versions.len())
+                .find(|&p| name(p).replace(':', "-") == product)
+                .unwrap();
+            e.placement.namespace =
+                ["", "x", "y"][usize::from(spots[p][k.parse::<usize>().unwrap()])].into();
+        }
+        env
+    }
+
+    fn placed_valid(catalog: &Catalog, versions: &[u32], spots: &[Vec<u8>]) -> bool {
+        validate::validate(&placed_env(versions, spots), catalog).passes(Severity::Error)
+    }
+
+    /// Every product's entities move together: the final version of each product, checked
+    /// to be one version for all its entities.
+    fn placed_final(plan: &plan::Plan, products: usize) -> Vec<u32> {
+        (0..products)
+            .map(|p| {
+                let versions: BTreeSet<u32> = plan
+                    .final_state
+                    .iter()
+                    .filter(|e| e.product.to_string() == name(p))
+                    .map(|e| Version::parse(&e.version).unwrap().major())
+                    .collect();
+                assert_eq!(versions.len(), 1, "{:?}", plan.final_state);
+                versions.into_iter().next().unwrap()
+            })
+            .collect()
+    }
+
+    fn placed_states(w: &World, catalog: &Catalog, spots: &[Vec<u8>]) -> Vec<Vec<u32>> {
+        let mut states = vec![vec![]];
+        for (p, &n) in w.releases.iter().enumerate() {
+            states = states
+                .into_iter()
+                .flat_map(|s| {
+                    (w.installed[p]..=n).map(move |v| {
+                        let mut s = s.clone();
+                        s.push(v);
+                        s
+                    })
+                })
+                .collect();
+        }
+        states
+            .into_iter()
+            .filter(|s| placed_valid(catalog, s, spots))
+            .collect()
+    }
+
+    fn placed_single_target(
+        w: &World,
+        spots: &[Vec<u8>],
+        target: usize,
+    ) -> Result<(), TestCaseError> {
+        let spots = &spots[..w.releases.len()];
+        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let env = placed_env(&w.installed, spots);
+        prop_assume!(placed_valid(&catalog, &w.installed, spots));
+        let target = target % w.releases.len();
+        let states = placed_states(w, &catalog, spots);
+        let best = states.iter().map(|s| s[target]).max().unwrap();
+        let fewest = states
+            .iter()
+            .filter(|s| s[target] == best)
+            .map(|s| {
+                (0..s.len())
+                    .filter(|&p| p != target && s[p] != w.installed[p])
+                    .count()
+            })
+            .min()
+            .unwrap();
+        let product = ProductId::parse(&name(target)).unwrap();
+        let plan = plan::plan(
+            &env,
+            &catalog,
+            &Request::new(vec![Target::Newest(product)], false),
+        );
+        prop_assert!(plan.feasible);
+        let got = placed_final(&plan, w.releases.len());
+        prop_assert!(
+            placed_valid(&catalog, &got, spots),
+            "final state {:?} is invalid",
+            got
+        );
+        prop_assert_eq!(got[target], best, "target version");
+        let changed = (0..got.len())
+            .filter(|&p| p != target && got[p] != w.installed[p])
+            .count();
+        prop_assert_eq!(changed, fewest, "fewest other products changed");
+        prop_assert!(
+            placed_replay_is_valid(&catalog, &env, &plan),
+            "steps {:?}",
+            plan.steps
+        );
+        Ok(())
+    }
+
+    /// Replays the steps entity by entity and checks that no state between groups is invalid.
+    fn placed_replay_is_valid(catalog: &Catalog, start: &Environment, plan: &plan::Plan) -> bool {
+        let mut env = start.clone();
+        for (i, step) in plan.steps.iter().enumerate() {
+            let e = env
+                .entities
+                .iter_mut()
+                .find(|e| e.name == step.entity)
+                .unwrap();
+            e.version = Version::parse(&step.to).unwrap();
+            let group_continues = step.group.is_some()
+                && plan.steps.get(i + 1).is_some_and(|n| n.group == step.group);
+            if !group_continues && !validate::validate(&env, catalog).passes(Severity::Error) {
+                return false;
+            }
+        }
+        true
+    }
+
+    fn placed_all_maximal(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
+        let spots = &spots[..w.releases.len()];
+        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let env = placed_env(&w.installed, spots);
+        prop_assume!(placed_valid(&catalog, &w.installed, spots));
+        let plan = plan::plan(&env, &catalog, &Request::new(vec![], true));
+        prop_assert!(plan.feasible);
+        let got = placed_final(&plan, w.releases.len());
+        prop_assert!(placed_valid(&catalog, &got, spots));
+        for s in placed_states(w, &catalog, spots) {
+            let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
+            prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
+        }
+        prop_assert!(
+            placed_replay_is_valid(&catalog, &env, &plan),
+            "steps {:?}",
+            plan.steps
+        );
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 150,
+            max_global_rejects: 20_000,
+            ..ProptestConfig::default()
+        })]
+
+        /// Section 10: with entities spread over namespaces, dependencies are judged against
+        /// serving sets and incompatibilities against what each entity sees, and plans stay
+        /// exact against `validate` (which judges the same way) as the oracle.
+        #[test]
+        fn in_namespaces_single_targets_match_the_oracle(
+            w in world(), spots in placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn in_namespaces_all_is_maximal(w in world(), spots in placements()) {
+            placed_all_maximal(&w, &spots)?;
         }
     }
 }

@@ -199,7 +199,7 @@ impl Model<'_> {
                     .map(|(k, d)| {
                         let holds: Vec<bool> = qd
                             .iter()
-                            .map(|&b| both_keep(b) || self.meets(d, q, b))
+                            .map(|&b| both_keep(b) || self.meets_from((p, a, m), d, q, b))
                             .collect();
                         (Declaration::Dependency(k), holds)
                     });
@@ -211,7 +211,7 @@ impl Model<'_> {
                     .map(|(k, c)| {
                         let holds: Vec<bool> = qd
                             .iter()
-                            .map(|&b| both_keep(b) || self.avoids(c, q, b))
+                            .map(|&b| both_keep(b) || self.avoids_from((p, a, m), c, q, b))
                             .collect();
                         (Declaration::Incompatibility(k), holds)
                     });

@@ -23,6 +23,7 @@ pub mod explain;
 pub mod facets;
 pub mod memo;
 pub mod model;
+pub mod placed;
 pub mod sat;
 pub mod violation;
 

@@ -202,6 +202,8 @@ pub struct Model<'a> {
     pub runtime: &'a BTreeMap<String, Version>,
     /// What every question over this model works out alike, worked out once.
     pub(super) memo: super::memo::Memo,
+    /// Section 10's serving sets, when some entity uses them (module `placed`).
+    pub(super) placed: Option<Arc<super::placed::Placed<'a>>>,
 }
 
 impl<'a> Model<'a> {
@@ -273,6 +275,7 @@ impl<'a> Model<'a> {
             policy,
             runtime: &env.runtime,
             memo,
+            placed: super::placed::Placed::build(env).map(Arc::new),
         };
         model.base = (0..model.vars.len())
             .map(|p| {
@@ -437,33 +440,50 @@ impl<'a> Model<'a> {
     }
 
     /// What `p`'s releases under `a` declare on `q`.
-    fn declared(&self, p: usize, a: Value, q: usize) -> Declared<'_> {
+    fn declared(&self, p: usize, a: Value, q: usize) -> Declared<'a> {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         let kept = (a == Value::Keep).then_some(&vp.current);
         let release = match a {
             Value::Release(i) => Some(&*vp.releases[i]),
             _ => None,
         };
-        let mut out = Declared::default();
+        let mut out = Declared {
+            p,
+            a,
+            needs: Vec::new(),
+            refuses: Vec::new(),
+        };
         for m in release
             .into_iter()
             .chain(kept.into_iter().flatten().filter_map(|c| c.manifest))
         {
-            out.needs
-                .extend(m.dependencies.iter().filter(|d| d.product == vq.product));
+            out.needs.extend(
+                m.dependencies
+                    .iter()
+                    .filter(|d| d.product == vq.product)
+                    .map(|d| (m, d)),
+            );
             out.refuses.extend(
                 m.incompatibilities
                     .iter()
-                    .filter(|c| c.product == vq.product),
+                    .filter(|c| c.product == vq.product)
+                    .map(|c| (m, c)),
             );
         }
         out
     }
 
     /// True when `q` under `b` breaks none of `declared`.
-    fn accepts(&self, declared: &Declared<'_>, q: usize, b: Value) -> bool {
-        declared.needs.iter().all(|d| self.meets(d, q, b))
-            && declared.refuses.iter().all(|c| self.avoids(c, q, b))
+    fn accepts(&self, declared: &Declared<'a>, q: usize, b: Value) -> bool {
+        let (p, a) = (declared.p, declared.a);
+        declared
+            .needs
+            .iter()
+            .all(|&(m, d)| self.meets_from((p, a, m), d, q, b))
+            && declared
+                .refuses
+                .iter()
+                .all(|&(m, c)| self.avoids_from((p, a, m), c, q, b))
     }
 
     /// True when `q` under `b` satisfies dependency `d`: every instance inside its range, or,
@@ -492,16 +512,21 @@ impl<'a> Model<'a> {
 
     /// The constraints `p`'s releases under `a` declare on `q` under `b` and break.
     fn one_way(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Violation> {
+        if let Some(out) = self.one_way_placed(p, a, q, b) {
+            return out;
+        }
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
     }
 }
 
-/// The declarations of some releases on one other product.
-#[derive(Default)]
+/// The declarations of `p`'s releases under `a` on one other product, each with the release
+/// that declares it.
 struct Declared<'m> {
-    needs: Vec<&'m crate::manifest::Dependency>,
-    refuses: Vec<&'m crate::manifest::Incompatibility>,
+    p: usize,
+    a: Value,
+    needs: Vec<(&'m Manifest, &'m crate::manifest::Dependency)>,
+    refuses: Vec<(&'m Manifest, &'m crate::manifest::Incompatibility)>,
 }
 
 /// Adds to `products` everything an install could bring in: every product reachable through
