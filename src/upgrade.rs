@@ -263,7 +263,7 @@ fn examine(
         blocked_by: Vec::new(),
         requires: Vec::new(),
         latest_installable: true,
-        proven: true,
+        proven: !model.approximate(),
         pinned: false,
         behind: Vec::new(),
         align: None,
@@ -313,7 +313,7 @@ fn examine(
         deadline,
     };
     let outcome = engine.solve(model, &query);
-    upgrade.proven = outcome.proven();
+    upgrade.proven = outcome.proven() && !model.approximate();
     if let Some(values) = outcome.values() {
         upgrade.requires = values
             .iter()

@@ -420,11 +420,15 @@ fn plan_in(
         }
     };
     let targets::Notes {
-        lines: explanation,
+        lines: mut explanation,
         conflict,
         blocked,
-        complete,
+        mut complete,
     } = notes;
+    if model.approximate() {
+        complete = false;
+        explanation.push(APPROXIMATE.to_owned());
+    }
     let Some(values) = values else {
         return Plan {
             feasible: false,
@@ -454,6 +458,11 @@ fn plan_in(
         unrepaired,
     }
 }
+
+/// Why a plan over section 9 items in a namespaced environment is not proven.
+pub const APPROXIMATE: &str = "not proven: capability requirements and constraints are judged \
+     as if every entity saw every other, while this environment uses namespaces, labels or \
+     bindings; the final state is checked by validate (see unrepaired)";
 
 /// The final values `--all` chooses (see the module docs), without steps, and whether the
 /// answer is proven. For benchmarks and the engine comparison (`examples/engines.rs`).

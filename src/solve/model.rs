@@ -300,6 +300,14 @@ impl<'a> Model<'a> {
             .as_ref()
     }
 
+    /// True when the model cannot judge exactly: section 9 items in an environment that uses
+    /// section 10 (the items are judged as if every entity saw every other; see module
+    /// `placed`). Answers are then marked not proven.
+    #[must_use]
+    pub fn approximate(&self) -> bool {
+        self.placed.is_some() && self.facets().is_some()
+    }
+
     /// Every variable's value today (`Keep`, or `Absent` for a product not installed): the
     /// baseline searches start from.
     #[must_use]
