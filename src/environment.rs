@@ -13,6 +13,19 @@
 //!
 //! Section 9.2 adds `runtime:` (platform facts: a runtime name to the version it runs) and
 //! `policy:` (module [`crate::policy`]); a malformed one is unreadable input too.
+//!
+//! Section 10 adds three optional keys to an entity, read into its [`Placement`]:
+//! `namespace` (a string; absent, null or `""` is the global namespace), `labels` (a mapping
+//! of label names to strings) and `bindings` (a mapping of a requirement, a product
+//! `group:name` or a capability name, to the name of the entity that serves it). A value of
+//! another YAML kind (`labels: {tier: 1}`, `namespace: [a]`), a binding key that is neither
+//! requirement form, or a name of the wrong form is unreadable input, located at the value. A
+//! binding naming an entity that does not exist (or cannot serve) reads fine: `validate`
+//! reports it as `invalid-binding`. Decisions where SPEC is silent: a namespace, a label name
+//! or value and a bound entity's name hold no control characters and no leading or trailing
+//! whitespace, and names are not blank (a label value may be `""`); `null` for `labels` or
+//! `bindings` means none. An entity using these keys is read by the full YAML parser (their
+//! values keep their YAML kinds, which the fast reader does not tell apart).
 
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -21,7 +34,7 @@ use std::sync::Arc;
 use serde::Deserialize;
 
 use crate::diagnostic::{InputError, Location, Spanned};
-use crate::instance::Placement;
+use crate::instance::{Placement, Requirement};
 use crate::manifest::facets::check_name;
 use crate::policy::{self, Policy};
 use crate::product::ProductId;
@@ -145,6 +158,7 @@ struct EntityKeys;
 
 impl KeySet for EntityKeys {
     const KEYS: &'static [&'static str] = &["name", "product", "version", "state"];
+    const TREES: &'static [&'static str] = &["namespace", "labels", "bindings"];
     const EXPECTING: &'static str = "an entity: a mapping with `product` and `version`";
 }
 
@@ -178,7 +192,8 @@ pub fn parse(text: &str, file: &Arc<str>, default_name: &str) -> Result<Environm
     for entry in raw.entities {
         for key in &entry.value.unknown {
             let message = format!(
-                "unknown key `{}` in an entity (expected `name`, `product`, `version` or `state`)",
+                "unknown key `{}` in an entity (expected `name`, `product`, `version`, `state`, \
+                 `namespace`, `labels` or `bindings`)",
                 key.value
             );
             warnings.push((key.location, message));
@@ -352,9 +367,131 @@ fn into_entity(raw: &RawEntity, file: &Arc<str>, location: Location) -> Result<E
         product,
         version,
         state,
-        placement: Placement::default(),
+        placement: placement(raw, file)?,
         location,
     })
+}
+
+/// Reads section 10's `namespace`, `labels` and `bindings` of an entity.
+fn placement(raw: &RawEntity, file: &Arc<str>) -> Result<Placement, InputError> {
+    let mut placement = Placement::default();
+    if let Some(node) = raw.tree("namespace") {
+        match &node.value {
+            Tree::Null => {}
+            Tree::Str(text) if text.is_empty() => {}
+            Tree::Str(text) => {
+                check_text("namespace", text, false)
+                    .map_err(|m| InputError::malformed(file, node.location, m))?;
+                placement.namespace.clone_from(text);
+            }
+            other => {
+                let message = format!("expected `namespace` to be a string, found {}", kind(other));
+                return Err(InputError::malformed(file, node.location, message));
+            }
+        }
+    }
+    for (key, value) in mapping(raw.tree("labels"), "labels", "label names to strings", file)? {
+        check_text("label name", &key.value, false)
+            .map_err(|m| InputError::malformed(file, key.location, m))?;
+        let text = string(value, &format!("label `{}`", key.value), true, file)?;
+        placement.labels.insert(key.value.clone(), text);
+    }
+    let bindings = mapping(
+        raw.tree("bindings"),
+        "bindings",
+        "requirements (`group:name` or a capability name) to entity names",
+        file,
+    )?;
+    for (key, value) in bindings {
+        let requirement = Requirement::parse(&key.value).map_err(|m| {
+            InputError::malformed(file, key.location, format!("binding `{}`: {m}", key.value))
+        })?;
+        let entity = string(value, &format!("binding `{}`", key.value), false, file)?;
+        if placement.bindings.insert(requirement, entity).is_some() {
+            let message = format!("`{}` is bound twice in this entity", key.value);
+            return Err(InputError::malformed(file, key.location, message));
+        }
+    }
+    Ok(placement)
+}
+
+/// A mapping's entries as [`Tree`] reads them.
+type Fields = [(Spanned<String>, Spanned<Tree>)];
+
+/// The entries of a mapping-valued key (none when absent or null), or a located error.
+fn mapping<'t>(
+    node: Option<&'t Spanned<Tree>>,
+    key: &str,
+    of: &str,
+    file: &Arc<str>,
+) -> Result<&'t Fields, InputError> {
+    match node {
+        None
+        | Some(Spanned {
+            value: Tree::Null, ..
+        }) => Ok(&[]),
+        Some(Spanned {
+            value: Tree::Map(fields),
+            ..
+        }) => Ok(fields),
+        Some(other) => {
+            let message = format!(
+                "expected `{key}` to be a mapping of {of}, found {}",
+                kind(&other.value)
+            );
+            Err(InputError::malformed(file, other.location, message))
+        }
+    }
+}
+
+/// A string value of `what`, checked with [`check_text`], or a located error.
+fn string(
+    node: &Spanned<Tree>,
+    what: &str,
+    may_be_empty: bool,
+    file: &Arc<str>,
+) -> Result<String, InputError> {
+    let Tree::Str(text) = &node.value else {
+        let message = format!(
+            "expected {what} to be a string, found {}",
+            kind(&node.value)
+        );
+        return Err(InputError::malformed(file, node.location, message));
+    };
+    check_text(what, text, may_be_empty)
+        .map_err(|m| InputError::malformed(file, node.location, m))?;
+    Ok(text.clone())
+}
+
+/// A value's kind for "found ..." messages; a number or boolean shows its text and how to
+/// write it as a string.
+fn kind(tree: &Tree) -> String {
+    match tree {
+        Tree::Number(text) => format!("the number `{text}` (quote it: `\"{text}\"`)"),
+        Tree::Bool(b) => format!("the boolean `{b}` (quote it: `\"{b}\"`)"),
+        other => other.kind().to_owned(),
+    }
+}
+
+/// The form of section 10's names and values (see the module doc).
+fn check_text(what: &str, text: &str, may_be_empty: bool) -> Result<(), String> {
+    if text.is_empty() && may_be_empty {
+        return Ok(());
+    }
+    if text.trim().is_empty() {
+        return Err(format!("expected a non-blank {what}, found `{text}`"));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(format!(
+            "expected {what} without control characters, found {text:?}"
+        ));
+    }
+    if text.trim() != text {
+        return Err(format!(
+            "expected {what} without leading or trailing whitespace, found `{text}`"
+        ));
+    }
+    Ok(())
 }
 
 /// Writes an environment file with the given entities (`name`, `product`, `version`, `state`),
@@ -441,7 +578,8 @@ mod tests {
             env.warnings,
             [(
                 Location::new(4, 5),
-                "unknown key `stat` in an entity (expected `name`, `product`, `version` or `state`)"
+                "unknown key `stat` in an entity (expected `name`, `product`, `version`, `state`, \
+                 `namespace`, `labels` or `bindings`)"
                     .to_owned()
             )]
         );
@@ -526,5 +664,142 @@ mod tests {
         ] {
             assert_eq!(read(text).unwrap_err(), expected, "{text}");
         }
+    }
+
+    const SHOP: &str = "entities:\n  - name: shop-db\n    product: org.postgresql:postgresql\n    \
+                        version: 15.2.0\n    namespace: shop\n    labels: {app: shop, tier: \"1\"}\n  \
+                        - name: shop-web\n    product: com.example:web\n    version: 2.3.0\n    \
+                        namespace: shop\n    bindings:\n      org.postgresql:postgresql: shop-db\n      \
+                        sql: shop-db\n  - product: g:plain\n    version: 1.0.0\n    namespace: ''\n    \
+                        labels: ~\n";
+
+    #[test]
+    fn reads_namespaces_labels_and_bindings() {
+        assert!(!takes_fast_path(SHOP));
+        assert_eq!(cross_check(SHOP), Ok(()));
+        let env = read(SHOP).unwrap();
+        assert!(env.warnings.is_empty(), "{:?}", env.warnings);
+        let [plain, db, web] = &env.entities[..] else {
+            panic!("{:?}", env.entities);
+        };
+        assert!(plain.placement.is_plain());
+        assert_eq!(db.placement.namespace, "shop");
+        assert_eq!(
+            db.placement.labels,
+            BTreeMap::from([
+                ("app".to_owned(), "shop".to_owned()),
+                ("tier".to_owned(), "1".to_owned())
+            ])
+        );
+        assert_eq!(
+            web.placement.bindings,
+            BTreeMap::from([
+                (
+                    Requirement::parse("org.postgresql:postgresql").unwrap(),
+                    "shop-db".to_owned()
+                ),
+                (Requirement::parse("sql").unwrap(), "shop-db".to_owned()),
+            ])
+        );
+        // a binding to an entity that does not exist is validate's business, not the reader's
+        let env =
+            read("entities:\n  - product: g:a\n    version: 1.0.0\n    bindings: {sql: nobody}\n")
+                .unwrap();
+        assert_eq!(env.entities[0].placement.bindings.len(), 1);
+        // plain environments keep the fast path
+        assert!(takes_fast_path(
+            "entities:\n  - product: g:a\n    version: 1.0.0\n"
+        ));
+    }
+
+    #[test]
+    fn rejects_malformed_placements_where_they_stand() {
+        let entity = "entities:\n  - product: g:a\n    version: 1.0.0\n";
+        for (extra, expected) in [
+            (
+                "    labels: {tier: 1}\n",
+                "env.yml:4:20: expected label `tier` to be a string, found the number `1` (quote it: `\"1\"`)",
+            ),
+            (
+                "    labels:\n      on: true\n",
+                "env.yml:5:11: expected label `on` to be a string, found the boolean `true` (quote it: `\"true\"`)",
+            ),
+            (
+                "    labels: {a: [x]}\n",
+                "env.yml:4:17: expected label `a` to be a string, found a list",
+            ),
+            (
+                "    labels: [a]\n",
+                "env.yml:4:13: expected `labels` to be a mapping of label names to strings, found a list",
+            ),
+            (
+                "    labels: {' ': x}\n",
+                "env.yml:4:14: expected a non-blank label name, found ` `",
+            ),
+            (
+                "    labels: {a: \"x\\ny\"}\n",
+                "env.yml:4:17: expected label `a` without control characters, found \"x\\ny\"",
+            ),
+            (
+                "    namespace: 3\n",
+                "env.yml:4:16: expected `namespace` to be a string, found the number `3` (quote it: `\"3\"`)",
+            ),
+            (
+                "    namespace: {a: b}\n",
+                "env.yml:4:16: expected `namespace` to be a string, found a mapping",
+            ),
+            (
+                "    namespace: ' shop'\n",
+                "env.yml:4:16: expected namespace without leading or trailing whitespace, found ` shop`",
+            ),
+            (
+                "    namespace: '  '\n",
+                "env.yml:4:16: expected a non-blank namespace, found `  `",
+            ),
+            (
+                "    bindings: {sql: 1}\n",
+                "env.yml:4:21: expected binding `sql` to be a string, found the number `1` (quote it: `\"1\"`)",
+            ),
+            (
+                "    bindings: {sql: ''}\n",
+                "env.yml:4:21: expected a non-blank binding `sql`, found ``",
+            ),
+            (
+                "    bindings: {SQL: db}\n",
+                "env.yml:4:16: binding `SQL`: expected a capability name of lowercase letters, digits, `.`, `_`, `/` and `-` (starting with a letter or digit, at most 253 characters), found `SQL`",
+            ),
+            (
+                "    bindings: {'a:b:c': db}\n",
+                "env.yml:4:16: binding `a:b:c`: expected a product as `group:name`, found `a:b:c`",
+            ),
+            (
+                "    bindings: db\n",
+                "env.yml:4:15: expected `bindings` to be a mapping of requirements (`group:name` or a capability name) to entity names, found a string",
+            ),
+        ] {
+            let text = format!("{entity}{extra}");
+            assert_eq!(cross_check(&text), Ok(()));
+            let got = read(&text).unwrap_err();
+            assert_eq!(got, expected, "{extra}");
+        }
+    }
+
+    #[test]
+    fn ten_thousand_namespaces_read() {
+        let mut text = String::from("entities:\n");
+        for i in 0..10_000 {
+            let _ = writeln!(
+                text,
+                "  - {{name: e{i}, product: g:a, version: 1.0.0, namespace: ns-{i}, labels: {{app: a{i}}}}}"
+            );
+        }
+        let env = read(&text).unwrap();
+        assert_eq!(env.entities.len(), 10_000);
+        let namespaces: std::collections::BTreeSet<_> = env
+            .entities
+            .iter()
+            .map(|e| &e.placement.namespace)
+            .collect();
+        assert_eq!(namespaces.len(), 10_000);
     }
 }

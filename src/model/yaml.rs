@@ -195,19 +195,25 @@ fn bare_message(message: &str, location: Location) -> String {
     message.to_owned()
 }
 
-/// The keys a [`ScalarMap`] reads as scalar values; every other key is collected as unknown.
+/// The keys a [`ScalarMap`] reads as scalar values (and as whole [`Tree`]s); every other key
+/// is collected as unknown.
 pub trait KeySet {
     const KEYS: &'static [&'static str];
+    /// Keys whose values are read whole, as [`Tree`]s keeping their YAML kinds. The simple
+    /// reader does not tell those kinds apart, so a mapping holding one takes the full parser.
+    const TREES: &'static [&'static str] = &[];
     /// What the mapping is, for "expected ..." messages.
     const EXPECTING: &'static str;
 }
 
 /// A mapping read key by key: the values of the known keys as text (any scalar, so `1.10`
 /// stays `1.10`; `None` for an explicit null), each with its location, and the unknown keys
-/// with theirs, so callers can warn about typos exactly where they are.
+/// with theirs, so callers can warn about typos exactly where they are. The keys of
+/// [`KeySet::TREES`] are kept whole in `trees`.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ScalarMap<K> {
     pub values: Vec<(&'static str, Spanned<Option<String>>)>,
+    pub trees: Vec<(&'static str, Spanned<Tree>)>,
     pub unknown: Vec<Spanned<String>>,
     keys: PhantomData<K>,
 }
@@ -216,6 +222,11 @@ impl<K> ScalarMap<K> {
     /// The value of a known key, if the key is present.
     pub fn get(&self, key: &str) -> Option<&Spanned<Option<String>>> {
         self.values.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
+    }
+
+    /// The value of a [`KeySet::TREES`] key, if the key is present.
+    pub fn tree(&self, key: &str) -> Option<&Spanned<Tree>> {
+        self.trees.iter().find(|(k, _)| *k == key).map(|(_, v)| v)
     }
 }
 
@@ -232,12 +243,15 @@ impl<'de, K: KeySet> Deserialize<'de> for ScalarMap<K> {
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<ScalarMap<K>, A::Error> {
                 let mut out = ScalarMap {
                     values: Vec::new(),
+                    trees: Vec::new(),
                     unknown: Vec::new(),
                     keys: PhantomData,
                 };
                 while let Some(key) = map.next_key::<Spanned<String>>()? {
                     if let Some(known) = K::KEYS.iter().find(|k| **k == key.value) {
                         out.values.push((known, map.next_value()?));
+                    } else if let Some(known) = K::TREES.iter().find(|k| **k == key.value) {
+                        out.trees.push((known, map.next_value()?));
                     } else {
                         map.next_value::<IgnoredAny>()?;
                         out.unknown.push(key);
@@ -254,12 +268,16 @@ impl<K: KeySet> FromNode for ScalarMap<K> {
     fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
         let mut out = ScalarMap {
             values: Vec::new(),
+            trees: Vec::new(),
             unknown: Vec::new(),
             keys: PhantomData,
         };
         for (key, value) in entries(node)? {
             if let Some(known) = K::KEYS.iter().find(|k| **k == key.value) {
                 out.values.push((known, FromNode::from_node(value)?));
+            } else if K::TREES.contains(&key.value) {
+                // the value's YAML kinds matter: the full parser reads it
+                return None;
             } else {
                 out.unknown.push(Spanned {
                     value: key.value.to_owned(),
@@ -275,7 +293,7 @@ impl<K: KeySet> FromNode for ScalarMap<K> {
 /// (compounds inside compounds), read key by key so unknown keys can be warned about where
 /// they stand. Scalars keep their kind (string, number, boolean, null) as YAML 1.2 reads them;
 /// numbers keep a text form.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Tree {
     Null,
     Bool(bool),
