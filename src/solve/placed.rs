@@ -104,11 +104,12 @@ impl<'a> Model<'a> {
         let theirs = vq.instances(b);
         let mut out = Vec::new();
         for (entity, ours) in vp.current.iter().filter_map(|c| c.entity.map(|e| (e, c))) {
+            // a product that moves is one planned instance, as `Var::instances` has it
             let mine = match a {
                 Value::Release(i) => Instance {
                     version: &vp.releases[i].version,
                     manifest: Some(&vp.releases[i]),
-                    entity: Some(entity),
+                    entity: None,
                 },
                 _ => ours.clone(),
             };
@@ -152,8 +153,11 @@ impl<'a> Model<'a> {
                 &pick(&seen),
             );
             refuses.retain(|v| v.code == Code::IncompatibleRelease);
-            out.extend(needs);
-            out.extend(refuses);
+            for v in needs.into_iter().chain(refuses) {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
         }
         Some(out)
     }
