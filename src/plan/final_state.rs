@@ -6,6 +6,7 @@ use std::collections::BTreeMap;
 use super::{FinalEntity, Model, Value};
 use crate::catalog::Catalog;
 use crate::environment::Environment;
+use crate::instance::Placement;
 use crate::product::ProductId;
 use crate::version::Version;
 
@@ -38,7 +39,7 @@ pub(super) fn compare_violations(
                 product: f.product.clone(),
                 version,
                 state: f.state,
-                placement: crate::instance::Placement::default(),
+                placement: f.placement.clone(),
                 location: crate::diagnostic::Location::default(),
             }),
         }
@@ -77,29 +78,30 @@ pub(super) fn final_state(
 ) -> Vec<FinalEntity> {
     use crate::environment::State;
     // Products the plan installs, by the entity that becomes them.
-    let installs: BTreeMap<String, (ProductId, String)> = model
-        .vars
-        .iter()
-        .enumerate()
-        .filter_map(|(p, var)| match (var.installed(), values[p]) {
-            (false, Value::Release(i)) => Some((
-                install_name(env, &var.product),
-                (var.product.clone(), var.releases[i].version.to_string()),
-            )),
-            _ => None,
-        })
-        .collect();
+    let installs: BTreeMap<String, (ProductId, String, Placement)> =
+        super::create::creations(env, model, values)
+            .into_iter()
+            .filter_map(|c| {
+                let var = &model.vars[c.var];
+                let Value::Release(i) = values[c.var] else {
+                    return None;
+                };
+                let version = var.releases[i].version.to_string();
+                Some((c.name, (var.product.clone(), version, c.placement)))
+            })
+            .collect();
     let mut out: Vec<FinalEntity> = env
         .entities
         .iter()
         .map(|e| {
-            if let Some((product, version)) = installs.get(&e.name) {
+            if let Some((product, version, _)) = installs.get(&e.name) {
                 // a managed entity the plan installs
                 return FinalEntity {
                     entity: e.name.clone(),
                     product: product.clone(),
                     version: version.clone(),
                     state: State::Installed,
+                    placement: e.placement.clone(),
                 };
             }
             let version = model
@@ -116,16 +118,18 @@ pub(super) fn final_state(
                 product: e.product.clone(),
                 version,
                 state: e.state,
+                placement: e.placement.clone(),
             }
         })
         .collect();
-    for (entity, (product, version)) in installs {
+    for (entity, (product, version, placement)) in installs {
         if !env.entities.iter().any(|e| e.name == entity) {
             out.push(FinalEntity {
                 entity,
                 product,
                 version,
                 state: State::Installed,
+                placement,
             });
         }
     }

@@ -18,11 +18,12 @@
 //!   ([`crate::solve::explain`]); [`targets`] decides the targets.
 
 mod all;
+mod create;
 mod final_state;
 pub mod steps;
 mod targets;
 
-use final_state::{compare_violations, final_state, install_name};
+use final_state::{compare_violations, final_state};
 
 /// The planning model lives in [`crate::solve`]; this keeps the path callers already use.
 pub use crate::solve::model;
@@ -210,6 +211,9 @@ pub struct FinalEntity {
     pub version: String,
     /// Managed entities the plan does not install stay managed.
     pub state: crate::environment::State,
+    /// Its namespace, labels and bindings (section 10; a created entity's namespace and
+    /// labels).
+    pub placement: crate::instance::Placement,
 }
 
 /// One step of the plan.
@@ -223,6 +227,9 @@ pub struct Step {
     /// Shared by steps that must be applied together.
     pub group: Option<usize>,
     pub why: String,
+    /// Section 10, where the environment uses it: the namespace and labels of the entity an
+    /// install step creates (reported as `"create": true`).
+    pub create: Option<crate::instance::Placement>,
 }
 
 /// The plan, or why there is none.
@@ -462,7 +469,7 @@ fn plan_in(
 /// Why a plan over section 9 items in a namespaced environment is not proven.
 pub const APPROXIMATE: &str = "not proven: capability requirements and constraints are judged \
      as if every entity saw every other, while this environment uses namespaces, labels or \
-     bindings; the final state is checked by validate (see unrepaired)";
+     bindings; check the final state with validate (--write-env)";
 
 /// The final values `--all` chooses (see the module docs), without steps, and whether the
 /// answer is proven. For benchmarks and the engine comparison (`examples/engines.rs`).
@@ -498,6 +505,7 @@ fn rolling_steps(
     deadline: Option<Instant>,
     reporter: &mut Reporter,
 ) -> (Vec<Step>, bool) {
+    let created = create::creations(env, model, values);
     let mut current: Vec<BTreeMap<String, model::Instance<'_>>> =
         vec![BTreeMap::new(); model.vars.len()];
     for e in env.entities.iter().filter(|e| e.is_installed()) {
@@ -532,26 +540,39 @@ fn rolling_steps(
                 }
             }
         } else {
-            moves.push(steps::Move {
-                var: p,
-                entity: install_name(env, &var.product),
-                from: None,
-                to,
-            });
+            for c in created.iter().filter(|c| c.var == p) {
+                moves.push(steps::Move {
+                    var: p,
+                    entity: c.name.clone(),
+                    from: None,
+                    to: to.clone(),
+                });
+            }
         }
     }
     let (ordered, complete) = steps::order(model, current, moves, deadline, &mut |done, total| {
         reporter.tick("ordering steps", done, total);
     });
+    let section_10 = env.entities.iter().any(|e| !e.placement.is_plain());
     let steps = ordered
         .into_iter()
-        .map(|o| Step {
-            entity: o.step.entity,
-            product: model.vars[o.step.var].product.clone(),
-            from: o.step.from.map(|f| f.version.to_string()),
-            to: o.step.to.version.to_string(),
-            group: o.group,
-            why: o.why,
+        .map(|o| {
+            let create = (section_10 && o.step.from.is_none()).then(|| {
+                created
+                    .iter()
+                    .find(|c| c.name == o.step.entity)
+                    .map(|c| c.placement.clone())
+                    .unwrap_or_default()
+            });
+            Step {
+                create,
+                entity: o.step.entity,
+                product: model.vars[o.step.var].product.clone(),
+                from: o.step.from.map(|f| f.version.to_string()),
+                to: o.step.to.version.to_string(),
+                group: o.group,
+                why: o.why,
+            }
         })
         .collect();
     (steps, complete)

@@ -222,19 +222,37 @@ pub fn plan(p: &Plan) -> String {
         "feasible": p.feasible,
         "proven": p.complete,
         "complete": p.complete,
-        "final": p.final_state.iter().map(|e| json!({
-            "entity": e.entity, "product": e.product, "version": e.version,
-            "state": e.state.as_str(),
-        })).collect::<Vec<_>>(),
-        "steps": p.steps.iter().enumerate().map(|(i, s)| json!({
-            "step": i + 1,
-            "entity": s.entity,
-            "product": s.product,
-            "from": s.from,
-            "to": s.to,
-            "group": s.group,
-            "why": s.why,
-        })).collect::<Vec<_>>(),
+        "final": p.final_state.iter().map(|e| {
+            let mut out = json!({
+                "entity": e.entity, "product": e.product, "version": e.version,
+                "state": e.state.as_str(),
+            });
+            // section 10, where it is used
+            if !e.placement.namespace.is_empty() {
+                out["namespace"] = json!(e.placement.namespace);
+            }
+            if !e.placement.labels.is_empty() {
+                out["labels"] = json!(e.placement.labels);
+            }
+            out
+        }).collect::<Vec<_>>(),
+        "steps": p.steps.iter().enumerate().map(|(i, s)| {
+            let mut out = json!({
+                "step": i + 1,
+                "entity": s.entity,
+                "product": s.product,
+                "from": s.from,
+                "to": s.to,
+                "group": s.group,
+                "why": s.why,
+            });
+            if let Some(placement) = &s.create {
+                out["create"] = json!(true);
+                out["namespace"] = json!(placement.namespace);
+                out["labels"] = json!(placement.labels);
+            }
+            out
+        }).collect::<Vec<_>>(),
         "explanation": plan_explanation(p),
         "repairs": p.repairs,
         "unrepaired": p.unrepaired,

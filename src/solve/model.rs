@@ -302,7 +302,7 @@ impl<'a> Model<'a> {
 
     /// True when the model cannot judge exactly: section 9 items in an environment that uses
     /// section 10 (the items are judged as if every entity saw every other; see module
-    /// `placed`). Answers are then marked not proven.
+    /// `placed`). Answers are then marked not proven, and say why.
     #[must_use]
     pub fn approximate(&self) -> bool {
         self.placed.is_some() && self.facets().is_some()

@@ -1,0 +1,392 @@
+//! Reuse before create (SPEC section 10): the entities a plan creates for the products it
+//! installs. An install fills the product's first managed entity when there is one;
+//! otherwise, in an environment that uses no namespaces, labels or bindings, it creates one
+//! entity named after the product (section 5's default), as plans always did. Where section
+//! 10 is in use, an entity is created only for a consumer's required dependency or capability
+//! whose serving set is empty in the final state: in the consumer's namespace, with the
+//! requirement's labels (templates expanded), named `<consumer>-<product-name>` (then `-2`,
+//! `-3`, ... on a clash), at the release the plan installs. Consumers are taken in name
+//! order (created entities too, as they may need others), so a later consumer reuses what an
+//! earlier one caused to be created.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::final_state::install_name;
+use super::{Model, Value};
+use crate::environment::Environment;
+use crate::instance::Placement;
+use crate::manifest::Manifest;
+use crate::product::ProductId;
+use crate::serving::{Index, Key, Member};
+
+/// An entity the plan creates (or a managed one it installs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Created {
+    pub var: usize,
+    pub name: String,
+    pub placement: Placement,
+}
+
+/// One entity of the final state, as serving sets see it.
+struct Final<'a> {
+    name: String,
+    product: ProductId,
+    placement: Placement,
+    release: Option<&'a Manifest>,
+}
+
+/// The entities the plan creates, in the order they were decided.
+pub(super) fn creations<'a>(
+    env: &'a Environment,
+    model: &Model<'a>,
+    values: &[Value],
+) -> Vec<Created> {
+    let installs: Vec<usize> = (0..model.vars.len())
+        .filter(|&p| !model.vars[p].installed() && matches!(values[p], Value::Release(_)))
+        .collect();
+    let managed = |p: usize| {
+        env.entities
+            .iter()
+            .filter(|e| e.product == model.vars[p].product && !e.is_installed())
+            .min_by(|a, b| a.name.cmp(&b.name))
+    };
+    let plain = env.entities.iter().all(|e| e.placement.is_plain());
+    if plain {
+        return installs
+            .into_iter()
+            .map(|p| Created {
+                var: p,
+                name: install_name(env, &model.vars[p].product),
+                placement: Placement::default(),
+            })
+            .collect();
+    }
+    let release = |p: usize| match values[p] {
+        Value::Release(i) => Some(&*model.vars[p].releases[i]),
+        _ => None,
+    };
+    let mut members = installed(env, model, &release);
+    let mut out = Vec::new();
+    for &p in &installs {
+        if let Some(e) = managed(p) {
+            members.push(Final {
+                name: e.name.clone(),
+                product: e.product.clone(),
+                placement: e.placement.clone(),
+                release: release(p),
+            });
+            out.push(Created {
+                var: p,
+                name: e.name.clone(),
+                placement: e.placement.clone(),
+            });
+        }
+    }
+    let installing: BTreeMap<&ProductId, usize> = installs
+        .iter()
+        .map(|&p| (&model.vars[p].product, p))
+        .collect();
+    let mut taken: BTreeSet<String> = env.entities.iter().map(|e| e.name.clone()).collect();
+    let mut queue: Vec<usize> = (0..members.len()).collect();
+    queue.sort_by(|&a, &b| members[b].name.cmp(&members[a].name));
+    while let Some(c) = queue.pop() {
+        for (p, labels) in needs(&members, c, &installing, &release) {
+            let product = &model.vars[p].product;
+            let consumer = &members[c];
+            let placement = Placement {
+                namespace: consumer.placement.namespace.clone(),
+                labels,
+                bindings: BTreeMap::new(),
+            };
+            let name = fresh(&format!("{}-{}", consumer.name, product.name()), &mut taken);
+            members.push(Final {
+                name: name.clone(),
+                product: product.clone(),
+                placement: placement.clone(),
+                release: release(p),
+            });
+            queue.push(members.len() - 1);
+            out.push(Created {
+                var: p,
+                name,
+                placement,
+            });
+        }
+    }
+    // an install nobody needs (a target of its own) still creates one entity
+    for &p in &installs {
+        if !out.iter().any(|c| c.var == p) {
+            let name = install_name(env, &model.vars[p].product);
+            out.push(Created {
+                var: p,
+                name,
+                placement: Placement::default(),
+            });
+        }
+    }
+    out
+}
+
+/// The final state's installed entities, each with the release it runs after the plan.
+fn installed<'a>(
+    env: &'a Environment,
+    model: &Model<'a>,
+    release: &impl Fn(usize) -> Option<&'a Manifest>,
+) -> Vec<Final<'a>> {
+    env.entities
+        .iter()
+        .filter(|e| e.is_installed())
+        .map(|e| Final {
+            name: e.name.clone(),
+            product: e.product.clone(),
+            placement: e.placement.clone(),
+            release: model.index.get(&e.product).and_then(|&p| {
+                release(p).or_else(|| {
+                    // kept: the release the entity runs
+                    model.vars[p]
+                        .current
+                        .iter()
+                        .find(|i| i.entity == Some(e.name.as_str()))
+                        .and_then(|i| i.manifest)
+                })
+            }),
+        })
+        .collect()
+}
+
+/// `base`, or `base-2`, `base-3`, ...: the first name not taken, now taken.
+fn fresh(base: &str, taken: &mut BTreeSet<String>) -> String {
+    let name = std::iter::once(base.to_owned())
+        .chain((2..=taken.len() + 2).map(|k| format!("{base}-{k}")))
+        .find(|n| !taken.contains(n))
+        .unwrap_or_else(|| base.to_owned());
+    taken.insert(name.clone());
+    name
+}
+
+/// The installs `members[c]` needs created: each required product dependency or required
+/// capability of its release, on a product the plan installs, whose serving set among the
+/// members is empty; with the labels the requirement asks for, expanded.
+fn needs<'a>(
+    members: &[Final<'a>],
+    c: usize,
+    installing: &BTreeMap<&ProductId, usize>,
+    release: &impl Fn(usize) -> Option<&'a Manifest>,
+) -> Vec<(usize, BTreeMap<String, String>)> {
+    let Some(m) = members[c].release else {
+        return Vec::new();
+    };
+    let provides = |name: &str| {
+        installing
+            .values()
+            .copied()
+            .find(|&p| release(p).is_some_and(|m| m.facets().provides(name)))
+    };
+    let concerned = m
+        .dependencies
+        .iter()
+        .any(|d| !d.optional && installing.contains_key(&d.product))
+        || m.facets()
+            .requires
+            .iter()
+            .any(|r| !r.optional && provides(&r.name).is_some());
+    if !concerned {
+        return Vec::new(); // the usual case: no index built
+    }
+    let index = Index::new(
+        members
+            .iter()
+            .map(|f| Member {
+                name: &f.name,
+                product: &f.product,
+                placement: &f.placement,
+                present: true,
+            })
+            .collect(),
+        |i| {
+            members[i]
+                .release
+                .map(|r| {
+                    r.facets()
+                        .provides
+                        .iter()
+                        .map(|p| p.name.as_str())
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default()
+        },
+    );
+    let consumer = (members[c].name.as_str(), &members[c].placement);
+    let ns = members[c].placement.namespace.as_str();
+    let mut out = Vec::new();
+    for d in m.dependencies.iter().filter(|d| !d.optional) {
+        let Some(&p) = installing.get(&d.product) else {
+            continue;
+        };
+        let criteria = m.facets().instances.get(&d.product);
+        if index
+            .serving(consumer, Key::Product(&d.product), criteria)
+            .members
+            .is_empty()
+        {
+            let labels = criteria
+                .map(|k| k.labels_for(consumer.0, ns))
+                .unwrap_or_default();
+            out.push((p, labels));
+        }
+    }
+    for r in m.facets().requires.iter().filter(|r| !r.optional) {
+        let Some(p) = provides(&r.name) else { continue };
+        if index
+            .serving(consumer, Key::Capability(&r.name), r.instance.as_ref())
+            .members
+            .is_empty()
+        {
+            let labels = r
+                .instance
+                .as_ref()
+                .map(|k| k.labels_for(consumer.0, ns))
+                .unwrap_or_default();
+            out.push((p, labels));
+        }
+    }
+    out.dedup_by_key(|(p, _)| *p);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::fmt::Write;
+    use std::sync::Arc;
+
+    use crate::catalog::Catalog;
+    use crate::instance::{Criteria, LabelTemplate};
+    use crate::plan::{Policy, Request, Target, plan};
+    use crate::product::ProductId;
+    use crate::{environment, manifest};
+
+    const CATALOG: &str = "\
+manifest-version: '1.0'
+product-group: com.example
+product-name: web
+product-version: 1.0.0
+---
+manifest-version: '1.0'
+product-group: com.example
+product-name: web
+product-version: 2.0.0
+extensions:
+  product-dependencies:
+    - product-group: org.redis
+      product-name: redis
+      minimum-version: 7.0.0
+      maximum-version: 7.x.x
+---
+manifest-version: '1.0'
+product-group: org.redis
+product-name: redis
+product-version: 7.0.0
+---
+manifest-version: '1.0'
+product-group: org.redis
+product-name: redis
+product-version: 7.2.0
+";
+
+    /// Plans web 2.0.0 (which needs redis, not installed) for webs `(name, namespace)`, with
+    /// `labels` as redis's instance criteria; the created entities as `name ns labels`.
+    fn created(webs: &[(&str, &str)], labels: &[(&str, &str)]) -> Vec<String> {
+        let mut manifests = manifest::parse(CATALOG, &Arc::from("c.yml")).unwrap();
+        for m in manifests
+            .iter_mut()
+            .filter(|m| m.version.as_str() == "2.0.0")
+        {
+            let mut facets = m.facets().clone();
+            facets.instances.insert(
+                ProductId::parse("org.redis:redis").unwrap(),
+                Criteria {
+                    labels: labels
+                        .iter()
+                        .map(|(k, v)| ((*k).to_owned(), LabelTemplate::new(v).unwrap()))
+                        .collect(),
+                    ..Criteria::default()
+                },
+            );
+            m.facets = Some(Arc::new(facets));
+        }
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let mut text = String::from("entities:\n");
+        for (name, _) in webs {
+            let _ = write!(
+                text,
+                "  - name: {name}\n    product: com.example:web\n    version: 1.0.0\n"
+            );
+        }
+        let mut env = environment::parse(&text, &Arc::from("e.yml"), "e").unwrap();
+        for (e, (_, ns)) in env.entities.iter_mut().zip(webs) {
+            e.placement.namespace = (*ns).to_owned();
+        }
+        let mut request = Request::new(
+            vec![Target::Newest(ProductId::parse("com.example:web").unwrap())],
+            false,
+        );
+        request.policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let p = plan(&env, &catalog, &request);
+        assert!(p.feasible && p.complete, "{:?}", p.explanation);
+        let creates: Vec<String> = p
+            .steps
+            .iter()
+            .filter_map(|s| {
+                let c = s.create.as_ref()?;
+                assert_eq!(s.to, "7.2.0", "the newest release the plan allows");
+                Some(format!("{} {} {:?}", s.entity, c.namespace, c.labels))
+            })
+            .collect();
+        let finals: Vec<String> = p
+            .final_state
+            .iter()
+            .filter(|e| e.product.name() == "redis")
+            .map(|e| {
+                format!(
+                    "{} {} {:?}",
+                    e.entity, e.placement.namespace, e.placement.labels
+                )
+            })
+            .collect();
+        let mut sorted = creates.clone();
+        sorted.sort();
+        assert_eq!(sorted, finals, "steps create what the final state holds");
+        creates
+    }
+
+    #[test]
+    fn one_per_namespace_reused_within_it() {
+        let got = created(
+            &[("a-web", "shop"), ("b-web", "shop"), ("c-web", "blog")],
+            &[],
+        );
+        assert_eq!(got.len(), 2, "{got:?}");
+        assert!(got.contains(&"a-web-redis shop {}".to_owned()), "{got:?}");
+        assert!(got.contains(&"c-web-redis blog {}".to_owned()), "{got:?}");
+    }
+
+    #[test]
+    fn an_owner_label_gives_every_consumer_its_own() {
+        let got = created(
+            &[("a-web", "shop"), ("b-web", "shop")],
+            &[("owner", "{entity}")],
+        );
+        let mut got = got;
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                "a-web-redis shop {\"owner\": \"a-web\"}",
+                "b-web-redis shop {\"owner\": \"b-web\"}"
+            ]
+        );
+    }
+}
