@@ -10,6 +10,13 @@
 //! a constraint as `{"product"|"capability"|"runtime"|"rule"|"any-of"|"all-of"|"none-of": ...}`
 //! with its bounds and `description`; a property as `{"s"|"n"|"b": value}`.
 //!
+//! Format 2 adds section 10: `"instances":{"group:name": criteria}` (the criteria of product
+//! dependencies), `"outputs":[names]`, `"inputs":[{"name", "from", "output", "optional",
+//! "at"}]` and `"instance"` on a `requires` entry, a criteria being `{"labels":{...},
+//! "match-namespace":true, "ignore-labels":true, "at":[line,col]}`. A release without section
+//! 10 data is still written as format 1, so catalogs without it store the bytes they did;
+//! both formats are read.
+//!
 //! Invariant: `decode(encode(f)) == f`. Rules are compiled again on reading (once per run,
 //! through `rule`'s cache).
 
@@ -18,6 +25,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::Location;
+use crate::instance::{Criteria, Input, LabelTemplate, Requirement};
 use crate::manifest::{
     Atom, CapabilityRequirement, Deprecation, Facets, Provision, RuntimeRequirement, Term, TermKind,
 };
@@ -27,7 +35,10 @@ use crate::range::Range;
 use crate::rule::{Property, Rule};
 use crate::version::Version;
 
+/// The format of cells without section 10 data.
 const FORMAT: u32 = 1;
+/// The format of cells with section 10 data.
+const FORMAT_INSTANCES: u32 = 2;
 
 #[derive(Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -45,6 +56,36 @@ struct Doc {
     properties: BTreeMap<String, PropertyCell>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     deprecated: Option<DeprecationCell>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    instances: BTreeMap<String, CriteriaCell>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    outputs: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    inputs: Vec<InputCell>,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields, rename_all = "kebab-case")]
+struct CriteriaCell {
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    labels: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    match_namespace: bool,
+    #[serde(default, skip_serializing_if = "is_false")]
+    ignore_labels: bool,
+    at: At,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct InputCell {
+    name: String,
+    from: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    output: Option<String>,
+    #[serde(default, skip_serializing_if = "is_false")]
+    optional: bool,
+    at: At,
 }
 
 type At = [u32; 2];
@@ -70,6 +111,8 @@ struct RequirementCell {
     optional: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     prefer: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    instance: Option<CriteriaCell>,
     at: At,
 }
 
@@ -155,8 +198,12 @@ pub fn encode(facets: &Facets) -> Option<String> {
     if facets.is_empty() {
         return None;
     }
+    let section_10 = !facets.instances.is_empty()
+        || !facets.outputs.is_empty()
+        || !facets.inputs.is_empty()
+        || facets.requires.iter().any(|r| r.instance.is_some());
     let doc = Doc {
-        v: FORMAT,
+        v: if section_10 { FORMAT_INSTANCES } else { FORMAT },
         provides: facets
             .provides
             .iter()
@@ -177,6 +224,7 @@ pub fn encode(facets: &Facets) -> Option<String> {
                     max,
                     optional: r.optional,
                     prefer: r.prefer.as_ref().map(ToString::to_string),
+                    instance: r.instance.as_ref().map(criteria_cell),
                     at: at(r.location),
                 }
             })
@@ -211,9 +259,52 @@ pub fn encode(facets: &Facets) -> Option<String> {
             reason: d.reason.clone(),
             at: at(d.location),
         }),
+        instances: facets
+            .instances
+            .iter()
+            .map(|(p, c)| (p.to_string(), criteria_cell(c)))
+            .collect(),
+        outputs: facets.outputs.clone(),
+        inputs: facets
+            .inputs
+            .iter()
+            .map(|i| InputCell {
+                name: i.name.clone(),
+                from: i.from.to_string(),
+                output: i.output.clone(),
+                optional: i.optional,
+                at: at(i.location),
+            })
+            .collect(),
     };
     // a document of strings, numbers and maps always serializes
     serde_json::to_string(&doc).ok()
+}
+
+fn criteria_cell(c: &Criteria) -> CriteriaCell {
+    CriteriaCell {
+        labels: c
+            .labels
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_str().to_owned()))
+            .collect(),
+        match_namespace: c.match_namespace,
+        ignore_labels: c.ignore_labels,
+        at: at(c.location),
+    }
+}
+
+fn criteria(cell: CriteriaCell) -> Result<Criteria, String> {
+    Ok(Criteria {
+        labels: cell
+            .labels
+            .into_iter()
+            .map(|(k, v)| Ok((k, LabelTemplate::new(&v)?)))
+            .collect::<Result<_, String>>()?,
+        match_namespace: cell.match_namespace,
+        ignore_labels: cell.ignore_labels,
+        location: location(cell.at),
+    })
 }
 
 fn term_cell(term: &Term) -> TermCell {
@@ -251,7 +342,7 @@ fn term_cell(term: &Term) -> TermCell {
 /// What does not decode, for a damaged-catalog error.
 pub fn decode(cell: &str) -> Result<Facets, String> {
     let doc: Doc = serde_json::from_str(cell).map_err(|e| format!("section 9 cell: {e}"))?;
-    if doc.v != FORMAT {
+    if doc.v != FORMAT && doc.v != FORMAT_INSTANCES {
         return Err(format!("section 9 cell of unknown format {}", doc.v));
     }
     let mut facets = Facets {
@@ -275,7 +366,7 @@ pub fn decode(cell: &str) -> Result<Facets, String> {
                     name: r.name,
                     optional: r.optional,
                     prefer: r.prefer.as_deref().map(ProductId::parse).transpose()?,
-                    instance: None,
+                    instance: r.instance.map(criteria).transpose()?,
                     location: location(r.at),
                 })
             })
@@ -297,9 +388,25 @@ pub fn decode(cell: &str) -> Result<Facets, String> {
             })
             .collect::<Result<_, String>>()?,
         properties: BTreeMap::new(),
-        instances: BTreeMap::new(),
-        outputs: Vec::new(),
-        inputs: Vec::new(),
+        instances: doc
+            .instances
+            .into_iter()
+            .map(|(p, c)| Ok((ProductId::parse(&p)?, criteria(c)?)))
+            .collect::<Result<_, String>>()?,
+        outputs: doc.outputs,
+        inputs: doc
+            .inputs
+            .into_iter()
+            .map(|i| {
+                Ok(Input {
+                    from: Requirement::parse(&i.from)?,
+                    name: i.name,
+                    output: i.output,
+                    optional: i.optional,
+                    location: location(i.at),
+                })
+            })
+            .collect::<Result<_, String>>()?,
         deprecated: doc.deprecated.map(|d| Deprecation {
             reason: d.reason,
             location: location(d.at),
@@ -374,14 +481,51 @@ mod tests {
         let cell = encode(m.facets()).unwrap();
         assert_eq!(decode(&cell).as_ref(), Ok(m.facets()));
         assert_eq!(encode(&Facets::default()), None);
+        assert!(cell.starts_with("{\"v\":1,"), "{cell}");
         assert!(
-            decode("{\"v\":2}")
+            decode("{\"v\":3}")
                 .unwrap_err()
-                .contains("unknown format 2")
+                .contains("unknown format 3")
         );
         assert!(
             decode("{\"v\":1,\"runtime\":[{\"name\":\"k\",\"min\":\"1.0\",\"at\":[1,1]}]}")
                 .is_err()
         );
+    }
+
+    #[test]
+    fn section_10_round_trips_as_format_2() {
+        let text = "manifest-version: '1.0'\nproduct-group: g\nproduct-name: a\nproduct-version: 1.0.0\n\
+                    extensions:\n  product-dependencies:\n    - product-group: g\n      product-name: db\n      \
+                    minimum-version: 1.0.0\n      maximum-version: 1.x.x\n      instance:\n        \
+                    labels: {app: '{namespace}', owner: '{entity}'}\n        match-namespace: true\n  \
+                    capabilities:\n    requires:\n      - name: sql\n        instance: {ignore-labels: true}\n  \
+                    outputs: [url, endpoint]\n  inputs:\n    - name: db-url\n      from: g:db\n      \
+                    output: url\n    - name: ready\n      from: sql\n      optional: true\n";
+        let m = crate::manifest::parse(text, &Arc::from("a.yml"))
+            .unwrap()
+            .remove(0);
+        assert!(m.issues.is_empty(), "{:?}", m.issues);
+        let f = m.facets();
+        assert!(!f.instances.is_empty() && f.inputs.len() == 2 && f.outputs.len() == 2);
+        let cell = encode(f).unwrap();
+        assert!(cell.starts_with("{\"v\":2,"), "{cell}");
+        assert_eq!(decode(&cell).as_ref(), Ok(f));
+        // a damaged template is a damaged cell, not a panic
+        let bad = cell.replace("{entity}", "{host}");
+        assert!(decode(&bad).unwrap_err().contains("`{host}`"));
+    }
+
+    #[test]
+    fn cells_written_before_section_10_still_read() {
+        // a format 1 cell exactly as the previous release wrote it
+        let old = "{\"v\":1,\"provides\":[{\"name\":\"sql\",\"version\":\"5.7.0\",\"at\":[8,9]}],\
+                   \"requires\":[{\"name\":\"cache\",\"min\":\"1.0.0\",\"optional\":true,\"at\":[11,9]}],\
+                   \"properties\":{\"tier\":{\"s\":\"gold\"}},\"deprecated\":{\"at\":[20,15]}}";
+        let f = decode(old).unwrap();
+        assert_eq!(f.provides[0].name, "sql");
+        assert_eq!(f.requires[0].instance, None);
+        assert!(f.instances.is_empty() && f.outputs.is_empty() && f.inputs.is_empty());
+        assert_eq!(encode(&f).as_deref(), Some(old));
     }
 }

@@ -306,6 +306,76 @@ fn section_9_survives_an_import_and_a_read() {
     }
 }
 
+const INSTANCES: &str = "testdata/instances/catalog";
+
+#[test]
+fn section_10_survives_an_import_and_a_read() {
+    let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(INSTANCES)]);
+    let batch = Batch::check(files, unreadable).unwrap();
+    let directory = Location::Directory(INSTANCES.into())
+        .open()
+        .unwrap()
+        .load_all()
+        .unwrap();
+    let expected = facets(&directory);
+    let web = directory
+        .release(&id("com.example:web"), &version("2.3.0"))
+        .unwrap();
+    assert_eq!(web.facets().inputs.len(), 2);
+    assert_eq!(web.facets().instances.len(), 1);
+    assert!(web.facets().requires[0].instance.is_some());
+    let worker = directory
+        .release(&id("com.example:worker"), &version("1.0.0"))
+        .unwrap();
+    assert!(worker.facets.is_none());
+    let dir_store = Location::Directory(INSTANCES.into()).open_store().unwrap();
+    let db = std::env::temp_dir().join(format!("compat-suite-{}-instances.db", std::process::id()));
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
+    }
+    let stores = std::iter::once(Location::Sqlite(db.clone()))
+        .chain(testing::fresh("suite_instances").map(Location::Postgres));
+    for location in stores {
+        let summary = location
+            .create_store()
+            .unwrap()
+            .import(&batch, false)
+            .unwrap();
+        assert_eq!(summary.added, 3, "{location}");
+        let read = location.open().unwrap().load(&Scope::All).unwrap();
+        assert_eq!(facets(&read), expected, "{location}");
+        let store = location.open_store().unwrap();
+        assert_eq!(
+            store.facets(None).unwrap(),
+            dir_store.facets(None).unwrap(),
+            "{location}"
+        );
+        let again = location
+            .create_store()
+            .unwrap()
+            .import(&batch, false)
+            .unwrap();
+        assert_eq!((again.added, again.unchanged), (0, 3), "{location}");
+    }
+    // a cell written before section 10 (format 1) still reads
+    {
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        let old = "{\"v\":1,\"provides\":[{\"name\":\"sql\",\"version\":\"15.2.0\",\"at\":[8,9]}]}";
+        conn.execute("UPDATE release SET facets = ?1 WHERE facets LIKE '%connection-string%' AND facets NOT LIKE '%inputs%'", [old])
+            .unwrap();
+    }
+    let read = Location::Sqlite(db)
+        .open()
+        .unwrap()
+        .load(&Scope::All)
+        .unwrap();
+    let pg = read
+        .release(&id("org.postgresql:postgresql"), &version("15.2.0"))
+        .unwrap();
+    assert_eq!(pg.facets().provides[0].name, "sql");
+    assert!(pg.facets().outputs.is_empty());
+}
+
 #[test]
 fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
     let db = imported("schema1");

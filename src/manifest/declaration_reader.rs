@@ -2,14 +2,18 @@
 //! `product-incompatibilities` entries as written turned into well-formed [`Dependency`] and
 //! [`Incompatibility`] declarations, each broken entry one located [`Issue`] instead.
 
+use std::collections::BTreeMap;
+
 use crate::diagnostic::{Location, Spanned};
 use crate::finding::Code;
+use crate::instance::Criteria;
 use crate::matcher::Matcher;
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::version::Version;
 use crate::yaml::{KeySet, ScalarMap};
 
+use super::instance_reader::{self, Subject};
 use super::{Dependency, Incompatibility, Issue};
 
 /// The keys an entry may hold, in either list; which ones a list accepts is decided later.
@@ -27,6 +31,8 @@ impl KeySet for EntryKeys {
         "reason",
         "product-version",
     ];
+    /// Section 10's criteria, on product dependencies only.
+    const TREES: &'static [&'static str] = &["instance"];
     const EXPECTING: &'static str = "a mapping with `product-group`, `product-name` and versions";
 }
 
@@ -37,6 +43,8 @@ pub(super) type RawEntry = ScalarMap<EntryKeys>;
 pub(super) struct DeclarationReader<'a> {
     pub(super) own: &'a ProductId,
     pub(super) issues: Vec<Issue>,
+    /// Section 10: the `instance` criteria of the dependencies kept, by product.
+    pub(super) instances: BTreeMap<ProductId, Criteria>,
 }
 
 /// Which list an entry comes from: decides the accepted keys and the wording.
@@ -57,9 +65,10 @@ impl List {
     fn accepts(self, key: &str) -> bool {
         match self {
             List::Dependencies => !matches!(key, "reason" | "product-version"),
-            List::Incompatibilities => {
-                !matches!(key, "recommended-version" | "optional" | "product-version")
-            }
+            List::Incompatibilities => !matches!(
+                key,
+                "recommended-version" | "optional" | "product-version" | "instance"
+            ),
         }
     }
 }
@@ -101,11 +110,13 @@ impl DeclarationReader<'_> {
                 format!("unknown key `{}` in a `{}` entry", key.value, list.name()),
             );
         }
-        for (key, value) in &entry.value.values {
+        let trees = entry.value.trees.iter().map(|(k, v)| (k, v.location));
+        let values = entry.value.values.iter().map(|(k, v)| (k, v.location));
+        for (key, location) in values.chain(trees) {
             if !list.accepts(key) {
                 self.issue(
                     Code::UnknownKey,
-                    value.location,
+                    location,
                     None,
                     format!("key `{key}` does not belong in a `{}` entry", list.name()),
                 );
@@ -218,6 +229,7 @@ impl DeclarationReader<'_> {
             let maximum = max_text.as_ref().and_then(|t| self.matcher(t, &product));
             let recommended_text = Self::optional(&entry, "recommended-version");
             let optional = self.flag(&entry, &product);
+            let criteria = self.criteria(&entry, &product);
             let (Some(minimum), Some(maximum), Some(min_text), Some(max_text)) =
                 (minimum, maximum, min_text, max_text)
             else {
@@ -259,6 +271,9 @@ impl DeclarationReader<'_> {
                     message,
                 );
             }
+            if let Some(criteria) = criteria {
+                self.instances.insert(product.clone(), criteria);
+            }
             out.push(Dependency {
                 product,
                 range,
@@ -269,6 +284,19 @@ impl DeclarationReader<'_> {
             });
         }
         out
+    }
+
+    /// Reads section 10's `instance`; `None` when absent or broken (reported).
+    fn criteria(&mut self, entry: &Spanned<RawEntry>, product: &ProductId) -> Option<Criteria> {
+        let node = entry.value.tree("instance")?;
+        let about = Subject {
+            product: Some(product.clone()),
+            name: None,
+        };
+        instance_reader::criteria(node, &mut self.issues, &about).unwrap_or_else(|broken| {
+            instance_reader::invalid(&mut self.issues, broken, &about);
+            None
+        })
     }
 
     /// Reads `optional`; `None` when it is present but not a boolean (already reported).

@@ -17,6 +17,7 @@ use super::facets::{
     Atom, CapabilityRequirement, Deprecation, Facets, MAX_COMPOUND_DEPTH, Provision,
     RuntimeRequirement, Term, TermKind, check_name,
 };
+use super::instance_reader::{self, Subject};
 
 /// The section 9 keys of `extensions`, as read.
 #[derive(Debug, Default, PartialEq)]
@@ -237,6 +238,7 @@ impl FacetReader<'_> {
             "maximum-version",
             "optional",
             "prefer",
+            "instance",
         ];
         let fields = self.fields(node, &known, what, about)?;
         let name = capability_name(fields, node.location, what, "capability")?;
@@ -277,12 +279,23 @@ impl FacetReader<'_> {
                 format!("requires capability `{name}`, which the release provides itself"),
             ));
         }
+        let instance = match get(fields, "instance") {
+            None => None,
+            Some(v) => {
+                let subject = Subject {
+                    product: None,
+                    name: Some(name.clone()),
+                };
+                instance_reader::criteria(v, self.issues, &subject)
+                    .map_err(|(at, message)| bad(at, message))?
+            }
+        };
         Ok(CapabilityRequirement {
             name,
             range,
             optional,
             prefer,
-            instance: None,
+            instance,
             location: node.location,
         })
     }

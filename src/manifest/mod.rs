@@ -23,6 +23,7 @@ use serde::Deserialize;
 
 use crate::diagnostic::{InputError, Location, Spanned};
 use crate::finding::Code;
+use crate::instance;
 use crate::product::ProductId;
 use crate::range::Range;
 use crate::version::Version;
@@ -33,6 +34,7 @@ mod declaration_reader;
 use declaration_reader::{DeclarationReader, RawEntry};
 mod facet_reader;
 pub mod facets;
+mod instance_reader;
 
 pub use facets::{
     Atom, CapabilityRequirement, Deprecation, Facets, Provision, RuntimeRequirement, Term, TermKind,
@@ -193,6 +195,9 @@ struct RawExtensions {
     runtime_requirements: Option<Spanned<Tree>>,
     properties: Option<Spanned<Tree>>,
     deprecated: Option<Spanned<Tree>>,
+    // section 10
+    outputs: Option<Spanned<Tree>>,
+    inputs: Option<Spanned<Tree>>,
 }
 
 /// The fast path's reading of the same fields, matching serde's rules: unknown keys ignored,
@@ -230,7 +235,9 @@ impl FromNode for RawExtensions {
                 | "constraints"
                 | "runtime-requirements"
                 | "properties"
-                | "deprecated" => return None,
+                | "deprecated"
+                | "outputs"
+                | "inputs" => return None,
                 _ => {}
             }
         }
@@ -272,6 +279,7 @@ impl RawManifest {
         let mut reader = DeclarationReader {
             own: &product,
             issues: Vec::new(),
+            instances: std::collections::BTreeMap::new(),
         };
         let extensions = self.extensions.unwrap_or_default();
         let dependencies = reader.dependencies(extensions.product_dependencies.unwrap_or_default());
@@ -284,12 +292,33 @@ impl RawManifest {
             properties: extensions.properties,
             deprecated: extensions.deprecated,
         };
-        let facets = (raw_facets != facet_reader::RawFacets::default()).then(|| {
+        let mut facets = (raw_facets != facet_reader::RawFacets::default()).then(|| {
             facet_reader::FacetReader {
                 issues: &mut reader.issues,
             }
             .read(raw_facets)
         });
+        // section 10: criteria of dependencies, outputs and inputs join the same facets
+        let instances = std::mem::take(&mut reader.instances);
+        if !instances.is_empty() || extensions.outputs.is_some() || extensions.inputs.is_some() {
+            let f = facets.get_or_insert_with(Facets::default);
+            f.instances = instances;
+            if let Some(node) = &extensions.outputs {
+                f.outputs = instance_reader::outputs(node, &mut reader.issues);
+            }
+            if let Some(node) = &extensions.inputs {
+                let own = dependencies
+                    .iter()
+                    .map(|d| instance::Requirement::Product(d.product.clone()))
+                    .chain(
+                        f.requires
+                            .iter()
+                            .map(|r| instance::Requirement::Capability(r.name.clone())),
+                    )
+                    .collect();
+                f.inputs = instance_reader::inputs(node, &own, &mut reader.issues);
+            }
+        }
         let mut issues = reader.issues;
         issues.sort_by_key(|i| i.location);
         Ok(Manifest {

@@ -177,8 +177,13 @@ pub fn check_name(kind: &str, name: &str) -> Result<(), String> {
         b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'.' | b'_' | b'/' | b'-')
     });
     if !first_ok || !rest_ok || name.len() > 253 {
+        let article = if kind.starts_with(['a', 'e', 'i', 'o', 'u']) {
+            "an"
+        } else {
+            "a"
+        };
         return Err(format!(
-            "expected a {kind} name of lowercase letters, digits, `.`, `_`, `/` and `-` \
+            "expected {article} {kind} name of lowercase letters, digits, `.`, `_`, `/` and `-` \
              (starting with a letter or digit, at most 253 characters), found `{name}`"
         ));
     }

@@ -1,7 +1,9 @@
 //! The section 9 part of a catalog as the `catalog` commands show it: what each release
 //! declares (`catalog list`, after the listing, only for releases that declare something, so a
 //! catalog without section 9 renders exactly as before) and the providers of a capability
-//! (`catalog providers`), human and JSON.
+//! (`catalog providers`), human and JSON. Section 10's instance criteria, outputs and inputs
+//! follow in a table of their own (and in JSON fields of their own) only where a release
+//! declares them.
 
 use std::fmt::Write;
 
@@ -9,6 +11,7 @@ use serde_json::{Value, json};
 
 use crate::catalog::{Providing, ReleaseFacets};
 use crate::constraint::{atom_text, span_text};
+use crate::instance::Criteria;
 use crate::manifest::{Term, TermKind};
 use crate::product::ProductId;
 use crate::range::Range;
@@ -91,10 +94,102 @@ pub fn list_human(releases: &[ReleaseFacets], layout: &Layout) -> String {
     }
     format!(
         "\n{}\n{} with capabilities, constraints, runtime requirements, properties or \
-         deprecation\n",
+         deprecation\n{}",
         t.render(layout),
-        plural(releases.len(), "release")
+        plural(releases.len(), "release"),
+        instances_human(releases, layout)
     )
+}
+
+/// Whether a release declares anything of section 10.
+fn has_instances(f: &crate::manifest::Facets) -> bool {
+    !f.instances.is_empty()
+        || !f.outputs.is_empty()
+        || !f.inputs.is_empty()
+        || f.requires.iter().any(|q| q.instance.is_some())
+}
+
+/// Section 10's table, after section 9's: one row per release with instance criteria,
+/// outputs or inputs; empty when none has (so other catalogs render as before).
+fn instances_human(releases: &[ReleaseFacets], layout: &Layout) -> String {
+    let rows: Vec<&ReleaseFacets> = releases
+        .iter()
+        .filter(|r| has_instances(&r.facets))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let mut t = Grid::new(&["Release", "Instance criteria", "Outputs", "Inputs"]);
+    let or_dash = |items: Vec<String>| {
+        if items.is_empty() {
+            "-".to_owned()
+        } else {
+            items.join(", ")
+        }
+    };
+    for r in &rows {
+        let f = &r.facets;
+        let criteria = f
+            .instances
+            .iter()
+            .map(|(p, c)| criteria_text(&p.to_string(), c))
+            .chain(
+                f.requires
+                    .iter()
+                    .filter_map(|q| q.instance.as_ref().map(|c| criteria_text(&q.name, c))),
+            );
+        let inputs = f.inputs.iter().map(|i| {
+            let mut text = match &i.output {
+                Some(o) => format!("{} <- {o} of {}", i.name, i.from),
+                None => format!("{} <- {} (ready)", i.name, i.from),
+            };
+            if i.optional {
+                text.push_str(" (optional)");
+            }
+            text
+        });
+        t.row(vec![
+            format!("{} {}", r.product, r.version),
+            or_dash(criteria.collect()),
+            or_dash(f.outputs.clone()),
+            or_dash(inputs.collect()),
+        ]);
+    }
+    format!(
+        "\n{}\n{} with instance criteria, outputs or inputs\n",
+        t.render(layout),
+        plural(rows.len(), "release")
+    )
+}
+
+/// A requirement's criteria in one line: `name {key=template, ...} match-namespace ignore-labels`.
+fn criteria_text(name: &str, c: &Criteria) -> String {
+    let mut text = name.to_owned();
+    if !c.labels.is_empty() {
+        let labels: Vec<String> = c
+            .labels
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.as_str()))
+            .collect();
+        let _ = write!(text, " {{{}}}", labels.join(", "));
+    }
+    if c.match_namespace {
+        text.push_str(" match-namespace");
+    }
+    if c.ignore_labels {
+        text.push_str(" ignore-labels");
+    }
+    text
+}
+
+fn criteria_json(c: &Criteria) -> Value {
+    json!({
+        "labels": c.labels.iter()
+            .map(|(k, v)| (k.clone(), json!(v.as_str())))
+            .collect::<serde_json::Map<_, _>>(),
+        "match_namespace": c.match_namespace,
+        "ignore_labels": c.ignore_labels,
+    })
 }
 
 /// `catalog list`'s JSON for one product's releases that declare something of section 9.
@@ -103,7 +198,7 @@ pub fn list_json<'a>(releases: impl Iterator<Item = &'a ReleaseFacets>) -> Vec<V
     releases
         .map(|r| {
             let f = &r.facets;
-            json!({
+            let mut entry = json!({
                 "version": r.version.as_str(),
                 "provides": f.provides.iter().map(|p| json!({
                     "name": p.name,
@@ -113,6 +208,9 @@ pub fn list_json<'a>(releases: impl Iterator<Item = &'a ReleaseFacets>) -> Vec<V
                     let mut entry = range_json(&q.name, &q.range);
                     entry["optional"] = json!(q.optional);
                     entry["prefer"] = json!(q.prefer);
+                    if let Some(c) = &q.instance {
+                        entry["instance"] = criteria_json(c);
+                    }
                     entry
                 }).collect::<Vec<_>>(),
                 "constraints": f.constraints.iter().map(|t| json!({
@@ -126,7 +224,31 @@ pub fn list_json<'a>(releases: impl Iterator<Item = &'a ReleaseFacets>) -> Vec<V
                     .collect::<serde_json::Map<_, _>>(),
                 "deprecated": f.deprecated.is_some(),
                 "deprecation_reason": f.deprecated.as_ref().and_then(|d| d.reason.as_deref()),
-            })
+            });
+            // section 10, only where declared (so other catalogs' JSON stays as it was)
+            if has_instances(f) {
+                entry["instances"] = f
+                    .instances
+                    .iter()
+                    .map(|(p, c)| (p.to_string(), criteria_json(c)))
+                    .collect::<serde_json::Map<_, _>>()
+                    .into();
+                entry["outputs"] = json!(f.outputs);
+                entry["inputs"] = f
+                    .inputs
+                    .iter()
+                    .map(|i| {
+                        json!({
+                            "name": i.name,
+                            "from": i.from.to_string(),
+                            "output": i.output,
+                            "optional": i.optional,
+                        })
+                    })
+                    .collect::<Vec<_>>()
+                    .into();
+            }
+            entry
         })
         .collect()
 }
