@@ -61,11 +61,27 @@ pub(super) fn creations<'a>(
             })
             .collect();
     }
-    let release = |p: usize| match values[p] {
+    let moved = |p: usize| match values[p] {
         Value::Release(i) => Some(&*model.vars[p].releases[i]),
         _ => None,
     };
-    let mut members = installed(env, model, &release);
+    // what an entity created of a product runs: the value's release, or for a product that
+    // keeps its entities, the release of its installed version
+    let release = |p: usize| -> Option<&'a Manifest> {
+        let var = &model.vars[p];
+        match values[p] {
+            Value::Release(i) => Some(&*var.releases[i]),
+            Value::Keep => {
+                let v = var.installed_version()?;
+                var.releases
+                    .iter()
+                    .find(|m| m.version == *v)
+                    .map(AsRef::as_ref)
+            }
+            Value::Absent => None,
+        }
+    };
+    let mut members = installed(env, model, &moved);
     let mut out = Vec::new();
     for &p in &installs {
         if let Some(e) = managed(p) {
@@ -82,9 +98,11 @@ pub(super) fn creations<'a>(
             });
         }
     }
-    let installing: BTreeMap<&ProductId, usize> = installs
-        .iter()
-        .map(|&p| (&model.vars[p].product, p))
+    // every product an entity may be created of: the installs, and with --allow-install the
+    // installed products too (for consumers that see none of their entities)
+    let installing: BTreeMap<&ProductId, usize> = (0..model.vars.len())
+        .filter(|&p| installs.contains(&p) || (model.policy.allow_install && release(p).is_some()))
+        .map(|p| (&model.vars[p].product, p))
         .collect();
     let mut taken: BTreeSet<String> = env.entities.iter().map(|e| e.name.clone()).collect();
     let mut queue: Vec<usize> = (0..members.len()).collect();

@@ -83,10 +83,7 @@ pub(super) fn final_state(
             .into_iter()
             .filter_map(|c| {
                 let var = &model.vars[c.var];
-                let Value::Release(i) = values[c.var] else {
-                    return None;
-                };
-                let version = var.releases[i].version.to_string();
+                let version = var.version(values[c.var])?.to_string();
                 Some((c.name, (var.product.clone(), version, c.placement)))
             })
             .collect();

@@ -539,16 +539,28 @@ fn rolling_steps(
                     });
                 }
             }
-        } else {
-            for c in created.iter().filter(|c| c.var == p) {
-                moves.push(steps::Move {
-                    var: p,
-                    entity: c.name.clone(),
-                    from: None,
-                    to: to.clone(),
-                });
-            }
         }
+    }
+    // entities created, of products installed or not (at the product's version in the plan)
+    for c in &created {
+        let var = &model.vars[c.var];
+        let Some(version) = var.version(values[c.var]) else {
+            continue;
+        };
+        moves.push(steps::Move {
+            var: c.var,
+            entity: c.name.clone(),
+            from: None,
+            to: model::Instance {
+                version,
+                manifest: var
+                    .releases
+                    .iter()
+                    .find(|m| m.version == *version)
+                    .map(AsRef::as_ref),
+                entity: None,
+            },
+        });
     }
     let (ordered, complete) = steps::order(model, current, moves, deadline, &mut |done, total| {
         reporter.tick("ordering steps", done, total);

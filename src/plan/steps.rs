@@ -56,6 +56,28 @@ impl<'a> State<'a> {
         };
         for &q in &model.neighbors[p] {
             let other = &model.vars[q];
+            // section 10: each entity against its serving set, in both directions
+            let placed = |x: usize, y: usize, name: &str, inst: &Instance<'a>| {
+                model.placed_pairs((x, name, inst), y, &self.instances[y])
+            };
+            if let Some(mut found) = self.instances[p]
+                .iter()
+                .map(|(a, ia)| placed(p, q, a, ia).map(|v| (a, v)))
+                .collect::<Option<Vec<_>>>()
+                .and_then(|mut ours| {
+                    let theirs = self.instances[q]
+                        .iter()
+                        .map(|(b, ib)| placed(q, p, b, ib).map(|v| (b, v)))
+                        .collect::<Option<Vec<_>>>()?;
+                    ours.extend(theirs);
+                    Some(ours)
+                })
+            {
+                for (a, list) in found.drain(..) {
+                    out.extend(list.into_iter().map(|(c, b)| (c, a.clone(), b)));
+                }
+                continue;
+            }
             for (a, ia) in &self.instances[p] {
                 let one = std::slice::from_ref(ia);
                 if self.instances[q].is_empty() {
@@ -242,8 +264,19 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
 /// stand. Then the step adds no violation (a new one would have to involve it), so this
 /// cheap test, which builds nothing unless it fails, spares most calls to [`added`].
 fn clean<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> bool {
-    pairs_clean(model, state, step)
-        && (model.facets().is_none() || items_added(model, state, &[step]).is_empty())
+    let pairs = if model.is_placed() {
+        // section 10: judged through serving sets, over the state with the step applied
+        state.apply(step);
+        let clean = state
+            .violations(model, step.var)
+            .iter()
+            .all(|(_, a, b)| *a != step.entity && *b != step.entity);
+        state.revert(step);
+        clean
+    } else {
+        pairs_clean(model, state, step)
+    };
+    pairs && (model.facets().is_none() || items_added(model, state, &[step]).is_empty())
 }
 
 /// [`clean`] for the constraints between products.

@@ -337,6 +337,17 @@ pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
     out
 }
 
+/// Where a plan creates an entity: `(create in shop, owner=api)`.
+fn created_at(c: &crate::instance::Placement) -> String {
+    let mut parts = vec![if c.namespace.is_empty() {
+        "create, global".to_owned()
+    } else {
+        format!("create in {}", c.namespace)
+    }];
+    parts.extend(c.labels.iter().map(|(k, v)| format!("{k}={v}")));
+    format!("({})", parts.join(", "))
+}
+
 /// A plan: the steps as a numbered table, the final state, the explanation, a summary.
 #[must_use]
 pub fn plan(p: &Plan, layout: &Layout) -> String {
@@ -356,7 +367,11 @@ pub fn plan(p: &Plan, layout: &Layout) -> String {
                 (i + 1).to_string(),
                 s.entity.clone(),
                 s.product.to_string(),
-                s.from.clone().unwrap_or_else(|| "(install)".to_owned()),
+                s.from.clone().unwrap_or_else(|| match &s.create {
+                    // section 10: where the created entity stands
+                    Some(c) => created_at(c),
+                    None => "(install)".to_owned(),
+                }),
                 s.to.clone(),
                 s.group.map(|g| g.to_string()).unwrap_or_default(),
                 s.why.clone(),

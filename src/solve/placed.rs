@@ -5,17 +5,17 @@
 //!
 //! Products still move as a whole (every entity of a product runs the value's release), so a
 //! judgement stays a function of the two products' values and the engine's pairwise clauses
-//! stay exact for the entities that exist. Two simplifications, both on the safe side (they
-//! may refuse a plan, never accept a broken one):
-//! - a product the plan installs creates one entity for each consumer that finds no serving
-//!   entity (`plan::final_state` names and places them), so each such consumer is served by
-//!   it; a consumer that already has a serving set never sees the new entity;
-//! - a product the plan installs is itself judged as if it saw every entity (its namespace is
-//!   the consumer's it is created for, which the pairwise model does not know).
+//! stay exact for the entities that exist.
 //!
-//! A consumer whose serving set is empty while the product runs elsewhere (in a namespace it
-//! cannot see) is missing that dependency: the plan does not create a second entity of a
-//! product that is installed.
+//! Reuse before create: with `--allow-install`, a consumer whose required dependency has an
+//! empty serving set (the product is not installed, or runs only where the consumer cannot
+//! see it) gets an entity created for it (`plan::create` names and places them), at the
+//! version the product has in the plan (for a product that keeps its entities, its installed
+//! version), so the dependency holds iff that version is in range; without the flag it is
+//! missing. Two simplifications, both on the safe side (they may refuse a plan, never accept
+//! a broken one): a product the plan installs is judged as if its entity saw every entity, and
+//! as if every entity saw it (its namespace is the consumer's it is created for, which the
+//! pairwise model does not know).
 #![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
 
 use super::model::{Instance, Model, Value};
@@ -86,6 +86,12 @@ impl<'a> Placed<'a> {
 }
 
 impl<'a> Model<'a> {
+    /// True when some entity uses section 10 (judgements go through serving sets).
+    #[must_use]
+    pub fn is_placed(&self) -> bool {
+        self.placed.is_some()
+    }
+
     /// [`Model::one_way`] entity by entity, when section 10 is in use and both products are
     /// installed: each entity of `p` (at `a`'s release) against the instances of `q` (at `b`)
     /// that serve it, for dependencies, and that it sees, for incompatibilities.
@@ -199,6 +205,11 @@ impl<'a> Model<'a> {
                 return self.meets(d, q, b);
             };
             match b {
+                // nothing serves it: with --allow-install the plan creates an entity of `q`
+                // for it, at `q`'s version under `b` (see `plan::create`)
+                _ if kept.is_empty() && !d.optional && self.policy.allow_install => self.vars[q]
+                    .version(b)
+                    .is_some_and(|v| constraint::dependency_holds(d, [v])),
                 _ if kept.is_empty() => constraint::dependency_absent(d) == Verdict::Holds,
                 Value::Keep => constraint::dependency_holds(d, kept),
                 Value::Release(j) => {
@@ -238,5 +249,74 @@ impl<'a> Model<'a> {
                 Value::Absent => true,
             }
         })
+    }
+}
+
+impl<'a> Model<'a> {
+    /// The constraints entity `ours` (of `p`, running `mine`) declares on `q` and breaks
+    /// while `q`'s entities run `theirs` (by entity name; a product half-way through a
+    /// rolling upgrade), each with the entity of `q` it is about (`""` for a missing one).
+    /// With section 10 in use, a dependency is judged against the entity's serving set among
+    /// `theirs` and an incompatibility against what it sees; an entity the plan creates (not
+    /// in the environment) counts for everyone. `None` without section 10: every pair counts.
+    #[must_use]
+    pub fn placed_pairs(
+        &self,
+        (p, ours, mine): (usize, &str, &Instance<'a>),
+        q: usize,
+        theirs: &std::collections::BTreeMap<String, Instance<'a>>,
+    ) -> Option<Vec<(Violation, String)>> {
+        let placed = self.placed.as_ref()?;
+        let m = mine.manifest?;
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        let Some(i) = placed.index.find(ours) else {
+            return None; // a created entity: judged product-wide
+        };
+        let placement = placed.index.member(i).placement;
+        let key = Key::Product(&vq.product);
+        let pick = |members: &[usize]| -> Vec<(&String, &Instance<'a>)> {
+            theirs
+                .iter()
+                .filter(|(name, _)| placed.index.find(name).is_none_or(|k| members.contains(&k)))
+                .collect()
+        };
+        let one = std::slice::from_ref(mine);
+        let mut out = Vec::new();
+        let criteria = m.facets().instances.get(&vq.product);
+        let serving = pick(
+            &placed
+                .index
+                .serving((ours, placement), key, criteria)
+                .members,
+        );
+        let mut needs = |list: &[(&String, &Instance<'a>)]| {
+            if list.is_empty() {
+                out.extend(
+                    check(&vp.product, one, &vq.product, &[])
+                        .into_iter()
+                        .filter(|v| v.code != Code::IncompatibleRelease)
+                        .map(|v| (v, String::new())),
+                );
+            }
+            for (name, inst) in list {
+                out.extend(
+                    check(&vp.product, one, &vq.product, std::slice::from_ref(*inst))
+                        .into_iter()
+                        .filter(|v| v.code != Code::IncompatibleRelease)
+                        .map(|v| (v, (*name).clone())),
+                );
+            }
+        };
+        needs(&serving);
+        let seen = pick(&placed.index.visible(placement, key));
+        for (name, inst) in seen {
+            out.extend(
+                check(&vp.product, one, &vq.product, std::slice::from_ref(inst))
+                    .into_iter()
+                    .filter(|v| v.code == Code::IncompatibleRelease)
+                    .map(|v| (v, name.clone())),
+            );
+        }
+        Some(out)
     }
 }
