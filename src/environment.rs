@@ -494,22 +494,65 @@ fn check_text(what: &str, text: &str, may_be_empty: bool) -> Result<(), String> 
     Ok(())
 }
 
-/// Writes an environment file with the given entities (`name`, `product`, `version`, `state`),
-/// in the format [`parse`] reads.
+/// One entity as [`render`] writes it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Written {
+    pub name: String,
+    pub product: String,
+    pub version: String,
+    pub state: State,
+    /// Section 10: written only where not empty.
+    pub placement: Placement,
+}
+
+/// Writes an environment file with the given entities, in the format [`parse`] reads: a file
+/// written reads back to the same names, products, versions, states and placements.
+/// `namespace`, `labels` and `bindings` are written only when not empty, keys sorted.
 #[must_use]
-pub fn render(name: &str, entities: &[(String, String, String, State)]) -> String {
-    let quote = |s: &str| format!("\"{}\"", s.replace('\\', "\\\\").replace('"', "\\\""));
+pub fn render(name: &str, entities: &[Written]) -> String {
+    let quote = |s: &str| {
+        let mut out = String::with_capacity(s.len() + 2);
+        out.push('"');
+        for c in s.chars() {
+            match c {
+                '\\' => out.push_str("\\\\"),
+                '"' => out.push_str("\\\""),
+                c if c.is_control() => {
+                    let _ = write!(out, "\\u{:04x}", u32::from(c));
+                }
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    };
     let mut out = format!("environment: {}\nentities:\n", quote(name));
-    for (entity, product, version, state) in entities {
+    for e in entities {
         let _ = write!(
             out,
             "  - name: {}\n    product: {}\n    version: {}\n",
-            quote(entity),
-            quote(product),
-            quote(version)
+            quote(&e.name),
+            quote(&e.product),
+            quote(&e.version)
         );
-        if *state == State::Managed {
+        if e.state == State::Managed {
             out.push_str("    state: managed\n");
+        }
+        let p = &e.placement;
+        if !p.namespace.is_empty() {
+            let _ = writeln!(out, "    namespace: {}", quote(&p.namespace));
+        }
+        if !p.labels.is_empty() {
+            out.push_str("    labels:\n");
+            for (k, v) in &p.labels {
+                let _ = writeln!(out, "      {}: {}", quote(k), quote(v));
+            }
+        }
+        if !p.bindings.is_empty() {
+            out.push_str("    bindings:\n");
+            for (k, v) in &p.bindings {
+                let _ = writeln!(out, "      {}: {}", quote(&k.to_string()), quote(v));
+            }
         }
     }
     out
@@ -801,5 +844,46 @@ mod tests {
             .map(|e| &e.placement.namespace)
             .collect();
         assert_eq!(namespaces.len(), 10_000);
+    }
+
+    #[test]
+    fn rendered_environments_read_back_the_same() {
+        let env = read(SHOP).unwrap();
+        let mut written: Vec<Written> = env
+            .entities
+            .iter()
+            .map(|e| Written {
+                name: e.name.clone(),
+                product: e.product.to_string(),
+                version: e.version.to_string(),
+                state: e.state,
+                placement: e.placement.clone(),
+            })
+            .collect();
+        written[0].state = State::Managed;
+        written[0]
+            .placement
+            .labels
+            .insert("odd \"key\"".into(), "back\\slash".into());
+        let text = render("shop \"eu\"", &written);
+        let back = read(&text).unwrap();
+        assert_eq!(back.name, "shop \"eu\"");
+        let again: Vec<Written> = back
+            .entities
+            .iter()
+            .map(|e| Written {
+                name: e.name.clone(),
+                product: e.product.to_string(),
+                version: e.version.to_string(),
+                state: e.state,
+                placement: e.placement.clone(),
+            })
+            .collect();
+        assert_eq!(again, written);
+        // plain entities are written as before
+        assert!(text.contains(
+            "  - name: \"plain\"\n    product: \"g:plain\"\n    version: \"1.0.0\"\n    state: managed\n    labels:\n"
+        ));
+        assert!(text.contains("    namespace: \"shop\"\n    bindings:\n      \"org.postgresql:postgresql\": \"shop-db\"\n      \"sql\": \"shop-db\"\n"), "{text}");
     }
 }

@@ -695,6 +695,41 @@ fn plans_write_their_final_state_as_an_environment_that_validates() {
 }
 
 #[test]
+fn written_environments_keep_namespaces_labels_and_bindings() {
+    let dir = scratch("write-env-placement");
+    let out = dir.join("next.yml");
+    let env = "testdata/instances/plan-env.yml";
+    let planned = compat(&[
+        "plan",
+        env,
+        "--catalog",
+        "testdata/cases/plan/catalog",
+        "--target",
+        "g:app",
+        "--write-env",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(planned.status.code(), Some(0));
+    let written = std::fs::read_to_string(&out).unwrap();
+    let read = |text: &str| {
+        compat::environment::parse(text, &std::sync::Arc::from("env.yml"), "env").unwrap()
+    };
+    let (before, after) = (read(&std::fs::read_to_string(env).unwrap()), read(&written));
+    let placements = |e: &compat::environment::Environment| {
+        e.entities
+            .iter()
+            .map(|e| (e.name.clone(), e.placement.clone()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(placements(&after), placements(&before), "{written}");
+    assert!(written.contains("    namespace: \"shop\"\n    labels:\n      \"app\": \"shop\"\n      \"tier\": \"db\"\n"), "{written}");
+    assert!(
+        written.contains("    bindings:\n      \"g:db\": \"db\"\n"),
+        "{written}"
+    );
+}
+
+#[test]
 fn catalog_directories_with_symlink_loops_are_read_once() {
     use std::process::Command;
     let dir = scratch("symlinks");

@@ -2,12 +2,14 @@
 //! state.
 
 use super::format_in_force;
+use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
 use compat::catalog::Scope;
 use compat::diagnostic::InputError;
+use compat::instance::Placement;
 use compat::loader;
 use compat::plan::Target;
 use compat::product::ProductId;
@@ -122,16 +124,23 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     let plan = compat::plan::plan(env, catalog, &request);
     progress.finish();
     if let (Some(path), true) = (&args.write_env, plan.feasible) {
+        // an entity the environment has keeps its namespace, labels and bindings
+        let placements: BTreeMap<&str, &Placement> = env
+            .entities
+            .iter()
+            .map(|e| (e.name.as_str(), &e.placement))
+            .collect();
         let entities: Vec<_> = plan
             .final_state
             .iter()
-            .map(|e| {
-                (
-                    e.entity.clone(),
-                    e.product.to_string(),
-                    e.version.clone(),
-                    e.state,
-                )
+            .map(|e| compat::environment::Written {
+                name: e.entity.clone(),
+                product: e.product.to_string(),
+                version: e.version.clone(),
+                state: e.state,
+                placement: placements
+                    .get(e.entity.as_str())
+                    .map_or_else(Placement::default, |p| (*p).clone()),
             })
             .collect();
         loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
