@@ -2,14 +2,12 @@
 //! state.
 
 use super::format_in_force;
-use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::PathBuf;
 
 use clap::Args;
 use compat::catalog::Scope;
 use compat::diagnostic::InputError;
-use compat::instance::Placement;
 use compat::loader;
 use compat::plan::Target;
 use compat::product::ProductId;
@@ -124,12 +122,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     let plan = compat::plan::plan(env, catalog, &request);
     progress.finish();
     if let (Some(path), true) = (&args.write_env, plan.feasible) {
-        // an entity the environment has keeps its namespace, labels and bindings
-        let placements: BTreeMap<&str, &Placement> = env
-            .entities
-            .iter()
-            .map(|e| (e.name.as_str(), &e.placement))
-            .collect();
+        // every entity keeps its namespace, labels and bindings; created ones get theirs
         let entities: Vec<_> = plan
             .final_state
             .iter()
@@ -138,9 +131,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
                 product: e.product.to_string(),
                 version: e.version.clone(),
                 state: e.state,
-                placement: placements
-                    .get(e.entity.as_str())
-                    .map_or_else(Placement::default, |p| (*p).clone()),
+                placement: e.placement.clone(),
             })
             .collect();
         loader::write_atomically(path, &compat::environment::render(&env.name, &entities))?;
