@@ -9,6 +9,7 @@ use compat::{loader, report};
 use super::{CliError, Outcome};
 
 #[derive(Debug, Args)]
+#[allow(clippy::struct_excessive_bools)] // mutually exclusive switches, one family each
 pub struct GenerateArgs {
     /// The directory to write `catalog/` and `env.yml` into
     #[arg(long)]
@@ -33,13 +34,19 @@ pub struct GenerateArgs {
     /// requirements, properties, deprecations and an environment `runtime:` and `policy:`
     #[arg(long, conflicts_with_all = ["tight", "hard"])]
     pub capabilities: bool,
+    /// The instance family: the realistic one plus namespaces, labels, bindings, outputs
+    /// and wired inputs (SPEC section 10)
+    #[arg(long, conflicts_with_all = ["tight", "hard", "capabilities"])]
+    pub instances: bool,
 }
 
 pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
     use std::fmt::Write as _;
 
     use compat::generate::Shape;
-    let shape = if args.capabilities {
+    let shape = if args.instances {
+        Shape::Instances
+    } else if args.capabilities {
         Shape::Capabilities
     } else if args.hard {
         Shape::Hard

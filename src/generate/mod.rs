@@ -61,6 +61,9 @@ pub enum Shape {
     /// properties, deprecations, and an environment with `runtime:` and `policy:` (the
     /// module `generate/capabilities.rs` describes it).
     Capabilities,
+    /// The realistic family plus section 10: namespaces, labels, bindings, outputs and wired
+    /// inputs (the module `generate/instances.rs` describes it).
+    Instances,
 }
 
 /// A generated catalog (one multi-document YAML file per product) and environment.
@@ -249,6 +252,9 @@ pub fn generate(params: Params) -> Generated {
     let products = realistic(&mut rng, count, releases, shape == Shape::Tight);
     if shape == Shape::Capabilities {
         return capabilities::generate(&products, &mut rng);
+    }
+    if shape == Shape::Instances {
+        return instances::generate(&products, &mut rng);
     }
     render(&products, &mut rng, |_, _, _, _| {})
 }
@@ -498,6 +504,8 @@ mod hard;
 
 /// The capability family ([`Shape::Capabilities`]).
 mod capabilities;
+/// The instance family ([`Shape::Instances`]).
+mod instances;
 
 #[cfg(test)]
 mod tests {
@@ -685,6 +693,48 @@ mod tests {
             let safe = rows.iter().filter(|r| r.safe.is_some()).count();
             assert!(safe > 30, "seed {seed}: {safe} safe upgrades");
             assert_eq!(rows.iter().filter(|r| r.pinned).count(), 1, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn the_instance_shape_is_valid_deterministic_and_uses_section_10() {
+        let instances = |products, seed| {
+            generate(Params {
+                products,
+                releases: 10,
+                seed,
+                shape: Shape::Instances,
+            })
+        };
+        let (a, b) = (instances(300, 4), instances(300, 4));
+        assert_eq!((a.manifests, a.environment), (b.manifests, b.environment));
+        assert_ne!(instances(300, 4).environment, instances(300, 5).environment);
+        for seed in 0..4 {
+            let g = instances(600, seed);
+            let (catalog, env) = load(&g);
+            assert!(
+                error_messages(&env, &catalog).is_empty(),
+                "seed {seed}: {:?}",
+                error_messages(&env, &catalog)
+            );
+            let placed = |f: &dyn Fn(&crate::instance::Placement) -> bool| {
+                env.entities.iter().filter(|e| f(&e.placement)).count() * 100 / env.entities.len()
+            };
+            let namespaces: std::collections::BTreeSet<&str> = env
+                .entities
+                .iter()
+                .map(|e| e.placement.namespace.as_str())
+                .collect();
+            assert!(namespaces.len() > 40, "{}", namespaces.len());
+            assert!(placed(&|p| !p.labels.is_empty()).abs_diff(20) < 5);
+            let bound = placed(&|p| !p.bindings.is_empty());
+            assert!((1..15).contains(&bound), "{bound}% bind");
+            let wired = catalog
+                .products()
+                .flat_map(|p| catalog.releases(p))
+                .filter(|m| !m.facets().inputs.is_empty())
+                .count();
+            assert!(wired * 100 / catalog.len() >= 5, "{wired}");
         }
     }
 
