@@ -286,14 +286,27 @@ fn hard(c: &mut Criterion) {
 /// from a SQLite catalog (the store opened and the environment's releases read each time, as
 /// the commands do; the environment already parsed).
 fn capabilities(c: &mut Criterion) {
-    let mut group = c.benchmark_group("capabilities");
+    family(c, "capabilities", Shape::Capabilities);
+}
+
+/// The instance family (section 10, issue 16) at 5,000 x 40: the same questions over
+/// namespaces, labels, bindings and wired inputs (order lists bindings and wiring), and
+/// `plan --all` in memory.
+fn instances(c: &mut Criterion) {
+    family(c, "instances", Shape::Instances);
+}
+
+/// Validate and order of one generated family, in memory and from a SQLite catalog; for the
+/// instance family `plan --all` too.
+fn family(c: &mut Criterion, family: &str, shape: Shape) {
+    let mut group = c.benchmark_group(family);
     group.sample_size(10);
     let (name, products, releases) = SIZES[2];
     let g = generate(Params {
         products,
         releases,
         seed: 1,
-        shape: Shape::Capabilities,
+        shape,
     });
     let (catalog, env) = load(&g);
     group.throughput(Throughput::Elements(env.entities.len() as u64));
@@ -306,7 +319,13 @@ fn capabilities(c: &mut Criterion) {
             black_box(order::install_order(&graph, true))
         });
     });
-    let dir = std::env::temp_dir().join(format!("compat-bench-capabilities-{name}"));
+    if shape == Shape::Instances {
+        let all = Request::new(vec![], true);
+        group.bench_function(format!("plan-all/in-memory/{name}"), |b| {
+            b.iter(|| black_box(planner::plan(&env, &catalog, &all)));
+        });
+    }
+    let dir = std::env::temp_dir().join(format!("compat-bench-{family}-{name}"));
     let db = dir.join("catalog.db");
     if !db.exists() {
         let files = g.manifests.iter().map(|(p, t)| (dir.join(p), t.as_str()));
@@ -349,6 +368,7 @@ criterion_group!(
     planning,
     upgrading,
     hard,
-    capabilities
+    capabilities,
+    instances
 );
 criterion_main!(benches);
