@@ -17,7 +17,7 @@ use crate::constraint::{Running, World};
 use crate::environment::{Entity, Environment};
 use crate::finding::Code;
 use crate::instance::{Criteria, Input};
-use crate::manifest::{Facets, Manifest};
+use crate::manifest::{CapabilityRequirement, Facets, Manifest};
 use crate::precedence::{self, Before, Node, Why};
 use crate::product::ProductId;
 use crate::range::Range;
@@ -132,6 +132,8 @@ pub struct EntityGraph<'a> {
     pub releases: Vec<Option<&'a Manifest>>,
     pub edges: Vec<Edge<'a>>,
     pub missing: Vec<Missing<'a>>,
+    /// Required capabilities no entity serves in range: (declaring entity, requirement).
+    pub missing_capabilities: Vec<(usize, &'a CapabilityRequirement)>,
 }
 
 /// The findings of a validation, by the constraint between two entities they are about.
@@ -205,7 +207,24 @@ pub fn build<'a>(
     let violation = |from: usize, to: usize, product: Option<&ProductId>| {
         verdicts.violation(&entities[from].name, &entities[to].name, product?)
     };
-    let mut edges: Vec<Edge> = precedence::edges(&nodes)
+    let before = precedence::edges(&nodes);
+    // a required capability that orders nothing has no provider in range
+    let mut missing_capabilities: Vec<(usize, &CapabilityRequirement)> = releases
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.iter()
+                .flat_map(move |m| m.facets().requires.iter().map(move |c| (i, c)))
+        })
+        .filter(|(i, c)| {
+            !c.optional
+                && !before.iter().any(|b| {
+                    b.after == *i && matches!(b.why, Why::Capability(r) if std::ptr::eq(r, *c))
+                })
+        })
+        .collect();
+    missing_capabilities.sort_by_key(|(i, c)| (*i, c.name.as_str()));
+    let mut edges: Vec<Edge> = before
         .into_iter()
         .map(|b| Edge::ordering(b, violation(b.after, b.first, b.why.product())))
         .collect();
@@ -267,6 +286,7 @@ pub fn build<'a>(
         releases,
         edges,
         missing,
+        missing_capabilities,
     }
 }
 /// Who serves and sees whom among the graph's entities, every entity counting as present

@@ -160,6 +160,14 @@ pub struct MissingDependency {
     pub range: Range,
 }
 
+/// A required capability that no entity provides in range (SPEC 9.3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MissingCapability {
+    pub entity: String,
+    pub capability: String,
+    pub range: Range,
+}
+
 /// The install-order report.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct InstallOrder {
@@ -168,6 +176,8 @@ pub struct InstallOrder {
     pub groups: Vec<Group>,
     pub order: Vec<String>,
     pub missing: Vec<MissingDependency>,
+    /// Required capabilities of ordered entities that nothing provides in range.
+    pub missing_capabilities: Vec<MissingCapability>,
     /// Entities to install whose release is not in the catalog: their dependencies are
     /// unknown, so they are placed as if they had none.
     pub unknown: Vec<String>,
@@ -262,12 +272,23 @@ pub fn install_order(graph: &EntityGraph, from_scratch: bool) -> InstallOrder {
         .map(|&i| entities[i].name.clone())
         .collect();
     let instances = instances(graph, &local, &result.cycles);
+    let missing_capabilities = graph
+        .missing_capabilities
+        .iter()
+        .filter(|(from, _)| local[*from].is_some())
+        .map(|(from, r)| MissingCapability {
+            entity: entities[*from].name.clone(),
+            capability: r.name.clone(),
+            range: r.range.clone(),
+        })
+        .collect();
     InstallOrder {
         environment: graph.environment.name.clone(),
         waves,
         groups,
         order,
         missing,
+        missing_capabilities,
         unknown,
         instances,
     }

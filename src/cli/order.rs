@@ -42,7 +42,9 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
         OrderFormat::Json => report::json::install_order(&result),
         OrderFormat::Markdown => report::markdown::install_order(&result),
     };
-    let runnable = result.missing.is_empty() && result.data_cycles().next().is_none();
+    let runnable = result.missing.is_empty()
+        && result.missing_capabilities.is_empty()
+        && result.data_cycles().next().is_none();
     let mut outcome = Outcome::new(stdout, runnable);
     outcome.warnings = inputs.warnings();
     outcome.warnings.extend(policy_warnings);

@@ -308,6 +308,21 @@ pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
             m.range
         );
     }
+    for m in &o.missing_capabilities {
+        let _ = writeln!(
+            out,
+            "{} {}: it requires capability {}{}, which no entity provides{}",
+            layout.paint("cannot install", Tone::Bad),
+            m.entity,
+            m.capability,
+            crate::constraint::range_words(&m.range),
+            if m.range.minimum.is_none() && m.range.maximum.is_none() {
+                ""
+            } else {
+                " in range"
+            }
+        );
+    }
     for u in &o.unknown {
         let _ = writeln!(
             out,

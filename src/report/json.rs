@@ -185,7 +185,12 @@ pub fn install_order(o: &InstallOrder) -> String {
             "dependency": m.dependency,
             "minimum": m.range.minimum.as_ref().map(Version::as_str),
             "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
-        })).collect::<Vec<_>>(),
+        })).chain(o.missing_capabilities.iter().map(|m| json!({
+            "entity": m.entity,
+            "capability": m.capability,
+            "minimum": m.range.minimum.as_ref().map(Version::as_str),
+            "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
+        }))).collect::<Vec<_>>(),
         "unknown": o.unknown,
     });
     // section 10, only where the environment uses it (plain outputs stay as they were)

@@ -152,6 +152,20 @@ pub fn install_order(o: &InstallOrder) -> String {
             );
         }
     }
+    if !o.missing_capabilities.is_empty() {
+        out.push_str(
+            "\n**Cannot be installed:** required capabilities that no entity provides:\n\n",
+        );
+        for m in &o.missing_capabilities {
+            let _ = writeln!(
+                out,
+                "- `{}` requires capability `{}`{}",
+                m.entity,
+                m.capability,
+                crate::constraint::range_words(&m.range)
+            );
+        }
+    }
     if !o.missing.is_empty() {
         out.push_str("\n**Cannot be installed:** required dependencies that are neither installed nor managed:\n\n");
         for m in &o.missing {
