@@ -208,22 +208,7 @@ pub fn build<'a>(
         verdicts.violation(&entities[from].name, &entities[to].name, product?)
     };
     let before = precedence::edges(&nodes);
-    // a required capability that orders nothing has no provider in range
-    let mut missing_capabilities: Vec<(usize, &CapabilityRequirement)> = releases
-        .iter()
-        .enumerate()
-        .flat_map(|(i, r)| {
-            r.iter()
-                .flat_map(move |m| m.facets().requires.iter().map(move |c| (i, c)))
-        })
-        .filter(|(i, c)| {
-            !c.optional
-                && !before.iter().any(|b| {
-                    b.after == *i && matches!(b.why, Why::Capability(r) if std::ptr::eq(r, *c))
-                })
-        })
-        .collect();
-    missing_capabilities.sort_by_key(|(i, c)| (*i, c.name.as_str()));
+    let missing_capabilities = unserved(&releases, &before);
     let mut edges: Vec<Edge> = before
         .into_iter()
         .map(|b| Edge::ordering(b, violation(b.after, b.first, b.why.product())))
@@ -289,6 +274,29 @@ pub fn build<'a>(
         missing_capabilities,
     }
 }
+/// The required capabilities that order nothing: no entity provides them in range.
+fn unserved<'a>(
+    releases: &[Option<&'a Manifest>],
+    before: &[Before<'a>],
+) -> Vec<(usize, &'a CapabilityRequirement)> {
+    let mut out: Vec<(usize, &CapabilityRequirement)> = releases
+        .iter()
+        .enumerate()
+        .flat_map(|(i, r)| {
+            r.iter()
+                .flat_map(move |m| m.facets().requires.iter().map(move |c| (i, c)))
+        })
+        .filter(|(i, c)| {
+            !c.optional
+                && !before.iter().any(|b| {
+                    b.after == *i && matches!(b.why, Why::Capability(r) if std::ptr::eq(r, *c))
+                })
+        })
+        .collect();
+    out.sort_by_key(|(i, c)| (*i, c.name.as_str()));
+    out
+}
+
 /// Who serves and sees whom among the graph's entities, every entity counting as present
 /// (an install graph is about the target state): with section 10 in use, through a
 /// [`World`]; otherwise every other entity of the product.
