@@ -245,6 +245,29 @@ pub fn release(m: &Manifest, layout: &Layout) -> String {
     out
 }
 
+/// Section 10 under the waves: the bindings and the wiring, as tables.
+fn instance_lists(out: &mut String, lists: &crate::wiring::Lists, layout: &Layout) {
+    if !lists.bindings.is_empty() {
+        let mut t = Grid::new(&["Entity", "Requirement", "Bound to"]);
+        for (entity, requirement, to) in &lists.bindings {
+            t.row(vec![entity.clone(), requirement.clone(), to.clone()]);
+        }
+        let _ = writeln!(out, "bindings:\n{}", t.render(layout));
+    }
+    if !lists.wiring.is_empty() {
+        let mut t = Grid::new(&["Entity", "Input", "From", "Output"]);
+        for (entity, input, from, output) in &lists.wiring {
+            t.row(vec![
+                entity.clone(),
+                input.clone(),
+                from.clone(),
+                output.clone().unwrap_or_else(|| "(ready)".into()),
+            ]);
+        }
+        let _ = writeln!(out, "wiring:\n{}", t.render(layout));
+    }
+}
+
 /// The install order: waves, then the groups written as cycles, then problems, then a summary.
 #[must_use]
 pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
@@ -278,25 +301,7 @@ pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
         }
     }
     if let Some(i) = &o.instances {
-        if !i.lists.bindings.is_empty() {
-            let mut t = Grid::new(&["Entity", "Requirement", "Bound to"]);
-            for (entity, requirement, to) in &i.lists.bindings {
-                t.row(vec![entity.clone(), requirement.clone(), to.clone()]);
-            }
-            let _ = writeln!(out, "bindings:\n{}", t.render(layout));
-        }
-        if !i.lists.wiring.is_empty() {
-            let mut t = Grid::new(&["Entity", "Input", "From", "Output"]);
-            for (entity, input, from, output) in &i.lists.wiring {
-                t.row(vec![
-                    entity.clone(),
-                    input.clone(),
-                    from.clone(),
-                    output.clone().unwrap_or_else(|| "(ready)".into()),
-                ]);
-            }
-            let _ = writeln!(out, "wiring:\n{}", t.render(layout));
-        }
+        instance_lists(&mut out, &i.lists, layout);
     }
     for m in &o.missing {
         let _ = writeln!(
