@@ -21,6 +21,7 @@ mod order;
 mod plan;
 mod progress;
 mod report;
+mod services;
 mod upgrades;
 mod upgrades_fleet;
 mod validate;
@@ -218,6 +219,8 @@ pub enum Command {
     Graph(graph::GraphArgs),
     /// Who requires a product, with which ranges, and what bounds its upgrade
     Why(why::WhyArgs),
+    /// The environment's service list: per capability, providers and bound consumers
+    Services(services::ServicesArgs),
     /// Entities added, removed and moved between two environment files, each judged safe or not
     Diff(diff::DiffArgs),
     /// One self-contained HTML page: findings, upgrades, the `plan --all` answer, the graph
@@ -355,6 +358,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Order(order::OrderArgs { limits, .. })
         | Command::Graph(graph::GraphArgs { limits, .. })
         | Command::Why(why::WhyArgs { limits, .. })
+        | Command::Services(services::ServicesArgs { limits, .. })
         | Command::Diff(diff::DiffArgs { limits, .. })
         | Command::Report(report::ReportArgs { limits, .. }) => *limits,
         Command::Catalog(command) => command.limits(),
@@ -372,6 +376,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         | Command::Order(order::OrderArgs { out, .. })
         | Command::Graph(graph::GraphArgs { out, .. })
         | Command::Why(why::WhyArgs { out, .. })
+        | Command::Services(services::ServicesArgs { out, .. })
         | Command::Diff(diff::DiffArgs { out, .. })
         | Command::Report(report::ReportArgs { out, .. }) => out.output.clone(),
         Command::Version(_)
@@ -393,6 +398,7 @@ pub fn run(cli: Cli, stdin: &mut dyn Read) -> Result<Outcome, CliError> {
         Command::Order(args) => order::run(&args, stdin, &layout),
         Command::Graph(args) => graph::run(&args, stdin),
         Command::Why(args) => why::run(&args, stdin, &layout),
+        Command::Services(args) => services::run(&args, stdin, &layout),
         Command::Diff(args) => diff::run(&args, stdin, &layout),
         Command::Report(args) => report::run(&args, stdin),
         Command::Version(command) => version::run(command, stdin, &layout),

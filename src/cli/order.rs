@@ -22,6 +22,10 @@ pub struct OrderArgs {
     /// Order every entity, as for a new environment, not only the managed ones
     #[arg(long)]
     pub from_scratch: bool,
+    /// Order groups of entities instead: by `namespace`, or by a label's value
+    /// (`label:KEY`, say `label:host`); entities without the key form the group ""
+    #[arg(long, value_name = "KEY", value_parser = compat::grouping::GroupBy::parse)]
+    pub by: Option<compat::grouping::GroupBy>,
     /// Output format [default: `format` in compat.toml, else human]
     #[arg(short, long, value_enum)]
     pub format: Option<OrderFormat>,
@@ -35,8 +39,20 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
     let mut inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
     let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
-    let result = compat::order::install_order(&graph, args.from_scratch);
     let format = format_in_force(args.format, &inputs.config, OrderFormat::Human);
+    if let Some(by) = &args.by {
+        let groups = compat::grouping::group_order(&graph, args.from_scratch, by);
+        let stdout = match format {
+            OrderFormat::Human => human::group_order(&groups, layout),
+            OrderFormat::Json => report::json::group_order(&groups),
+            OrderFormat::Markdown => report::markdown::group_order(&groups),
+        };
+        let mut outcome = Outcome::new(stdout, true);
+        outcome.warnings = inputs.warnings();
+        outcome.warnings.extend(policy_warnings);
+        return Ok(outcome);
+    }
+    let result = compat::order::install_order(&graph, args.from_scratch);
     let stdout = match format {
         OrderFormat::Human => human::install_order(&result, layout),
         OrderFormat::Json => report::json::install_order(&result),

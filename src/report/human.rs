@@ -245,6 +245,44 @@ pub fn release(m: &Manifest, layout: &Layout) -> String {
     out
 }
 
+/// `order --by`: the waves of groups, the groups in a cycle, a summary. The group `""` (no
+/// key) is shown as `(none)`.
+#[must_use]
+pub fn group_order(o: &crate::grouping::GroupOrder, layout: &Layout) -> String {
+    let shown = |g: &String| {
+        if g.is_empty() {
+            "(none)".to_owned()
+        } else {
+            g.clone()
+        }
+    };
+    let list = |gs: &[String]| gs.iter().map(shown).collect::<Vec<_>>().join(", ");
+    let mut out = String::new();
+    if !o.waves.is_empty() {
+        let mut t = Grid::new(&["Wave", &format!("Groups by {}", o.by)]);
+        for (i, wave) in o.waves.iter().enumerate() {
+            t.row(vec![(i + 1).to_string(), list(wave)]);
+        }
+        let _ = writeln!(out, "{}", t.render(layout));
+    }
+    for g in &o.groups {
+        let _ = writeln!(
+            out,
+            "groups that wait for one another (one wave): {}",
+            list(g)
+        );
+    }
+    let _ = writeln!(
+        out,
+        "{}: {} by {} in {}",
+        o.environment,
+        plural(o.order.len(), "group"),
+        o.by,
+        plural(o.waves.len(), "wave")
+    );
+    out
+}
+
 /// Section 10 under the waves: the bindings and the wiring, as tables.
 fn instance_lists(out: &mut String, lists: &crate::wiring::Lists, layout: &Layout) {
     if !lists.bindings.is_empty() {

@@ -218,6 +218,20 @@ pub fn install_order(o: &InstallOrder) -> String {
     to_json(&out)
 }
 
+/// `order --by`: `{"by", "waves", "groups", "order"}` as SPEC section 10 says, groups named
+/// by their key's value.
+#[must_use]
+pub fn group_order(o: &crate::grouping::GroupOrder) -> String {
+    to_json(&json!({
+        "schema_version": SCHEMA_VERSION,
+        "environment": o.environment,
+        "by": o.by,
+        "waves": o.waves,
+        "groups": o.groups,
+        "order": o.order,
+    }))
+}
+
 /// `plan`: `{"feasible", "final", "steps", "explanation"}` as SPEC section 8 says, plus
 /// `complete` (false when the time limit cut the search) and each step's `why`.
 #[must_use]

@@ -89,6 +89,28 @@ pub fn plan(environment: &str, p: &Plan) -> String {
     out
 }
 
+/// `order --by` as a markdown section: the waves of groups, the groups in a cycle.
+#[must_use]
+pub fn group_order(o: &crate::grouping::GroupOrder) -> String {
+    let mut out = format!("## Install order for `{}` by {}\n\n", o.environment, o.by);
+    out.push_str("| Wave | Groups |\n|---:|---|\n");
+    for (i, wave) in o.waves.iter().enumerate() {
+        let names: Vec<&str> = wave
+            .iter()
+            .map(|g| if g.is_empty() { "(none)" } else { g.as_str() })
+            .collect();
+        let _ = writeln!(out, "| {} | {} |", i + 1, cell(&names.join(", ")));
+    }
+    for g in &o.groups {
+        let _ = writeln!(
+            out,
+            "\nWaiting for one another (one wave): `{}`",
+            g.join(", ")
+        );
+    }
+    out
+}
+
 /// The install order as a markdown section: waves table, groups, problems.
 #[must_use]
 pub fn install_order(o: &InstallOrder) -> String {

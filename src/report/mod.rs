@@ -18,6 +18,7 @@ pub mod layout;
 pub mod markdown;
 pub mod mermaid;
 pub mod sarif;
+pub mod services;
 pub mod why;
 
 use crate::finding::Severity;

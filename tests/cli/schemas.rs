@@ -32,6 +32,7 @@ fn schema_for(args: &[String]) -> Option<String> {
         command @ ("validate" | "upgrades") if is_fleet(&args[1..]) => {
             Some(format!("{command}-fleet"))
         }
+        "order" if args.iter().any(|a| a == "--by") => Some("order-by".to_owned()),
         command => Some(command.to_owned()),
     }
 }
