@@ -190,9 +190,26 @@ impl FacetIndex {
         )],
         declarers: &BTreeSet<usize>,
     ) -> BTreeSet<(String, usize, Source, String)> {
+        // Only the declarers' entities and those of products their items' atoms can be made
+        // true by matter (an atom is about the products it names, a capability's providers,
+        // a rule's support): the world holds those, not every entity of the environment.
+        let mut relevant: BTreeSet<usize> = declarers.clone();
+        for &(q, _, _, manifest) in running {
+            let Some(m) = manifest.filter(|m| declares_items(m) && declarers.contains(&q)) else {
+                continue;
+            };
+            let facets = m.facets();
+            for r in &facets.requires {
+                relevant.extend(self.providers.get(&r.name).into_iter().flatten());
+            }
+            for atom in facets.constraints.iter().flat_map(super::atoms) {
+                relevant.extend(self.atom_mentions(model, atom));
+            }
+        }
         let world = World::new(
             running
                 .iter()
+                .filter(|(q, ..)| relevant.contains(q))
                 .map(|&(q, entity, version, manifest)| Running {
                     entity,
                     product: &model.vars[q].product,
