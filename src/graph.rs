@@ -17,7 +17,7 @@ use crate::constraint::{Running, World};
 use crate::environment::{Entity, Environment};
 use crate::finding::Code;
 use crate::instance::{Criteria, Input};
-use crate::manifest::{CapabilityRequirement, Facets, Manifest};
+use crate::manifest::{CapabilityRequirement, Manifest};
 use crate::precedence::{self, Before, Node, Why};
 use crate::product::ProductId;
 use crate::range::Range;
@@ -314,23 +314,12 @@ impl<'a> Sight<'a> {
             by_product.entry(&e.product).or_default().push(i);
         }
         let world = entities.iter().any(|e| !e.placement.is_plain()).then(|| {
-            let running = entities
-                .iter()
-                .zip(releases)
-                .map(|(e, r)| Running {
-                    entity: &e.name,
-                    product: &e.product,
-                    version: &e.version,
-                    facets: r.map_or(Facets::none(), Manifest::facets),
-                    placement: &e.placement,
-                })
-                .collect();
             let index = entities
                 .iter()
                 .enumerate()
                 .map(|(i, e)| (e.name.as_str(), i))
                 .collect();
-            (World::new(running, &NO_RUNTIME), index)
+            (crate::wiring::target_world(entities, releases), index)
         });
         Sight {
             entities,
@@ -382,5 +371,3 @@ impl<'a> Sight<'a> {
         self.others(from, product, running)
     }
 }
-
-static NO_RUNTIME: BTreeMap<String, crate::version::Version> = BTreeMap::new();

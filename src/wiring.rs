@@ -138,6 +138,26 @@ pub struct Lists {
     pub wiring: Vec<(String, String, String, Option<String>)>,
 }
 
+/// The world of an install order's target state: every entity (installed or managed)
+/// present, running its release (no runtime: an order checks no runtime requirement).
+#[must_use]
+pub fn target_world<'a>(entities: &'a [Entity], releases: &[Option<&'a Manifest>]) -> World<'a> {
+    static NO_RUNTIME: std::collections::BTreeMap<String, crate::version::Version> =
+        std::collections::BTreeMap::new();
+    let running = entities
+        .iter()
+        .zip(releases)
+        .map(|(e, r)| Running {
+            entity: &e.name,
+            product: &e.product,
+            version: &e.version,
+            facets: r.map_or(Facets::none(), Manifest::facets),
+            placement: &e.placement,
+        })
+        .collect();
+    World::new(running, &NO_RUNTIME)
+}
+
 /// Whether an environment uses section 10 at all: a placement, or a release with inputs.
 #[must_use]
 pub fn in_use(entities: &[Entity], releases: &[Option<&Manifest>]) -> bool {
@@ -156,20 +176,7 @@ pub fn lists(
     releases: &[Option<&Manifest>],
     which: impl Fn(usize) -> bool,
 ) -> Lists {
-    static NO_RUNTIME: std::collections::BTreeMap<String, crate::version::Version> =
-        std::collections::BTreeMap::new();
-    let running = entities
-        .iter()
-        .zip(releases)
-        .map(|(e, r)| Running {
-            entity: &e.name,
-            product: &e.product,
-            version: &e.version,
-            facets: r.map_or(Facets::none(), Manifest::facets),
-            placement: &e.placement,
-        })
-        .collect();
-    let world = World::new(running, &NO_RUNTIME);
+    let world = target_world(entities, releases);
     let mut out = Lists::default();
     for (i, e) in entities.iter().enumerate().filter(|(i, _)| which(*i)) {
         let Some(release) = releases[i] else {

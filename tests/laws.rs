@@ -641,6 +641,11 @@ mod planner {
 
     /// Every valid state reachable without downgrades: each product at its version or newer.
     fn valid_states(w: &World, catalog: &Catalog) -> Vec<Vec<u32>> {
+        states_where(w, |s| valid(catalog, s))
+    }
+
+    /// Every state reachable without downgrades that `valid` accepts.
+    fn states_where(w: &World, valid: impl Fn(&[u32]) -> bool) -> Vec<Vec<u32>> {
         let mut states = vec![vec![]];
         for (p, &n) in w.releases.iter().enumerate() {
             states = states
@@ -654,7 +659,7 @@ mod planner {
                 })
                 .collect();
         }
-        states.into_iter().filter(|s| valid(catalog, s)).collect()
+        states.into_iter().filter(|s| valid(s)).collect()
     }
 
     fn final_versions(plan: &plan::Plan, products: usize) -> Vec<u32> {
@@ -909,23 +914,7 @@ mod planner {
     }
 
     fn placed_states(w: &World, catalog: &Catalog, spots: &[Vec<u8>]) -> Vec<Vec<u32>> {
-        let mut states = vec![vec![]];
-        for (p, &n) in w.releases.iter().enumerate() {
-            states = states
-                .into_iter()
-                .flat_map(|s| {
-                    (w.installed[p]..=n).map(move |v| {
-                        let mut s = s.clone();
-                        s.push(v);
-                        s
-                    })
-                })
-                .collect();
-        }
-        states
-            .into_iter()
-            .filter(|s| placed_valid(catalog, s, spots))
-            .collect()
+        states_where(w, |s| placed_valid(catalog, s, spots))
     }
 
     fn placed_single_target(
