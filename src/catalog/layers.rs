@@ -85,6 +85,16 @@ impl CatalogSource for Layers {
         self.each(|source| source.load_from(products))
     }
 
+    fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
+        let mut out = Vec::new();
+        for (_, source) in &self.layers {
+            out.extend(source.providing(name)?);
+        }
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     fn unreadable(&self) -> &[InputError] {
         &self.unreadable
     }

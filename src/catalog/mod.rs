@@ -90,6 +90,21 @@ pub trait CatalogSource {
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors>;
 
+    /// The products some release of which provides capability `name` (SPEC 9.1), sorted:
+    /// what a closure for `--allow-install` follows to the providers a plan may add. The
+    /// provided method reads every release; a backend that can look it up overrides it.
+    ///
+    /// # Errors
+    /// When the source cannot be read.
+    fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
+        let all = self.load_all()?;
+        Ok(all
+            .products()
+            .filter(|p| all.releases(p).iter().any(|m| m.facets().provides(name)))
+            .cloned()
+            .collect())
+    }
+
     /// The catalog files that could not be read as manifests and were left out, located
     /// (SPEC section 8: `validate` reports each as an `invalid-manifest` finding, the other
     /// commands warn, `--strict-catalog` makes them errors). Empty for a backend that refuses

@@ -221,6 +221,8 @@ pub(crate) fn load<S: CatalogSource + ?Sized>(
         }
         Scope::Products { floors, closure } => {
             let mut floors = floors.clone();
+            // capabilities whose providers were asked for already
+            let mut asked: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
             loop {
                 let list: Vec<(&ProductId, Option<&Version>)> =
                     floors.iter().map(|(p, v)| (p, v.as_ref())).collect();
@@ -229,11 +231,17 @@ pub(crate) fn load<S: CatalogSource + ?Sized>(
                     return Ok(catalog);
                 }
                 let before = floors.len();
-                let dependencies: Vec<ProductId> = catalog
-                    .products()
-                    .flat_map(|p| catalog.releases(p))
-                    .flat_map(|m| m.dependencies.iter().map(|d| d.product.clone()))
-                    .collect();
+                let mut dependencies: Vec<ProductId> = Vec::new();
+                for m in catalog.products().flat_map(|p| catalog.releases(p)) {
+                    dependencies.extend(m.dependencies.iter().map(|d| d.product.clone()));
+                    let (products, capabilities) = named(m);
+                    dependencies.extend(products);
+                    for name in capabilities {
+                        if asked.insert(name.to_owned()) {
+                            dependencies.extend(source.providing(name)?);
+                        }
+                    }
+                }
                 for d in dependencies {
                     floors.entry(d).or_insert(None);
                 }
@@ -243,6 +251,29 @@ pub(crate) fn load<S: CatalogSource + ?Sized>(
             }
         }
     }
+}
+
+/// The products and capabilities a release's section 9 part names (capability requirements,
+/// and the product and capability atoms of its constraints): what an install may have to
+/// bring in besides its product dependencies.
+fn named(m: &crate::manifest::Manifest) -> (Vec<ProductId>, Vec<&str>) {
+    let (mut products, mut capabilities) = (Vec::new(), Vec::new());
+    let Some(facets) = m.facets.as_deref() else {
+        return (products, capabilities);
+    };
+    capabilities.extend(facets.requires.iter().map(|r| r.name.as_str()));
+    for atom in facets
+        .constraints
+        .iter()
+        .flat_map(crate::manifest::Term::atoms)
+    {
+        match atom {
+            crate::manifest::Atom::Capability { name, .. } => capabilities.push(name),
+            crate::manifest::Atom::Product { product, .. } => products.push(product.clone()),
+            _ => {}
+        }
+    }
+    (products, capabilities)
 }
 
 #[cfg(test)]

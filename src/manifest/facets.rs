@@ -142,6 +142,19 @@ pub enum Atom {
     Rule(Rule),
 }
 
+impl Term {
+    /// Every atom in the term, in order, however deep.
+    #[must_use]
+    pub fn atoms(&self) -> Vec<&Atom> {
+        match &self.kind {
+            TermKind::Atom(a) => vec![a],
+            TermKind::AnyOf(c) | TermKind::AllOf(c) | TermKind::NoneOf(c) => {
+                c.iter().flat_map(Term::atoms).collect()
+            }
+        }
+    }
+}
+
 impl TermKind {
     /// `any-of`, `all-of`, `none-of`, or `None` for an atom.
     #[must_use]

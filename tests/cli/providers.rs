@@ -1,14 +1,15 @@
-//! `catalog list` and `catalog providers` on section 9 data answer the same from a SQLite
-//! catalog as from the directory it was imported from: every run below must print, byte for
-//! byte, what the directory's trycmd case records (so the SQLite answers are held to the
-//! same expected files, and their JSON to the same schemas).
+//! `catalog list`, `catalog providers` and `plan --allow-install` (which adds capability
+//! providers: the catalog's closure follows capabilities to them) on section 9 data answer
+//! the same from a SQLite catalog as from the directory it was imported from: every run below
+//! must print, byte for byte, what the directory's trycmd case records (so the SQLite answers
+//! are held to the same expected files, and their JSON to the same schemas).
 
 use std::fs;
 
 use super::{assert_succeeded, compat, scratch};
 
 /// The trycmd cases (`testdata/cli/NAME.toml`) run again on the SQLite copy of their catalog.
-const CASES: [&str; 7] = [
+const CASES: [&str; 9] = [
     "catalog-list-capabilities",
     "catalog-list-capabilities-json",
     "catalog-list-capabilities-product",
@@ -16,6 +17,8 @@ const CASES: [&str; 7] = [
     "catalog-providers-range-json",
     "catalog-providers-unversioned",
     "catalog-providers-unversioned-bounded",
+    "capabilities-plan-new-install",
+    "capabilities-plan-new-install-json",
 ];
 
 const CATALOG: &str = "testdata/examples/capabilities/catalog";

@@ -393,6 +393,19 @@ impl CatalogSource for Store {
         self.collect(None, "SELECT id FROM release")
     }
 
+    /// Only the section 9 cells that name the capability are read and decoded.
+    fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
+        let cells = tables::read_facets(&self.conn, &self.path, None, Some(name))?;
+        let mut out: Vec<ProductId> = cells
+            .into_iter()
+            .filter(|c| c.facets.provides(name))
+            .map(|c| c.product)
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
+    }
+
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
         let keys: Vec<[String; 3]> = wanted
             .iter()

@@ -141,12 +141,7 @@ fn requirement_term(r: &CapabilityRequirement) -> Term {
 
 /// Every atom of a term, depth first.
 pub fn atoms(term: &Term) -> Vec<&Atom> {
-    match &term.kind {
-        TermKind::Atom(a) => vec![a],
-        TermKind::AnyOf(c) | TermKind::AllOf(c) | TermKind::NoneOf(c) => {
-            c.iter().flat_map(atoms).collect()
-        }
-    }
+    term.atoms()
 }
 
 impl FacetIndex {
