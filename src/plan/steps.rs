@@ -144,22 +144,18 @@ impl Broken {
 
 impl<'a> State<'a> {
     /// Every entity as it runs now: (product, entity, version, manifest).
-    fn running(
+    /// The entities of product `q` as they run now, by name.
+    fn running_of(
         &self,
+        q: usize,
     ) -> Vec<(
-        usize,
         &str,
         &'a crate::version::Version,
         Option<&'a crate::manifest::Manifest>,
     )> {
-        self.instances
+        self.instances[q]
             .iter()
-            .enumerate()
-            .flat_map(|(q, by_name)| {
-                by_name
-                    .iter()
-                    .map(move |(name, i)| (q, name.as_str(), i.version, i.manifest))
-            })
+            .map(|(name, i)| (name.as_str(), i.version, i.manifest))
             .collect()
     }
 }
@@ -239,11 +235,11 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
             })
             .collect();
     }
-    let before = index.failing(model, &state.running(), &declarers);
+    let before = index.failing(model, |q| state.running_of(q), &declarers);
     for s in steps {
         state.apply(s);
     }
-    let after = index.failing(model, &state.running(), &declarers);
+    let after = index.failing(model, |q| state.running_of(q), &declarers);
     for s in steps.iter().rev() {
         state.revert(s);
     }

@@ -173,43 +173,47 @@ impl FacetIndex {
             .collect()
     }
 
-    /// The items that fail, entity by entity, when the environment runs `running` (each
-    /// entity of each product by name, as a rolling upgrade has them half-way: a product may
+    /// The items that fail, entity by entity, when each product `q`'s entities run what
+    /// `entities_of(q)` says (by name, as a rolling upgrade has them half-way: a product may
     /// run two releases), among the entities of the products in `declarers`: (entity, its
-    /// product, the entry, the entry in words), sorted. Judged in one [`World`] of every
-    /// entity.
+    /// product, the entry, the entry in words), sorted. Judged in one [`World`] of the
+    /// declarers' entities and those of the products their items' atoms can be made true by
+    /// (named products, capability providers, rule supports): the others cannot change an
+    /// item, so the world need not hold every entity.
     #[must_use]
     pub fn failing<'a>(
         &self,
         model: &Model<'_>,
-        running: &[(
-            usize,
-            &'a str,
-            &'a crate::version::Version,
-            Option<&'a Manifest>,
-        )],
+        entities_of: impl Fn(usize) -> Vec<(&'a str, &'a crate::version::Version, Option<&'a Manifest>)>,
         declarers: &BTreeSet<usize>,
     ) -> BTreeSet<(String, usize, Source, String)> {
-        // Only the declarers' entities and those of products their items' atoms can be made
-        // true by matter (an atom is about the products it names, a capability's providers,
-        // a rule's support): the world holds those, not every entity of the environment.
         let mut relevant: BTreeSet<usize> = declarers.clone();
-        for &(q, _, _, manifest) in running {
-            let Some(m) = manifest.filter(|m| declares_items(m) && declarers.contains(&q)) else {
-                continue;
-            };
-            let facets = m.facets();
-            for r in &facets.requires {
-                relevant.extend(self.providers.get(&r.name).into_iter().flatten());
+        let mut running = Vec::new();
+        for &q in declarers {
+            for (entity, version, manifest) in entities_of(q) {
+                running.push((q, entity, version, manifest));
+                let Some(m) = manifest.filter(|m| declares_items(m)) else {
+                    continue;
+                };
+                let facets = m.facets();
+                for r in &facets.requires {
+                    relevant.extend(self.providers.get(&r.name).into_iter().flatten());
+                }
+                for atom in facets.constraints.iter().flat_map(super::atoms) {
+                    relevant.extend(self.atom_mentions(model, atom));
+                }
             }
-            for atom in facets.constraints.iter().flat_map(super::atoms) {
-                relevant.extend(self.atom_mentions(model, atom));
-            }
+        }
+        for &q in relevant.difference(declarers) {
+            running.extend(
+                entities_of(q)
+                    .into_iter()
+                    .map(|(entity, version, manifest)| (q, entity, version, manifest)),
+            );
         }
         let world = World::new(
             running
                 .iter()
-                .filter(|(q, ..)| relevant.contains(q))
                 .map(|&(q, entity, version, manifest)| Running {
                     entity,
                     product: &model.vars[q].product,
@@ -221,7 +225,7 @@ impl FacetIndex {
             model.runtime,
         );
         let mut out = BTreeSet::new();
-        for &(q, entity, _, manifest) in running {
+        for &(q, entity, _, manifest) in &running {
             let Some(m) = manifest.filter(|m| declares_items(m) && declarers.contains(&q)) else {
                 continue;
             };
