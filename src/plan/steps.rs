@@ -513,16 +513,30 @@ pub fn order<'a>(
     for (i, m) in moves.iter().enumerate() {
         steps_of.entry(m.var).or_default().push(i);
     }
-    let facets = model.facets().is_some();
-    let refresh = |known_blocked: &mut Vec<bool>, var: usize| {
-        if facets {
-            // section 9 items relate products beyond neighbours: every step may change
-            known_blocked.fill(false);
-            return;
+    // Section 9 items relate products beyond neighbours: a step of `p` judges the items of
+    // the products `concerned(p)`, and an item of `d` changes only when `d` or a product it
+    // names moves, that is when `d` is among the moved product's `concerned`. So a move of
+    // `r` may unblock the steps watching some `d` in `concerned(r)`.
+    let index = model.facets();
+    let mut watchers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    if let Some(index) = index {
+        for (i, m) in moves.iter().enumerate() {
+            for &d in index.concerned(model, m.var) {
+                watchers.entry(d).or_default().push(i);
+            }
         }
+    }
+    let refresh = |known_blocked: &mut Vec<bool>, var: usize| {
         for v in std::iter::once(var).chain(model.neighbors[var].iter().copied()) {
             for &i in steps_of.get(&v).map_or(&[][..], Vec::as_slice) {
                 known_blocked[i] = false;
+            }
+        }
+        if let Some(index) = index {
+            for d in index.concerned(model, var) {
+                for &i in watchers.get(d).map_or(&[][..], Vec::as_slice) {
+                    known_blocked[i] = false;
+                }
             }
         }
     };
