@@ -485,6 +485,54 @@ fn unordered<'a>(moves: &[Move<'a>], pending: &[usize], group: usize) -> Vec<Ord
     rest
 }
 
+/// Which steps a move may unblock: those of the moved product and its neighbours (the
+/// constraints between two products), and with section 9 items the steps watching a product
+/// in the moved product's `concerned` set: a step of `p` judges the items of the products in
+/// `concerned(p)`, and an item of `d` changes only when `d` or a product it names moves,
+/// that is when `d` is in the moved product's `concerned` set.
+struct Watch<'m, 'a> {
+    model: &'m Model<'a>,
+    steps_of: BTreeMap<usize, Vec<usize>>,
+    watchers: BTreeMap<usize, Vec<usize>>,
+}
+
+impl<'m, 'a> Watch<'m, 'a> {
+    fn new(model: &'m Model<'a>, moves: &[Move<'a>]) -> Self {
+        let mut steps_of: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        let mut watchers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, m) in moves.iter().enumerate() {
+            steps_of.entry(m.var).or_default().push(i);
+            if let Some(index) = model.facets() {
+                for &d in index.concerned(model, m.var) {
+                    watchers.entry(d).or_default().push(i);
+                }
+            }
+        }
+        Watch {
+            model,
+            steps_of,
+            watchers,
+        }
+    }
+
+    /// Forgets that the steps a move of `var` may unblock were blocked.
+    fn refresh(&self, known_blocked: &mut [bool], var: usize) {
+        let model = self.model;
+        for v in std::iter::once(var).chain(model.neighbors[var].iter().copied()) {
+            for &i in self.steps_of.get(&v).map_or(&[][..], Vec::as_slice) {
+                known_blocked[i] = false;
+            }
+        }
+        if let Some(index) = model.facets() {
+            for d in index.concerned(model, var) {
+                for &i in self.watchers.get(d).map_or(&[][..], Vec::as_slice) {
+                    known_blocked[i] = false;
+                }
+            }
+        }
+    }
+}
+
 /// Orders `moves` from `current` (each variable's instances now); see the module docs. When
 /// `deadline` passes first, the moves not yet placed form one last group, applied together
 /// (the final state is valid, the way through it is not proven rolling), and the second value
@@ -509,37 +557,8 @@ pub fn order<'a>(
     // it until then keeps "the first valid step in order" and saves re-checking constraints
     // against thousands of dependents of a core product every round.
     let mut known_blocked = vec![false; moves.len()];
-    let mut steps_of: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    for (i, m) in moves.iter().enumerate() {
-        steps_of.entry(m.var).or_default().push(i);
-    }
-    // Section 9 items relate products beyond neighbours: a step of `p` judges the items of
-    // the products `concerned(p)`, and an item of `d` changes only when `d` or a product it
-    // names moves, that is when `d` is among the moved product's `concerned`. So a move of
-    // `r` may unblock the steps watching some `d` in `concerned(r)`.
-    let index = model.facets();
-    let mut watchers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-    if let Some(index) = index {
-        for (i, m) in moves.iter().enumerate() {
-            for &d in index.concerned(model, m.var) {
-                watchers.entry(d).or_default().push(i);
-            }
-        }
-    }
-    let refresh = |known_blocked: &mut Vec<bool>, var: usize| {
-        for v in std::iter::once(var).chain(model.neighbors[var].iter().copied()) {
-            for &i in steps_of.get(&v).map_or(&[][..], Vec::as_slice) {
-                known_blocked[i] = false;
-            }
-        }
-        if let Some(index) = index {
-            for d in index.concerned(model, var) {
-                for &i in watchers.get(d).map_or(&[][..], Vec::as_slice) {
-                    known_blocked[i] = false;
-                }
-            }
-        }
-    };
+    let watch = Watch::new(model, &moves);
+    let refresh = |known_blocked: &mut Vec<bool>, var: usize| watch.refresh(known_blocked, var);
     let mut pending: Vec<usize> = (0..moves.len()).collect();
     let mut out = Vec::new();
     let mut group = 0;
