@@ -692,22 +692,29 @@ mod planner {
         true
     }
 
-    fn single_target(w: &World, target: usize) -> Result<(), TestCaseError> {
-        let (catalog, env) = load(w);
-        prop_assume!(valid(&catalog, &w.installed));
-        let target = target % w.releases.len();
-        let states = valid_states(w, &catalog);
+    /// The oracle's answer for a newest target: the highest version the target reaches in a
+    /// valid state, and the fewest other products changed to reach it.
+    fn newest_and_fewest(states: &[Vec<u32>], target: usize, installed: &[u32]) -> (u32, usize) {
         let best = states.iter().map(|s| s[target]).max().unwrap();
         let fewest = states
             .iter()
             .filter(|s| s[target] == best)
             .map(|s| {
                 (0..s.len())
-                    .filter(|&p| p != target && s[p] != w.installed[p])
+                    .filter(|&p| p != target && s[p] != installed[p])
                     .count()
             })
             .min()
             .unwrap();
+        (best, fewest)
+    }
+
+    fn single_target(w: &World, target: usize) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        let target = target % w.releases.len();
+        let states = valid_states(w, &catalog);
+        let (best, fewest) = newest_and_fewest(&states, target, &w.installed);
         let product = ProductId::parse(&name(target)).unwrap();
         let plan = plan::plan(
             &env,
@@ -929,17 +936,7 @@ mod planner {
         prop_assume!(placed_valid(&catalog, &w.installed, spots));
         let target = target % w.releases.len();
         let states = placed_states(w, &catalog, spots);
-        let best = states.iter().map(|s| s[target]).max().unwrap();
-        let fewest = states
-            .iter()
-            .filter(|s| s[target] == best)
-            .map(|s| {
-                (0..s.len())
-                    .filter(|&p| p != target && s[p] != w.installed[p])
-                    .count()
-            })
-            .min()
-            .unwrap();
+        let (best, fewest) = newest_and_fewest(&states, target, &w.installed);
         let product = ProductId::parse(&name(target)).unwrap();
         let plan = plan::plan(
             &env,
