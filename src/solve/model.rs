@@ -301,11 +301,13 @@ impl<'a> Model<'a> {
     }
 
     /// True when the model cannot judge exactly: section 9 items in an environment that uses
-    /// section 10 (the items are judged as if every entity saw every other; see module
-    /// `placed`). Answers are then marked not proven, and say why.
+    /// section 10 where it matters (the items are judged as if every entity saw every other;
+    /// see module `placed`). Answers are then marked not proven, and say why.
     #[must_use]
     pub fn approximate(&self) -> bool {
-        self.placed.is_some() && self.facets().is_some()
+        self.placed
+            .as_ref()
+            .is_some_and(|placed| placed.approximate(self))
     }
 
     /// Every variable's value today (`Keep`, or `Absent` for a product not installed): the

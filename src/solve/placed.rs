@@ -32,6 +32,8 @@ use crate::version::Version;
 pub struct Placed<'a> {
     index: Index<'a>,
     versions: Vec<&'a Version>,
+    /// [`Placed::approximate`], worked out once.
+    approximate: std::sync::OnceLock<bool>,
 }
 
 impl<'a> Placed<'a> {
@@ -55,6 +57,43 @@ impl<'a> Placed<'a> {
         Some(Placed {
             index: Index::new(members, |_| std::iter::empty()),
             versions: installed.iter().map(|e| &e.version).collect(),
+            approximate: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// Whether section 10 can change what the model's section 9 items say: some item exists,
+    /// and an entity of a product involved in one (declaring it, or named by it: a product
+    /// atom's product, a capability's providers, a rule's support) has a namespace, labels or
+    /// bindings, or a capability requirement carries instance criteria, or the plan may
+    /// create entities (`--allow-install`, in the consumers' namespaces). Otherwise every
+    /// entity involved is global and plain, and sees and is seen exactly as product-wide
+    /// judgement assumes.
+    #[must_use]
+    pub fn approximate(&self, model: &Model<'a>) -> bool {
+        *self.approximate.get_or_init(|| {
+            let Some(index) = model.facets() else {
+                return false;
+            };
+            if model.policy.allow_install {
+                return true;
+            }
+            let mut involved = std::collections::BTreeSet::new();
+            for (k, item) in index.items.iter().enumerate() {
+                involved.insert(item.declarer);
+                involved.extend(index.mentions(model, k).iter().copied());
+            }
+            involved.iter().any(|&q| {
+                let var = &model.vars[q];
+                let placed = var.current.iter().any(|c| {
+                    c.entity
+                        .and_then(|name| self.index.find(name))
+                        .is_some_and(|i| !self.index.member(i).placement.is_plain())
+                });
+                let criteria = var
+                    .every_manifest()
+                    .any(|m| m.facets().requires.iter().any(|r| r.instance.is_some()));
+                placed || criteria
+            })
         })
     }
 
