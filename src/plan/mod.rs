@@ -1035,4 +1035,48 @@ mod tests {
             );
         }
     }
+
+    /// SPEC 9.1: a capability or rule atom is about the *other* entities, and every entity of
+    /// a product moves with it, so two entities of one release see each other: a release
+    /// that provides what its own constraint asks for is installable where the product runs
+    /// twice, not where it runs once; a rule that only one of the two satisfies fails for the
+    /// other (each entity is judged apart). The final state agrees with `validate`.
+    #[test]
+    fn entities_of_one_product_see_each_other_after_a_move() {
+        let catalog = |constraint: &str| {
+            let text = format!(
+                "manifest-version: '1.0'\nproduct-group: g\nproduct-name: p\n\
+                 product-version: 1.0.0\n---\nmanifest-version: '1.0'\nproduct-group: g\n\
+                 product-name: p\nproduct-version: 2.0.0\nextensions:\n  capabilities:\n    \
+                 provides:\n      - name: c\n  constraints:\n    - {constraint}\n"
+            );
+            Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap()
+        };
+        let once = named(&[("p1", "g:p", "1.0.0")]);
+        let twice = named(&[("p1", "g:p", "1.0.0"), ("p2", "g:p", "1.0.0")]);
+        for (constraint, environment, moves) in [
+            ("capability: c", &once, false),
+            ("capability: c", &twice, true),
+            ("rule: 'product == \"g:p\"'", &once, false),
+            ("rule: 'product == \"g:p\"'", &twice, true),
+            // p1 sees p2 and p2 sees p1: only p1's rule holds
+            ("rule: 'entity == \"p2\"'", &twice, false),
+            ("rule: 'entity == \"p1\" || entity == \"p2\"'", &twice, true),
+        ] {
+            let catalog = catalog(constraint);
+            let p = plan(environment, &catalog, &Request::new(newest("g:p"), false));
+            assert!(p.complete, "{constraint}");
+            let to: Vec<&str> = p.final_state.iter().map(|e| e.version.as_str()).collect();
+            let expected = if moves { "2.0.0" } else { "1.0.0" };
+            assert!(to.iter().all(|v| *v == expected), "{constraint}: {to:?}");
+            // the oracle: every entity at 2.0.0 is valid exactly when the plan moves there
+            let mut end = environment.clone();
+            for e in &mut end.entities {
+                e.version = crate::version::Version::parse("2.0.0").unwrap();
+            }
+            let valid =
+                crate::validate::validate(&end, &catalog).passes(crate::finding::Severity::Error);
+            assert_eq!(valid, moves, "{constraint}: validate disagrees");
+        }
+    }
 }

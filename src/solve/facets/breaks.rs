@@ -48,7 +48,7 @@ impl FacetIndex {
         let var = &model.vars[item.declarer];
         let manifest: &Manifest = &var.releases[item.release];
         let world = self.world(model, k, state);
-        let name = self.declarer_name(k);
+        let name = self.declarer_name(model, k, 0);
         let who = match &item.entity {
             Some(entity) => format!("{entity} ({} {})", var.product, manifest.version),
             None => format!("{} {}", var.product, manifest.version),
@@ -149,7 +149,7 @@ impl FacetIndex {
         let manifest = &var.releases[it.release];
         let who = format!(
             "{} ({} {})",
-            self.declarer_name(item),
+            it.entity.as_deref().unwrap_or(&self.names[it.declarer]),
             var.product,
             manifest.version
         );

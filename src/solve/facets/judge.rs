@@ -112,20 +112,22 @@ impl FacetIndex {
         state: &[Value],
         moved: &[usize],
     ) -> bool {
-        self.judge_term(model, k, &self.compiled[k], state, moved)
+        (0..self.perspectives(model, k))
+            .all(|j| self.judge_term(model, (k, j), &self.compiled[k], state, moved))
     }
 
+    /// `term` of item `k` for its perspective `j` (`at` = `(k, j)`).
     fn judge_term(
         &self,
         model: &Model<'_>,
-        k: usize,
+        at: (usize, usize),
         term: &Compiled,
         state: &[Value],
         moved: &[usize],
     ) -> bool {
-        let holds = |t: &Compiled| self.judge_term(model, k, t, state, moved);
+        let holds = |t: &Compiled| self.judge_term(model, at, t, state, moved);
         match term {
-            Compiled::Atom(id) => self.judge_atom(model, k, *id, state, moved),
+            Compiled::Atom(id) => self.judge_atom(model, at, *id, state, moved),
             Compiled::AnyOf(c) => c.iter().any(holds),
             Compiled::AllOf(c) => c.iter().all(holds),
             Compiled::NoneOf(c) => !c.iter().any(holds),
@@ -135,14 +137,14 @@ impl FacetIndex {
     fn judge_atom(
         &self,
         model: &Model<'_>,
-        k: usize,
+        (k, j): (usize, usize),
         id: usize,
         state: &[Value],
         moved: &[usize],
     ) -> bool {
         let atom = &self.atoms.interned[id];
         let d = self.items[k].declarer;
-        if self.atom_by_declarer(model, k, atom) {
+        if self.atom_by_declarer(model, k, j, atom) {
             return true;
         }
         match atom {

@@ -370,11 +370,35 @@ impl FacetIndex {
         self.mentioned_by[q].iter().chain(&self.ruled).copied()
     }
 
-    /// The name item `k`'s declaring instance runs under.
+    /// How many declaring instances item `k` must hold for, each judged apart
+    /// ([`FacetIndex::declarer_name`]): a kept entity's item has one; an item of a release the
+    /// product moves to holds for every installed entity of the product (they all move, and
+    /// none counts for itself, so with two or more each sees the others). Entities running one
+    /// release differ only by name, which only a rule can see (`entity`), so an item without a
+    /// rule is judged for the first of them alone.
     #[must_use]
-    pub fn declarer_name(&self, k: usize) -> &str {
+    pub fn perspectives(&self, model: &Model<'_>, k: usize) -> usize {
         let item = &self.items[k];
-        item.entity.as_deref().unwrap_or(&self.names[item.declarer])
+        if item.entity.is_some() || item.rules.is_empty() {
+            1
+        } else {
+            model.vars[item.declarer].current.len().max(1)
+        }
+    }
+
+    /// The name item `k`'s declaring instance runs under, for perspective `j` (below
+    /// [`FacetIndex::perspectives`]): its entity, or for a release the product moves to, the
+    /// `j`-th installed entity (the product's name when none is installed).
+    #[must_use]
+    pub fn declarer_name<'m>(&'m self, model: &'m Model<'_>, k: usize, j: usize) -> &'m str {
+        let item = &self.items[k];
+        item.entity.as_deref().unwrap_or_else(|| {
+            model.vars[item.declarer]
+                .current
+                .get(j)
+                .and_then(|c| c.entity)
+                .unwrap_or(&self.names[item.declarer])
+        })
     }
 
     /// Every product (other than the declarer) whose value can change item `k`'s truth.
@@ -411,6 +435,23 @@ impl FacetIndex {
     /// The running instances of `q` under `value`, as section 9's atoms see them.
     pub fn running<'m>(&'m self, model: &'m Model<'_>, q: usize, value: Value) -> Vec<Running<'m>> {
         let var = &model.vars[q];
+        if let Value::Release(i) = value {
+            // every installed entity moves there, each under its own name
+            let manifest: &Manifest = &var.releases[i];
+            if !var.current.is_empty() {
+                return var
+                    .current
+                    .iter()
+                    .map(|c| Running {
+                        entity: c.entity.unwrap_or(&self.names[q]),
+                        product: &var.product,
+                        version: &manifest.version,
+                        facets: manifest.facets(),
+                        placement: crate::instance::Placement::none(),
+                    })
+                    .collect();
+            }
+        }
         var.instances(value)
             .into_iter()
             .map(|inst| Running {
@@ -442,15 +483,17 @@ impl FacetIndex {
         self.judge(model, k, state, moved)
     }
 
-    /// Whether `atom` of item `k` holds by its declarer's own instances alone.
+    /// Whether `atom` of item `k` holds by its declarer's own instances alone, for
+    /// perspective `j` (the other entities of the declaring product count, the declaring
+    /// one does not).
     #[must_use]
-    pub fn atom_by_declarer(&self, model: &Model<'_>, k: usize, atom: &Atom) -> bool {
+    pub fn atom_by_declarer(&self, model: &Model<'_>, k: usize, j: usize, atom: &Atom) -> bool {
         let item = &self.items[k];
         let world = World::new(
             self.running(model, item.declarer, item.value),
             model.runtime,
         );
-        world.atom_holds(self.declarer_name(k), atom)
+        world.atom_holds(self.declarer_name(model, k, j), atom)
     }
 
     /// The items that fail when every product runs `state[q]`, `state` being today with `p`
@@ -526,9 +569,9 @@ mod tests {
                 if state[item.declarer] != item.value {
                     continue;
                 }
-                let whole = index
-                    .world(&model, k, &state)
-                    .term_holds(index.declarer_name(k), &item.term);
+                let world = index.world(&model, k, &state);
+                let whole = (0..index.perspectives(&model, k))
+                    .all(|j| world.term_holds(index.declarer_name(&model, k, j), &item.term));
                 assert_eq!(
                     index.holds(&model, k, &state, &moved),
                     whole,

@@ -105,40 +105,46 @@ impl<'m> FacetClauses<'m> {
     ) {
         let Some(index) = self.index else { return };
         let term = &index.items[p.item].term;
-        let mut clause = vec![!p.value];
-        clause.extend(p.selector.map(|s| !s));
-        match self.term(model, cnf, encoded, p.item, term) {
-            Truth::Const(true) => return,
-            Truth::Const(false) => {}
-            Truth::Lit(l) => clause.push(l),
-        }
-        if index.items[p.item].tolerated {
-            // or it is left as it is today
-            match as_today(model, index, cnf, encoded, p.item) {
-                Truth::Const(true) => return,
+        // "or it is left as it is today", for a tolerated item: worked out once, when needed
+        let mut as_left: Option<Truth> = None;
+        for j in 0..index.perspectives(model, p.item) {
+            let mut clause = vec![!p.value];
+            clause.extend(p.selector.map(|s| !s));
+            match self.term(model, cnf, encoded, (p.item, j), term) {
+                Truth::Const(true) => continue,
                 Truth::Const(false) => {}
                 Truth::Lit(l) => clause.push(l),
             }
+            if index.items[p.item].tolerated {
+                let left =
+                    *as_left.get_or_insert_with(|| as_today(model, index, cnf, encoded, p.item));
+                match left {
+                    Truth::Const(true) => continue,
+                    Truth::Const(false) => {}
+                    Truth::Lit(l) => clause.push(l),
+                }
+            }
+            cnf.add(clause);
         }
-        cnf.add(clause);
     }
 
-    /// The truth of `term` of item `k` (Tseitin: a literal equivalent to it).
+    /// The truth of `term` of item `k` for its perspective `j` (`at` = `(k, j)`; Tseitin: a
+    /// literal equivalent to it).
     fn term(
         &mut self,
         model: &Model<'_>,
         cnf: &mut Cnf,
         encoded: &[Option<Encoded>],
-        k: usize,
+        at: (usize, usize),
         term: &Term,
     ) -> Truth {
         let children = |s: &mut Self, cnf: &mut Cnf, c: &[Term]| -> Vec<Truth> {
             c.iter()
-                .map(|t| s.term(model, cnf, encoded, k, t))
+                .map(|t| s.term(model, cnf, encoded, at, t))
                 .collect()
         };
         match &term.kind {
-            TermKind::Atom(atom) => self.atom(model, cnf, encoded, k, atom),
+            TermKind::Atom(atom) => self.atom(model, cnf, encoded, at, atom),
             TermKind::AnyOf(c) => {
                 let truths = children(self, cnf, c);
                 or(cnf, &truths)
@@ -154,19 +160,20 @@ impl<'m> FacetClauses<'m> {
         }
     }
 
-    /// An atom of item `k`: true by its declarer's instances, or by some named product's value.
+    /// An atom of item `k` for its perspective `j`: true by its declarer's instances, or by
+    /// some named product's value.
     fn atom(
         &mut self,
         model: &Model<'_>,
         cnf: &mut Cnf,
         encoded: &[Option<Encoded>],
-        k: usize,
+        (k, j): (usize, usize),
         atom: &Atom,
     ) -> Truth {
         let Some(index) = self.index else {
             return Truth::Const(true);
         };
-        if index.atom_by_declarer(model, k, atom) {
+        if index.atom_by_declarer(model, k, j, atom) {
             return Truth::Const(true);
         }
         let declarer = index.items[k].declarer;
