@@ -7,7 +7,8 @@
 //! atoms' truths as `World::term_holds` does.
 
 use std::collections::BTreeMap;
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU8, Ordering};
 
 use super::FacetIndex;
 use crate::constraint::World;
@@ -28,8 +29,8 @@ pub(super) enum Compiled {
 pub(super) struct Atoms {
     pub interned: Vec<Atom>,
     ids: BTreeMap<String, usize>,
-    /// Per atom: (product, value) -> whether that product's instances there make it true.
-    verdicts: Vec<Mutex<BTreeMap<(usize, Value), bool>>>,
+    /// Per atom: whether a candidate product's instances under a value make it true.
+    verdicts: Vec<OnceLock<Table>>,
     /// Per atom: how many products make it true today.
     today: Vec<OnceLock<usize>>,
     /// Per atom: the products some value of which makes it true (asked for rules only).
@@ -47,7 +48,7 @@ impl Atoms {
                 let id = *self.ids.entry(words).or_insert(next);
                 if id == next {
                     self.interned.push(atom.clone());
-                    self.verdicts.push(Mutex::default());
+                    self.verdicts.push(OnceLock::new());
                     self.today.push(OnceLock::new());
                     self.support.push(OnceLock::new());
                 }
@@ -60,23 +61,75 @@ impl Atoms {
     }
 }
 
+/// The verdicts remembered for one atom, one cell per (candidate product, value): 0 not judged
+/// yet, 1 false, 2 true. A candidate's cells are `Keep`, `Absent`, then each release. Cells
+/// are atomics, so parallel questions read and fill them without a lock; two threads judging
+/// one cell at once write the same answer.
+#[derive(Debug)]
+pub(super) struct Table {
+    /// The candidates, sorted; `None`: every product, by its index.
+    products: Option<Vec<usize>>,
+    /// Per candidate: where its cells start.
+    start: Vec<usize>,
+    cells: Box<[AtomicU8]>,
+}
+
+impl Table {
+    fn new(model: &Model<'_>, products: Option<Vec<usize>>) -> Table {
+        let mut start = Vec::new();
+        let mut size = 0;
+        let mut add = |q: usize| {
+            start.push(size);
+            size += model.vars[q].releases.len() + 2;
+        };
+        match &products {
+            Some(list) => list.iter().copied().for_each(&mut add),
+            None => (0..model.vars.len()).for_each(&mut add),
+        }
+        Table {
+            products,
+            start,
+            cells: (0..size).map(|_| AtomicU8::new(0)).collect(),
+        }
+    }
+
+    /// The cell of `q` under `value`, when `q` is a candidate.
+    fn cell(&self, q: usize, value: Value) -> Option<&AtomicU8> {
+        let pos = match &self.products {
+            Some(list) => list.binary_search(&q).ok()?,
+            None => q,
+        };
+        let offset = match value {
+            Value::Keep => 0,
+            Value::Absent => 1,
+            Value::Release(i) => 2 + i,
+        };
+        self.cells.get(self.start.get(pos)? + offset)
+    }
+}
+
 impl FacetIndex {
     /// Whether atom `id` is made true by the instances of `q` under `value` alone (never
     /// `q`'s own declaration: the products counted are other than the declarer).
     pub(super) fn verdict(&self, model: &Model<'_>, id: usize, q: usize, value: Value) -> bool {
-        let memo = &self.atoms.verdicts[id];
-        if let Some(&v) = memo
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&(q, value))
-        {
-            return v;
+        let table = self.atoms.verdicts[id].get_or_init(|| {
+            let products = match &self.atoms.interned[id] {
+                Atom::Rule(_) => None,
+                _ => Some(self.candidates(model, id)),
+            };
+            Table::new(model, products)
+        });
+        let cell = table.cell(q, value);
+        match cell.map(|c| c.load(Ordering::Relaxed)) {
+            Some(1) => return false,
+            Some(2) => return true,
+            _ => {}
         }
         let world = World::new(self.running(model, q, value), model.runtime);
         let v = world.atom_holds("", &self.atoms.interned[id]);
-        memo.lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert((q, value), v);
+        if let Some(c) = cell {
+            c.store(1 + u8::from(v), Ordering::Relaxed);
+        }
         v
     }
 
@@ -154,13 +207,26 @@ impl FacetIndex {
                 .get(product)
                 .is_some_and(|&q| q != d && self.verdict(model, id, q, state[q])),
             Atom::Capability { .. } | Atom::Rule(_) => {
+                let today = self.today_count(model, id);
+                if today > moved.len() + 1 {
+                    // some product other than the declarer that made it true has not moved
+                    return true;
+                }
                 let candidates = match atom {
                     Atom::Capability { name, .. } => self.providers.get(name).map(Vec::as_slice),
-                    _ => None,
+                    _ => Some(self.support(model, id)),
                 };
-                let candidate = |q: usize| candidates.is_none_or(|c| c.binary_search(&q).is_ok());
-                // products other than the declarer that make it true in `state`
-                let mut count = self.today_count(model, id);
+                let list = candidates.unwrap_or_default();
+                if list.len() <= moved.len() {
+                    // fewer products can make it true than have moved: ask each of them
+                    return list
+                        .iter()
+                        .any(|&q| q != d && self.verdict(model, id, q, state[q]));
+                }
+                let candidate = |q: usize| list.binary_search(&q).is_ok();
+                // products other than the declarer that make it true in `state`: those of
+                // today, less the moved ones that did, plus the moved ones that do now
+                let mut count = today;
                 let mut drop = |q: usize| {
                     if candidate(q) && self.verdict(model, id, q, self.today[q]) {
                         count -= 1;
@@ -180,7 +246,7 @@ impl FacetIndex {
     }
 
     /// The id of an atom some item has.
-    pub(super) fn atom_id(&self, atom: &Atom) -> usize {
+    pub fn atom_id(&self, atom: &Atom) -> usize {
         self.atoms.ids[&crate::constraint::atom_text(atom)]
     }
 
@@ -192,10 +258,9 @@ impl FacetIndex {
             .any(|v| self.verdict(model, id, q, v))
     }
 
-    /// The products some value of which satisfies `rule`, worked out once per model (a rule
-    /// is evaluated on every release once).
-    pub(super) fn support(&self, model: &Model<'_>, rule: &crate::rule::Rule) -> &[usize] {
-        let id = self.atom_id(&Atom::Rule(rule.clone()));
+    /// The products some value of which satisfies rule atom `id`, worked out once per model
+    /// (a rule is evaluated on every release once).
+    pub(super) fn support(&self, model: &Model<'_>, id: usize) -> &[usize] {
         self.atoms.support[id].get_or_init(|| {
             (0..model.vars.len())
                 .filter(|&q| self.satisfiable_by(model, id, q))
@@ -211,14 +276,14 @@ impl FacetIndex {
             || item
                 .rules
                 .iter()
-                .any(|rule| self.support(model, rule).binary_search(&q).is_ok())
+                .any(|&rule| self.support(model, rule).binary_search(&q).is_ok())
     }
 
-    /// Whether `atom` (of some item) is made true by the instances of `q` under `value`
+    /// Whether atom `atom` ([`FacetIndex::atom_id`]) is made true by the instances of `q` under `value`
     /// alone: the atoms are existential over entities, and a product atom is about one
     /// product only.
     #[must_use]
-    pub fn made_true_by(&self, model: &Model<'_>, atom: &Atom, q: usize, value: Value) -> bool {
-        self.verdict(model, self.atom_id(atom), q, value)
+    pub fn made_true_by(&self, model: &Model<'_>, atom: usize, q: usize, value: Value) -> bool {
+        self.verdict(model, atom, q, value)
     }
 }

@@ -30,7 +30,6 @@ use super::model::{Model, Value};
 use crate::constraint::{Running, World};
 use crate::manifest::{Atom, CapabilityRequirement, Facets, Manifest, Term, TermKind};
 use crate::range::Range;
-use crate::rule::Rule;
 
 /// Which entry of a release an item is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -56,8 +55,9 @@ pub struct Item {
     pub term: Term,
     /// Products (other than the declarer) a product or capability atom names, sorted.
     fixed: Vec<usize>,
-    /// The rule atoms in it: any product one of whose values satisfies a rule matters too.
-    rules: Vec<Rule>,
+    /// The ids of the rule atoms in it: any product one of whose values satisfies a rule
+    /// matters too.
+    rules: Vec<usize>,
     /// A kept entity's item that fails today (see the module docs).
     pub tolerated: bool,
     /// With rules: every product it names, worked out once ([`FacetIndex::mentions`]).
@@ -301,11 +301,18 @@ impl FacetIndex {
                         fixed.extend(self.providers.get(name).into_iter().flatten());
                     }
                     Atom::Runtime { .. } => {}
-                    Atom::Rule(rule) => rules.push(rule.clone()),
+                    Atom::Rule(_) => {}
                 }
             }
             fixed.remove(&p);
             self.compiled.push(self.atoms.compile(&term));
+            for atom in atoms(&term) {
+                if let Atom::Rule(_) = atom {
+                    rules.push(self.atom_id(atom));
+                }
+            }
+            rules.sort_unstable();
+            rules.dedup();
             self.items.push(Item {
                 declarer: p,
                 value,
@@ -410,7 +417,7 @@ impl FacetIndex {
         }
         item.mentions.get_or_init(|| {
             let mut out: BTreeSet<usize> = item.fixed.iter().copied().collect();
-            for rule in &item.rules {
+            for &rule in &item.rules {
                 out.extend(self.support(model, rule).iter());
             }
             out.remove(&item.declarer);
@@ -428,7 +435,7 @@ impl FacetIndex {
             }
             Atom::Capability { name, .. } => self.providers.get(name).cloned().unwrap_or_default(),
             Atom::Runtime { .. } => Vec::new(),
-            Atom::Rule(rule) => self.support(model, rule).to_vec(),
+            Atom::Rule(_) => self.support(model, self.atom_id(atom)).to_vec(),
         }
     }
 

@@ -181,6 +181,7 @@ impl<'m> FacetClauses<'m> {
         if let Some(&t) = self.atoms.get(&key) {
             return t;
         }
+        let id = index.atom_id(atom);
         let mut lits = Vec::new();
         for q in index.atom_mentions(model, atom) {
             if q == declarer {
@@ -190,7 +191,7 @@ impl<'m> FacetClauses<'m> {
                 continue; // only named products that cannot make it true are left unencoded
             };
             for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                if index.made_true_by(model, atom, q, v) {
+                if index.made_true_by(model, id, q, v) {
                     lits.push(l);
                 }
             }
