@@ -300,8 +300,7 @@ impl FacetIndex {
                     Atom::Capability { name, .. } => {
                         fixed.extend(self.providers.get(name).into_iter().flatten());
                     }
-                    Atom::Runtime { .. } => {}
-                    Atom::Rule(_) => {}
+                    Atom::Runtime { .. } | Atom::Rule(_) => {}
                 }
             }
             fixed.remove(&p);
