@@ -14,6 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{Instance, Model, Value, Violation, check};
 use crate::precedence::{self, Node};
+use crate::solve::facets::FacetIndex;
 
 /// One change to one entity.
 #[derive(Clone, Debug)]
@@ -39,6 +40,16 @@ pub struct Ordered<'a> {
 /// The entities of every variable as they are at some moment, by entity name.
 struct State<'a> {
     instances: Vec<BTreeMap<String, Instance<'a>>>,
+    /// Per variable: [`State::value`] once worked out, forgotten when its entities change.
+    values: Vec<std::cell::Cell<Remembered>>,
+}
+
+/// A variable's value in a [`State`], if worked out already.
+#[derive(Clone, Copy)]
+enum Remembered {
+    NotYet,
+    /// Its entities run one value (`None`: half-way).
+    Is(Option<Value>),
 }
 
 impl<'a> State<'a> {
@@ -98,11 +109,21 @@ impl<'a> State<'a> {
         out
     }
 
+    fn new(instances: Vec<BTreeMap<String, Instance<'a>>>) -> Self {
+        let values = instances
+            .iter()
+            .map(|_| std::cell::Cell::new(Remembered::NotYet))
+            .collect();
+        State { instances, values }
+    }
+
     fn apply(&mut self, step: &Move<'a>) {
+        self.values[step.var].set(Remembered::NotYet);
         self.instances[step.var].insert(step.entity.clone(), step.to.clone());
     }
 
     fn revert(&mut self, step: &Move<'a>) {
+        self.values[step.var].set(Remembered::NotYet);
         let list = &mut self.instances[step.var];
         match &step.from {
             Some(from) => {
@@ -161,16 +182,18 @@ impl<'a> State<'a> {
 }
 
 impl State<'_> {
-    /// The model's value of each product when every product's entities run one value (all
-    /// as today, or all one release); `None` when some product is half-way.
-    fn values(&self, model: &Model<'_>) -> Option<Vec<Value>> {
-        (0..model.vars.len())
-            .map(|q| self.value(model, q))
-            .collect()
+    /// The model's value of product `q` when its entities run one value (all as today, or
+    /// all one release); `None` when it is half-way. Remembered until its entities change.
+    fn value(&self, model: &Model<'_>, q: usize) -> Option<Value> {
+        if let Remembered::Is(v) = self.values[q].get() {
+            return v;
+        }
+        let v = self.work_out(model, q);
+        self.values[q].set(Remembered::Is(v));
+        v
     }
 
-    /// [`State::values`] for one product.
-    fn value(&self, model: &Model<'_>, q: usize) -> Option<Value> {
+    fn work_out(&self, model: &Model<'_>, q: usize) -> Option<Value> {
         let var = &model.vars[q];
         let now = &self.instances[q];
         let as_today = now.len() == var.current.len()
@@ -195,7 +218,8 @@ impl State<'_> {
 /// The section 9 items applying `steps` together would break (nothing without section 9):
 /// items of the entities of the moved products and of products whose items name them.
 /// Judged product by product (`FacetIndex::failing_at`) while every product runs one value,
-/// else entity by entity over one `World` of every entity.
+/// else entity by entity (`FacetIndex::failing_split`: products half-way through a rolling
+/// upgrade judged by their own entities, the others by value).
 fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
     let Some(index) = model.facets() else {
         return Vec::new();
@@ -204,22 +228,22 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
         .iter()
         .flat_map(|s| index.concerned(model, s.var).iter().copied())
         .collect();
-    let before = state.values(model);
+    let before: Vec<Option<Value>> = (0..model.vars.len())
+        .map(|q| state.value(model, q))
+        .collect();
     for s in steps {
         state.apply(s);
     }
     // only the moved products' values change
-    let after = before.as_ref().and_then(|before| {
-        let mut after = before.clone();
-        for s in steps {
-            after[s.var] = state.value(model, s.var)?;
-        }
-        Some(after)
-    });
-    for s in steps.iter().rev() {
-        state.revert(s);
+    let mut after = before.clone();
+    for s in steps {
+        after[s.var] = state.value(model, s.var);
     }
-    if let (Some(before), Some(after)) = (before, after) {
+    let whole = |v: &[Option<Value>]| v.iter().copied().collect::<Option<Vec<Value>>>();
+    if let (Some(before), Some(after)) = (whole(&before), whole(&after)) {
+        for s in steps.iter().rev() {
+            state.revert(s);
+        }
         let was = index.failing_at(model, &before, &declarers);
         return index
             .failing_at(model, &after, &declarers)
@@ -235,22 +259,25 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
             })
             .collect();
     }
-    let before = index.failing(model, |q| state.running_of(q), &declarers);
-    for s in steps {
-        state.apply(s);
-    }
-    let after = index.failing(model, |q| state.running_of(q), &declarers);
+    let judge = |state: &State<'a>, values: &[Option<Value>]| {
+        index
+            .failing_split(model, |q| state.running_of(q), values, &declarers)
+            .unwrap_or_else(|| index.failing(model, |q| state.running_of(q), &declarers))
+    };
+    let now = judge(state, &after);
     for s in steps.iter().rev() {
         state.revert(s);
     }
-    after
-        .difference(&before)
-        .map(|(_, q, _, words)| {
-            let mut involved = vec![*q];
-            involved.extend(index.concerned(model, *q).iter().copied());
+    let was = judge(state, &before);
+    now.iter()
+        .filter(|(failing, _)| !was.contains_key(*failing))
+        .map(|(failing, manifest)| {
+            let q = failing.1;
+            let mut involved = vec![q];
+            involved.extend(index.concerned(model, q).iter().copied());
             Broken::Item {
                 involved,
-                words: words.clone(),
+                words: FacetIndex::failing_words(model, failing, manifest),
             }
         })
         .collect()
@@ -551,7 +578,7 @@ pub fn order<'a>(
     let wave = dependency_waves(model, &moves);
     moves.sort_by(|a, b| (wave[a.var], &a.entity).cmp(&(wave[b.var], &b.entity)));
     let total = moves.len();
-    let mut state = State { instances: current };
+    let mut state = State::new(current);
     let mut blocked: Vec<Option<String>> = vec![None; moves.len()];
     // A step found blocked stays blocked until its product or a neighbour changes: skipping
     // it until then keeps "the first valid step in order" and saves re-checking constraints

@@ -3,7 +3,7 @@
 //! product by product or, while some product is half-way through a rolling upgrade, entity by
 //! entity over one `World` of every entity.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use super::{FacetIndex, Source, declares_items, requirement_term};
@@ -124,7 +124,20 @@ impl FacetIndex {
     }
 }
 
+/// An entry of an entity's release that fails: (entity, its product, the entry, the
+/// release's version text), with the release beside it in [`FacetIndex::failing`]'s map.
+pub type Failing<'a> = (String, usize, Source, &'a str);
+
 impl FacetIndex {
+    /// A failing entry in words, as a step's reason gives it: `web1 (com.example:web 3.0.0)
+    /// requires capability sql 8.0.0..`.
+    #[must_use]
+    pub fn failing_words(model: &Model<'_>, failing: &Failing<'_>, manifest: &Manifest) -> String {
+        let (entity, q, source, _) = failing;
+        let who = format!("{entity} ({} {})", model.vars[*q].product, manifest.version);
+        entry_words(&who, manifest, *source)
+    }
+
     /// The products whose entities' items a move of `p` may change: `p` and the declarers of
     /// the items that name it (a rule names the products some value of which satisfies it).
     #[must_use]
@@ -173,6 +186,111 @@ impl FacetIndex {
             .collect()
     }
 
+    /// [`FacetIndex::failing`], judged product by product: the same answer without a
+    /// `World` of every entity. `values[q]` is product `q`'s value where all its entities run
+    /// one (as the model's values), `None` where it is half-way (its entities on two
+    /// releases). An atom of entity `e` of product `d` holds when `d`'s other entities make
+    /// it true (a `World` of `d`'s entities alone), or other products do: a product at a
+    /// value by the remembered verdict, a half-way one by a `World` of its own entities.
+    /// `None` when an entity's items cannot be found among the model's (its release is not
+    /// one of the product's values): the caller then asks [`FacetIndex::failing`].
+    #[must_use]
+    pub fn failing_split<'s, 'a>(
+        &self,
+        model: &Model<'_>,
+        entities_of: impl Fn(usize) -> Vec<(&'s str, &'a crate::version::Version, Option<&'a Manifest>)>,
+        values: &[Option<Value>],
+        declarers: &BTreeSet<usize>,
+    ) -> Option<BTreeMap<Failing<'a>, &'a Manifest>> {
+        let moved: Vec<usize> = (0..values.len())
+            .filter(|&q| values[q] != Some(self.today[q]))
+            .collect();
+        let running =
+            |q: usize, list: &[(&'s str, &'a crate::version::Version, Option<&'a Manifest>)]| {
+                list.iter()
+                    .map(|&(entity, version, manifest)| Running {
+                        entity,
+                        product: &model.vars[q].product,
+                        version,
+                        facets: manifest.map_or(Facets::none(), Manifest::facets),
+                        placement: crate::instance::Placement::none(),
+                    })
+                    .collect::<Vec<_>>()
+            };
+        // half-way products' own worlds, built when first asked
+        let split: std::collections::BTreeMap<usize, std::sync::OnceLock<World<'_>>> = moved
+            .iter()
+            .filter(|&&q| values[q].is_none())
+            .map(|&q| (q, std::sync::OnceLock::new()))
+            .collect();
+        let truth = |id: usize, q: usize| match values[q] {
+            Some(v) => self.verdict(model, id, q, v),
+            None => split[&q]
+                .get_or_init(|| World::new(running(q, &entities_of(q)), model.runtime))
+                .atom_holds("", &self.atoms.interned[id]),
+        };
+        let mut out = BTreeMap::new();
+        for &d in declarers {
+            let list = entities_of(d);
+            if !list.iter().any(|e| e.2.is_some_and(declares_items)) {
+                continue;
+            }
+            let var = &model.vars[d];
+            let own = World::new(running(d, &list), model.runtime); // asked only when half-way
+            for &(entity, version, manifest) in &list {
+                let Some(m) = manifest.filter(|m| declares_items(m)) else {
+                    continue;
+                };
+                let unmoved = var
+                    .current
+                    .iter()
+                    .any(|c| c.entity == Some(entity) && c.version.as_str() == version.as_str());
+                let items: Vec<usize> = if unmoved {
+                    self.items_of(d, Value::Keep)
+                        .iter()
+                        .copied()
+                        .filter(|&k| self.items[k].entity.as_deref() == Some(entity))
+                        .collect()
+                } else {
+                    let i = var
+                        .releases
+                        .iter()
+                        .position(|r| std::ptr::eq(r.as_ref(), m))?;
+                    self.items_of(d, Value::Release(i)).to_vec()
+                };
+                let facets = m.facets();
+                if items.len() != facets.requires.len() + facets.constraints.len() {
+                    return None; // some entry is not an item of the model's
+                }
+                // the perspective of `entity` where the model's own judgement applies
+                let j = var
+                    .current
+                    .iter()
+                    .position(|c| c.entity == Some(entity))
+                    .unwrap_or(0);
+                for k in items {
+                    let j = if self.perspectives(model, k) > 1 {
+                        j
+                    } else {
+                        0
+                    };
+                    let holds = self.compiled[k].eval(&mut |id| {
+                        let by_own = match values[d] {
+                            Some(_) => self.own_holds(model, k, j, id),
+                            None => own.atom_holds(entity, &self.atoms.interned[id]),
+                        };
+                        by_own || self.by_others(model, id, d, &moved, |q| truth(id, q))
+                    });
+                    if !holds {
+                        let source = self.items[k].source;
+                        out.insert((entity.to_owned(), d, source, m.version.as_str()), m);
+                    }
+                }
+            }
+        }
+        Some(out)
+    }
+
     /// The items that fail, entity by entity, when each product `q`'s entities run what
     /// `entities_of(q)` says (by name, as a rolling upgrade has them half-way: a product may
     /// run two releases), among the entities of the products in `declarers`: (entity, its
@@ -181,12 +299,12 @@ impl FacetIndex {
     /// (named products, capability providers, rule supports): the others cannot change an
     /// item, so the world need not hold every entity.
     #[must_use]
-    pub fn failing<'a>(
+    pub fn failing<'s, 'a>(
         &self,
         model: &Model<'_>,
-        entities_of: impl Fn(usize) -> Vec<(&'a str, &'a crate::version::Version, Option<&'a Manifest>)>,
+        entities_of: impl Fn(usize) -> Vec<(&'s str, &'a crate::version::Version, Option<&'a Manifest>)>,
         declarers: &BTreeSet<usize>,
-    ) -> BTreeSet<(String, usize, Source, String)> {
+    ) -> BTreeMap<Failing<'a>, &'a Manifest> {
         let mut relevant: BTreeSet<usize> = declarers.clone();
         let mut running = Vec::new();
         for &q in declarers {
@@ -224,23 +342,23 @@ impl FacetIndex {
                 .collect(),
             model.runtime,
         );
-        let mut out = BTreeSet::new();
+        let mut out = BTreeMap::new();
         for &(q, entity, _, manifest) in &running {
             let Some(m) = manifest.filter(|m| declares_items(m) && declarers.contains(&q)) else {
                 continue;
             };
             let facets = m.facets();
-            let who = format!("{entity} ({} {})", model.vars[q].product, m.version);
+
             for (k, r) in facets.requires.iter().enumerate() {
                 if !world.term_holds(entity, &requirement_term(r)) {
                     let source = Source::Requires(k);
-                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
+                    out.insert((entity.to_owned(), q, source, m.version.as_str()), m);
                 }
             }
             for (k, t) in facets.constraints.iter().enumerate() {
                 if !world.term_holds(entity, t) {
                     let source = Source::Constraint(k);
-                    out.insert((entity.to_owned(), q, source, entry_words(&who, m, source)));
+                    out.insert((entity.to_owned(), q, source, m.version.as_str()), m);
                 }
             }
         }

@@ -37,6 +37,18 @@ pub(super) struct Atoms {
     support: Vec<OnceLock<Vec<usize>>>,
 }
 
+impl Compiled {
+    /// The term's truth, given its atoms' (`atom` is asked each atom id as needed).
+    pub(super) fn eval(&self, atom: &mut dyn FnMut(usize) -> bool) -> bool {
+        match self {
+            Compiled::Atom(id) => atom(*id),
+            Compiled::AnyOf(c) => c.iter().any(|t| t.eval(atom)),
+            Compiled::AllOf(c) => c.iter().all(|t| t.eval(atom)),
+            Compiled::NoneOf(c) => !c.iter().any(|t| t.eval(atom)),
+        }
+    }
+}
+
 impl Atoms {
     /// `term` with its atoms interned.
     pub fn compile(&mut self, term: &Term) -> Compiled {
@@ -57,6 +69,28 @@ impl Atoms {
             TermKind::AnyOf(c) => Compiled::AnyOf(children(self, c)),
             TermKind::AllOf(c) => Compiled::AllOf(children(self, c)),
             TermKind::NoneOf(c) => Compiled::NoneOf(children(self, c)),
+        }
+    }
+}
+
+/// What an item's declaring instances make true themselves (their other entities), per
+/// perspective and atom: a constant of the model, worked out once per item.
+#[derive(Debug)]
+pub(super) struct Own {
+    /// The item's atom ids, sorted.
+    ids: Vec<usize>,
+    /// Per perspective, per atom (in `ids` order).
+    holds: Vec<bool>,
+}
+
+/// The atom ids of a compiled term.
+fn atom_ids(term: &Compiled, out: &mut Vec<usize>) {
+    match term {
+        Compiled::Atom(id) => out.push(*id),
+        Compiled::AnyOf(c) | Compiled::AllOf(c) | Compiled::NoneOf(c) => {
+            for t in c {
+                atom_ids(t, out);
+            }
         }
     }
 }
@@ -165,47 +199,58 @@ impl FacetIndex {
         state: &[Value],
         moved: &[usize],
     ) -> bool {
-        (0..self.perspectives(model, k))
-            .all(|j| self.judge_term(model, (k, j), &self.compiled[k], state, moved))
+        let d = self.items[k].declarer;
+        (0..self.perspectives(model, k)).all(|j| {
+            self.compiled[k].eval(&mut |id| {
+                self.own_holds(model, k, j, id)
+                    || self.by_others(model, id, d, moved, |q| {
+                        self.verdict(model, id, q, state[q])
+                    })
+            })
+        })
     }
 
-    /// `term` of item `k` for its perspective `j` (`at` = `(k, j)`).
-    fn judge_term(
-        &self,
-        model: &Model<'_>,
-        at: (usize, usize),
-        term: &Compiled,
-        state: &[Value],
-        moved: &[usize],
-    ) -> bool {
-        let holds = |t: &Compiled| self.judge_term(model, at, t, state, moved);
-        match term {
-            Compiled::Atom(id) => self.judge_atom(model, at, *id, state, moved),
-            Compiled::AnyOf(c) => c.iter().any(holds),
-            Compiled::AllOf(c) => c.iter().all(holds),
-            Compiled::NoneOf(c) => !c.iter().any(holds),
+    /// [`FacetIndex::atom_by_declarer`] for atom `id` of item `k`, perspective `j`,
+    /// remembered per item.
+    pub(super) fn own_holds(&self, model: &Model<'_>, k: usize, j: usize, id: usize) -> bool {
+        let own = self.own[k].get_or_init(|| {
+            let mut ids = Vec::new();
+            atom_ids(&self.compiled[k], &mut ids);
+            ids.sort_unstable();
+            ids.dedup();
+            let holds = (0..self.perspectives(model, k))
+                .flat_map(|j| ids.iter().map(move |&id| (j, id)).collect::<Vec<_>>())
+                .map(|(j, id)| self.atom_by_declarer(model, k, j, &self.atoms.interned[id]))
+                .collect();
+            Own { ids, holds }
+        });
+        match own.ids.binary_search(&id) {
+            Ok(pos) => own.holds[j * own.ids.len() + pos],
+            Err(_) => self.atom_by_declarer(model, k, j, &self.atoms.interned[id]),
         }
     }
 
-    fn judge_atom(
+    /// Whether atom `id` is made true by products other than the declarer `d`, when product
+    /// `q`'s instances make it true exactly when `truth(q)` says, and the state differs
+    /// from today in `moved` (sorted; products half-way through a rolling upgrade count as
+    /// moved). A product atom is about its product alone; an existential one (capability,
+    /// rule) is counted: the products that made it true today, less the moved ones that
+    /// did, plus the moved ones that do now.
+    pub(super) fn by_others(
         &self,
         model: &Model<'_>,
-        (k, j): (usize, usize),
         id: usize,
-        state: &[Value],
+        d: usize,
         moved: &[usize],
+        truth: impl Fn(usize) -> bool,
     ) -> bool {
         let atom = &self.atoms.interned[id];
-        let d = self.items[k].declarer;
-        if self.atom_by_declarer(model, k, j, atom) {
-            return true;
-        }
         match atom {
-            Atom::Runtime { .. } => false, // the declarer's world has the runtime: decided above
+            Atom::Runtime { .. } => false, // the declarer's world has the runtime
             Atom::Product { product, .. } => model
                 .index
                 .get(product)
-                .is_some_and(|&q| q != d && self.verdict(model, id, q, state[q])),
+                .is_some_and(|&q| q != d && truth(q)),
             Atom::Capability { .. } | Atom::Rule(_) => {
                 let today = self.today_count(model, id);
                 if today > moved.len() + 1 {
@@ -219,13 +264,9 @@ impl FacetIndex {
                 let list = candidates.unwrap_or_default();
                 if list.len() <= moved.len() {
                     // fewer products can make it true than have moved: ask each of them
-                    return list
-                        .iter()
-                        .any(|&q| q != d && self.verdict(model, id, q, state[q]));
+                    return list.iter().any(|&q| q != d && truth(q));
                 }
                 let candidate = |q: usize| list.binary_search(&q).is_ok();
-                // products other than the declarer that make it true in `state`: those of
-                // today, less the moved ones that did, plus the moved ones that do now
                 let mut count = today;
                 let mut drop = |q: usize| {
                     if candidate(q) && self.verdict(model, id, q, self.today[q]) {
@@ -236,11 +277,11 @@ impl FacetIndex {
                 for &q in moved.iter().filter(|&&q| q != d) {
                     drop(q);
                 }
-                let added = moved
-                    .iter()
-                    .filter(|&&q| q != d && candidate(q))
-                    .any(|&q| self.verdict(model, id, q, state[q]));
-                count > 0 || added
+                count > 0
+                    || moved
+                        .iter()
+                        .filter(|&&q| q != d && candidate(q))
+                        .any(|&q| truth(q))
             }
         }
     }

@@ -87,6 +87,8 @@ pub struct FacetIndex {
     today: Vec<Value>,
     /// Per product: [`FacetIndex::concerned`], worked out once.
     concerned: Vec<std::sync::OnceLock<BTreeSet<usize>>>,
+    /// Per item: what its declarer's own instances make true, worked out once.
+    own: Vec<std::sync::OnceLock<judge::Own>>,
 }
 
 /// How installing a provider compares (SPEC 9.3: `prefer` first, then the fewest added, then
@@ -182,6 +184,7 @@ impl FacetIndex {
             concerned: (0..model.vars.len())
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
+            own: Vec::new(),
         };
         for (p, var) in model.vars.iter().enumerate() {
             for (i, m) in var.releases.iter().enumerate() {
@@ -203,6 +206,9 @@ impl FacetIndex {
                 index.add(model, p, Value::Keep, i, c.entity, m.facets());
             }
         }
+        index.own = (0..index.items.len())
+            .map(|_| std::sync::OnceLock::new())
+            .collect();
         index.choices = index.choices(model);
         // Kept entities' items that fail today are tolerated while what they name stays.
         let today = model.current();
@@ -590,6 +596,105 @@ mod tests {
         assert!(
             judged > 1000 && failing > 10,
             "{judged} judged, {failing} failing"
+        );
+    }
+
+    /// Rolling steps leave products half-way (their entities on two releases): judging
+    /// product by product with those products' own entities (`failing_split`) finds exactly
+    /// the failing entries one `World` of every entity finds (`failing`), on states of the
+    /// capability family where some products moved whole and some moved one entity of two.
+    #[test]
+    fn half_way_products_are_judged_as_one_world_judges_them() {
+        let g = generate(Params {
+            products: 120,
+            releases: 8,
+            seed: 5,
+            shape: Shape::Capabilities,
+        });
+        let manifests = g
+            .manifests
+            .iter()
+            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(&g.environment, &Arc::from("e.yml"), "e").unwrap();
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let index = model.facets().expect("items");
+        let twice: Vec<usize> = (0..model.vars.len())
+            .filter(|&q| model.vars[q].current.len() > 1)
+            .collect();
+        assert!(!twice.is_empty(), "the family has products on two entities");
+        let everyone: BTreeSet<usize> = (0..model.vars.len()).collect();
+        let mut rng = Rng(17);
+        let (mut split_states, mut failing) = (0, 0);
+        for _ in 0..150 {
+            // per product: the release each entity runs (None: as today)
+            let mut runs: Vec<Vec<Option<usize>>> = model
+                .vars
+                .iter()
+                .map(|v| vec![None; v.current.len()])
+                .collect();
+            for _ in 0..=rng.below(16) {
+                let q = rng.below(model.vars.len());
+                let n = model.vars[q].releases.len();
+                if n > 0 && !runs[q].is_empty() {
+                    let r = rng.below(n);
+                    runs[q].iter_mut().for_each(|e| *e = Some(r));
+                }
+            }
+            for _ in 0..=rng.below(3) {
+                let q = twice[rng.below(twice.len())];
+                let r = rng.below(model.vars[q].releases.len());
+                runs[q][0] = Some(r); // one entity of two
+            }
+            let entities = |q: usize| -> Vec<(&str, &crate::version::Version, Option<&Manifest>)> {
+                let var = &model.vars[q];
+                var.current
+                    .iter()
+                    .zip(&runs[q])
+                    .map(|(c, run)| match run {
+                        Some(r) => (
+                            c.entity.unwrap(),
+                            &var.releases[*r].version,
+                            Some(var.releases[*r].as_ref()),
+                        ),
+                        None => (c.entity.unwrap(), c.version, c.manifest),
+                    })
+                    .collect()
+            };
+            let values: Vec<Option<Value>> = (0..model.vars.len())
+                .map(|q| {
+                    let var = &model.vars[q];
+                    let now = entities(q);
+                    let today = now
+                        .iter()
+                        .zip(&var.current)
+                        .all(|(e, c)| e.1.as_str() == c.version.as_str());
+                    if today {
+                        return Some(var.domain[0]);
+                    }
+                    let first = now[0].1;
+                    if now.iter().any(|e| e.1.as_str() != first.as_str()) {
+                        return None;
+                    }
+                    var.releases
+                        .iter()
+                        .position(|m| m.version == *first)
+                        .map(Value::Release)
+                })
+                .collect();
+            split_states += usize::from(values.iter().any(Option::is_none));
+            let whole = index.failing(&model, entities, &everyone);
+            let split = index
+                .failing_split(&model, entities, &values, &everyone)
+                .expect("every entry is an item");
+            let split_keys: Vec<_> = split.keys().collect();
+            let whole_keys: Vec<_> = whole.keys().collect();
+            assert_eq!(split_keys, whole_keys, "{runs:?}");
+            failing += whole.len();
+        }
+        assert!(
+            split_states > 100 && failing > 100,
+            "{split_states} states half-way, {failing} failing entries"
         );
     }
 }
