@@ -2271,3 +2271,110 @@ mod plain_section10 {
         }
     }
 }
+
+mod plain_section9 {
+    //! A catalog without section 9 data is decided as sections 1-8 decide it: giving every
+    //! release an entry that always holds (an optional requirement of a capability nobody
+    //! provides), and the environment a runtime and an empty policy, sends every command
+    //! through the section 9 paths (items in the engine, in `upgrades`' checks and in rolling
+    //! steps) and must change no decision: the same findings, graph, orders, upgrades and plan.
+    //! The plain paths are the code the recorded CLI outputs (testdata/cli) were made with.
+
+    use std::sync::Arc;
+
+    use compat::catalog::Catalog;
+    use compat::diagnostic::Location;
+    use compat::environment::{self, Environment};
+    use compat::finding::Severity;
+    use compat::generate::{Params, Shape, generate};
+    use compat::manifest::{self, CapabilityRequirement, Manifest};
+    use compat::plan::{self, Request};
+    use compat::range::Range;
+    use compat::report::{dot, json};
+    use compat::version::Version;
+    use compat::{graph, order, upgrade, validate};
+    use proptest::prelude::*;
+
+    fn manifests(seed: u64, shape: Shape) -> (Vec<Manifest>, Environment) {
+        let g = generate(Params {
+            products: 30,
+            releases: 8,
+            seed,
+            shape,
+        });
+        let all = g
+            .manifests
+            .iter()
+            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap())
+            .collect();
+        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        (all, env)
+    }
+
+    /// `m` with one more capability requirement that always holds.
+    fn inert(mut m: Manifest) -> Manifest {
+        let mut facets = m.facets.as_deref().cloned().unwrap_or_default();
+        facets.requires.push(CapabilityRequirement {
+            name: "nobody-provides-this".to_owned(),
+            range: Range {
+                minimum: Some(Version::parse("1.0.0").unwrap()),
+                maximum: None,
+            },
+            optional: true,
+            prefer: None,
+            instance: None,
+            location: Location::default(),
+        });
+        m.facets = Some(Arc::new(facets));
+        m
+    }
+
+    /// Every output, with one piece of bookkeeping left out: how many checks `validate`
+    /// made (the inert entries count).
+    fn outputs(env: &Environment, catalog: &Catalog) -> Vec<String> {
+        let validation = validate::validate(env, catalog);
+        let g = graph::build(env, catalog, Some(&validation));
+        let mut value: serde_json::Value =
+            serde_json::from_str(&json::validation(&validation, Severity::Error)).unwrap();
+        if let Some(summary) = value.get_mut("summary").and_then(|s| s.as_object_mut()) {
+            summary.remove("checks");
+        }
+        let mut out = vec![value.to_string(), dot::graph(&g)];
+        for from_scratch in [false, true] {
+            out.push(json::install_order(&order::install_order(&g, from_scratch)));
+        }
+        out.push(json::upgrades(
+            &upgrade::upgrades(env, catalog, false),
+            false,
+        ));
+        out.push(json::plan(&plan::plan(
+            env,
+            catalog,
+            &Request::new(vec![], true),
+        )));
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 12, ..ProptestConfig::default() })]
+
+        #[test]
+        fn entries_that_always_hold_change_no_output(seed in 0u64..1_000, shape in 0u8..3) {
+            let shape = [Shape::Realistic, Shape::Tight, Shape::Hard][usize::from(shape)];
+            let (plain, env) = manifests(seed, shape);
+            prop_assume!(plain.iter().all(|m| m.facets.as_ref().is_none_or(|f| f.is_empty())));
+            let with: Vec<Manifest> = plain.iter().cloned().map(inert).collect();
+            let plain = Catalog::from_manifests(plain).unwrap();
+            let with = Catalog::from_manifests(with).unwrap();
+            let mut env9 = env.clone();
+            env9.runtime.insert("kubernetes".to_owned(), Version::parse("1.29.4").unwrap());
+            let model = compat::plan::Model::build(&env9, &with, compat::plan::Policy::default(), &[]);
+            prop_assert!(model.facets().is_some(), "the inert entries are items of the engine");
+            let (before, after) = (outputs(&env, &plain), outputs(&env9, &with));
+            for (k, (a, b)) in before.iter().zip(&after).enumerate() {
+                let first = a.lines().zip(b.lines()).position(|(x, y)| x != y);
+                prop_assert!(a == b, "output {k} differs at line {first:?}: {:?}", first.map(|i| (a.lines().nth(i), b.lines().nth(i))));
+            }
+        }
+    }
+}
