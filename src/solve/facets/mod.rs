@@ -540,15 +540,12 @@ mod tests {
     use crate::solve::model::Policy;
     use crate::{environment, manifest};
 
-    /// Judging by what moved (module `judge`) says what one `World` of the declarer and every
-    /// product the item names says, on states of the capability family (product,
-    /// capability, runtime and rule atoms, nested compounds) with a few products moved.
-    #[test]
-    fn judging_by_what_moved_agrees_with_the_whole_world() {
+    /// A catalog and environment of the capability family (8 releases per product).
+    fn capability_family(products: usize, seed: u64) -> (Catalog, environment::Environment) {
         let g = generate(Params {
-            products: 80,
+            products,
             releases: 8,
-            seed: 3,
+            seed,
             shape: Shape::Capabilities,
         });
         let manifests = g
@@ -557,6 +554,15 @@ mod tests {
             .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
         let catalog = Catalog::from_manifests(manifests).unwrap();
         let env = environment::parse(&g.environment, &Arc::from("e.yml"), "e").unwrap();
+        (catalog, env)
+    }
+
+    /// Judging by what moved (module `judge`) says what one `World` of the declarer and every
+    /// product the item names says, on states of the capability family (product,
+    /// capability, runtime and rule atoms, nested compounds) with a few products moved.
+    #[test]
+    fn judging_by_what_moved_agrees_with_the_whole_world() {
+        let (catalog, env) = capability_family(80, 3);
         let policy = Policy {
             pre: true,
             allow_downgrade: true,
@@ -605,18 +611,7 @@ mod tests {
     /// capability family where some products moved whole and some moved one entity of two.
     #[test]
     fn half_way_products_are_judged_as_one_world_judges_them() {
-        let g = generate(Params {
-            products: 120,
-            releases: 8,
-            seed: 5,
-            shape: Shape::Capabilities,
-        });
-        let manifests = g
-            .manifests
-            .iter()
-            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
-        let catalog = Catalog::from_manifests(manifests).unwrap();
-        let env = environment::parse(&g.environment, &Arc::from("e.yml"), "e").unwrap();
+        let (catalog, env) = capability_family(120, 5);
         let model = Model::build(&env, &catalog, Policy::default(), &[]);
         let index = model.facets().expect("items");
         let twice: Vec<usize> = (0..model.vars.len())
