@@ -11,10 +11,15 @@
 //!   cache keyed by the rule's text, shared by all threads;
 //! - a hostile rule is a clear error, not a hang or a crash: the text is at most
 //!   [`MAX_RULE_BYTES`], the parser's own recursion limit bounds nesting, the compiled tree is
-//!   at most [`MAX_DEPTH`] deep and [`MAX_NODES`] large, and no comprehension (`all`, `exists`,
-//!   `map`, `filter`, ...) sits inside another one, so the cost of one evaluation is bounded by
-//!   the rule's size times the size of the largest list it walks (a release's properties or a
-//!   literal of the rule itself);
+//!   at most [`MAX_DEPTH`] deep and [`MAX_NODES`] large, no comprehension (`all`, `exists`,
+//!   `map`, `filter`, ...) sits inside another one or in the list another one walks (a chain
+//!   `l.map(x, x + x).map(x, x + x)...` doubles its data at every link), and `+` makes no value
+//!   of more than [`MAX_JOINED`] of the values the rule reads (a literal, a variable, one
+//!   element of a list). So no value a rule builds is more than [`MAX_JOINED`] times the
+//!   largest value it reads, a comprehension's list holds one such value per element of its
+//!   input, and one evaluation takes at most [`MAX_NODES`] steps per element of the lists it
+//!   walks (a literal of the rule itself, or the release's properties): bounded by the rule's
+//!   size times the size of what it reads, never exponential in either;
 //! - evaluation never fails: an error or a value that is not a boolean is "false" for that
 //!   release (SPEC 9.1).
 
@@ -22,7 +27,7 @@ use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use cel::common::ast::{EntryExpr, Expr};
+use cel::common::ast::{EntryExpr, Expr, IdedEntryExpr, operators};
 use cel::{Context, Env, IdedExpr, Program, Value};
 
 /// The longest rule text accepted, in bytes.
@@ -31,6 +36,8 @@ pub const MAX_RULE_BYTES: usize = 4096;
 pub const MAX_DEPTH: usize = 48;
 /// The largest compiled expression tree accepted, in nodes.
 pub const MAX_NODES: usize = 2048;
+/// The most values one value of a rule may be made of by `+` (see [`joined`]).
+pub const MAX_JOINED: usize = 16;
 
 /// A compiled CEL rule. Two rules are equal when their texts are.
 #[derive(Clone)]
@@ -288,7 +295,33 @@ fn compile_uncached(text: &str) -> Compiled {
                 .to_owned(),
         );
     }
+    if shape.chained_comprehension {
+        return Err(
+            "a comprehension (`all`, `exists`, `exists_one`, `map`, `filter`) may not walk \
+             the result of another one"
+                .to_owned(),
+        );
+    }
+    let mut worst = 0;
+    joined(program.expression(), &mut Vec::new(), &mut worst);
+    if worst > MAX_JOINED {
+        return Err(format!(
+            "the rule adds up {worst} values into one with `+`, at most {MAX_JOINED} are \
+             allowed"
+        ));
+    }
     Ok((Arc::new(program), Arc::default()))
+}
+
+/// Where a node sits relative to the comprehensions around it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Within {
+    /// In no comprehension.
+    Nothing,
+    /// In the list a comprehension walks (its input).
+    Input,
+    /// In a comprehension's per-element part (its condition, step or result).
+    Body,
 }
 
 /// The size of a compiled expression, measured without recursion (so a deep tree cannot
@@ -297,15 +330,18 @@ fn compile_uncached(text: &str) -> Compiled {
 struct Shape {
     depth: usize,
     nodes: usize,
+    /// A comprehension sits in another one's per-element part.
     nested_comprehension: bool,
+    /// A comprehension sits in the list another one walks (`l.map(..).map(..)`): each may
+    /// double what the previous one built, so a chain of them is exponential in its length.
+    chained_comprehension: bool,
 }
 
 impl Shape {
     fn of(root: &IdedExpr) -> Shape {
         let mut shape = Shape::default();
-        // (node, depth, inside a comprehension)
-        let mut stack: Vec<(&IdedExpr, usize, bool)> = vec![(root, 1, false)];
-        while let Some((node, depth, inside)) = stack.pop() {
+        let mut stack: Vec<(&IdedExpr, usize, Within)> = vec![(root, 1, Within::Nothing)];
+        while let Some((node, depth, within)) = stack.pop() {
             shape.nodes += 1;
             shape.depth = shape.depth.max(depth);
             if shape.nodes > MAX_NODES || shape.depth > MAX_DEPTH {
@@ -314,28 +350,37 @@ impl Shape {
             let d = depth + 1;
             match &node.expr {
                 Expr::Call(call) => {
-                    stack.extend(call.target.iter().map(|t| (&**t, d, inside)));
-                    stack.extend(call.args.iter().map(|a| (a, d, inside)));
+                    stack.extend(call.target.iter().map(|t| (&**t, d, within)));
+                    stack.extend(call.args.iter().map(|a| (a, d, within)));
                 }
                 Expr::Comprehension(c) => {
-                    if inside {
-                        shape.nested_comprehension = true;
+                    match within {
+                        Within::Nothing => {}
+                        Within::Input => shape.chained_comprehension = true,
+                        Within::Body => shape.nested_comprehension = true,
                     }
-                    stack.push((&c.iter_range, d, inside));
-                    stack.push((&c.accu_init, d, inside));
-                    stack.push((&c.loop_cond, d, true));
-                    stack.push((&c.loop_step, d, true));
-                    stack.push((&c.result, d, true));
+                    // a comprehension inside the input of one that is itself in a body is
+                    // nested all the same
+                    let input = if within == Within::Nothing {
+                        Within::Input
+                    } else {
+                        within
+                    };
+                    stack.push((&c.iter_range, d, input));
+                    stack.push((&c.accu_init, d, Within::Body));
+                    stack.push((&c.loop_cond, d, Within::Body));
+                    stack.push((&c.loop_step, d, Within::Body));
+                    stack.push((&c.result, d, Within::Body));
                 }
-                Expr::List(list) => stack.extend(list.elements.iter().map(|e| (e, d, inside))),
+                Expr::List(list) => stack.extend(list.elements.iter().map(|e| (e, d, within))),
                 Expr::Map(map) => {
                     for entry in &map.entries {
                         match &entry.expr {
                             EntryExpr::MapEntry(e) => {
-                                stack.push((&e.key, d, inside));
-                                stack.push((&e.value, d, inside));
+                                stack.push((&e.key, d, within));
+                                stack.push((&e.value, d, within));
                             }
-                            EntryExpr::StructField(f) => stack.push((&f.value, d, inside)),
+                            EntryExpr::StructField(f) => stack.push((&f.value, d, within)),
                         }
                     }
                 }
@@ -343,19 +388,104 @@ impl Shape {
                     for entry in &s.entries {
                         match &entry.expr {
                             EntryExpr::MapEntry(e) => {
-                                stack.push((&e.key, d, inside));
-                                stack.push((&e.value, d, inside));
+                                stack.push((&e.key, d, within));
+                                stack.push((&e.value, d, within));
                             }
-                            EntryExpr::StructField(f) => stack.push((&f.value, d, inside)),
+                            EntryExpr::StructField(f) => stack.push((&f.value, d, within)),
                         }
                     }
                 }
-                Expr::Select(select) => stack.push((&select.operand, d, inside)),
+                Expr::Select(select) => stack.push((&select.operand, d, within)),
                 Expr::Unspecified | Expr::Ident(_) | Expr::Literal(_) => {}
             }
         }
         shape
     }
+}
+
+/// How many values the value of `node` may be made of: a literal, a variable and one element
+/// of the list a comprehension walks count once, `+` adds up its operands' counts, a list or
+/// map literal its entries'; any other call gives no more than its largest operand (the
+/// standard library without extensions has no function that repeats or joins strings or
+/// lists). The most any `+` of the tree makes is kept in `worst`. Recursive: called only on
+/// trees [`Shape::of`] found at most [`MAX_DEPTH`] deep and without a comprehension inside
+/// another, so the recursion is bounded and every node is visited once.
+fn joined<'a>(node: &'a IdedExpr, bound: &mut Vec<(&'a str, usize)>, worst: &mut usize) -> usize {
+    match &node.expr {
+        Expr::Unspecified | Expr::Literal(_) => 1,
+        Expr::Ident(name) => bound
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map_or(1, |&(_, j)| j),
+        Expr::Select(select) => joined(&select.operand, bound, worst),
+        Expr::Call(call) => {
+            let mut sum = 0usize;
+            let mut max = 0usize;
+            for part in call.target.iter().map(|t| &**t).chain(&call.args) {
+                let j = joined(part, bound, worst);
+                sum = sum.saturating_add(j);
+                max = max.max(j);
+            }
+            if call.func_name == operators::ADD {
+                *worst = (*worst).max(sum);
+                sum
+            } else {
+                max
+            }
+        }
+        Expr::List(list) => list
+            .elements
+            .iter()
+            .fold(0, |sum, e| sum.saturating_add(joined(e, bound, worst))),
+        Expr::Map(map) => entries_joined(&map.entries, bound, worst),
+        Expr::Struct(s) => entries_joined(&s.entries, bound, worst),
+        Expr::Comprehension(c) => {
+            // the input, and what one element of it is made of
+            let (input, element) = if let Expr::List(list) = &c.iter_range.expr {
+                list.elements.iter().fold((0usize, 0), |(sum, max), e| {
+                    let j = joined(e, bound, worst);
+                    (sum.saturating_add(j), max.max(j))
+                })
+            } else {
+                let j = joined(&c.iter_range, bound, worst);
+                (j, j)
+            };
+            let scope = bound.len();
+            bound.push((&c.iter_var, element));
+            if let Some(second) = &c.iter_var2 {
+                bound.push((second, element));
+            }
+            // the accumulator only gathers what the step makes: counting it again would count
+            // every element twice
+            bound.push((&c.accu_var, 0));
+            let mut made = input;
+            for part in [&c.accu_init, &c.loop_cond, &c.loop_step, &c.result] {
+                made = made.max(joined(part, bound, worst));
+            }
+            bound.truncate(scope);
+            made
+        }
+    }
+}
+
+/// What a map or struct literal is made of: its keys and values.
+fn entries_joined<'a>(
+    entries: &'a [IdedEntryExpr],
+    bound: &mut Vec<(&'a str, usize)>,
+    worst: &mut usize,
+) -> usize {
+    let mut sum = 0usize;
+    for entry in entries {
+        let parts: Vec<&IdedExpr> = match &entry.expr {
+            EntryExpr::MapEntry(e) => vec![&e.key, &e.value],
+            EntryExpr::StructField(f) => vec![&f.value],
+        };
+        for part in parts {
+            sum = sum.saturating_add(joined(part, bound, worst));
+        }
+    }
+    sum
 }
 
 /// `properties` as a CEL map. cel's map type is a `HashMap`; it never reaches a user's eyes
@@ -490,6 +620,59 @@ mod tests {
             Err(
                 "a comprehension (`all`, `exists`, `exists_one`, `map`, `filter`) may not sit inside another one",
             ),
+        );
+        // each `.map` doubles what the one before built: 26 links were 1 GiB (issue 15)
+        let doubling = format!(
+            "['aaaaaaaaaaaaaaaa']{}.size() > 0",
+            ".map(x, x + x)".repeat(26)
+        );
+        let chained = Err(
+            "a comprehension (`all`, `exists`, `exists_one`, `map`, `filter`) may not walk the result of another one",
+        );
+        check(&doubling, chained);
+        check("['a'].map(x, x + x).map(x, x + x).size() > 0", chained);
+        check("properties.filter(k, k != 'tier').all(k, k != '')", chained);
+        check("(['a'].map(x, x + x) + ['b']).exists(x, x == 'b')", chained);
+        // an input that is itself inside a body is nested all the same
+        check(
+            "[1].all(x, [2].map(y, y).size() > 0)",
+            Err(
+                "a comprehension (`all`, `exists`, `exists_one`, `map`, `filter`) may not sit inside another one",
+            ),
+        );
+        // `+` makes no value of more than 16 read values, inside a comprehension or not
+        let sum = |term: &str, n: usize| vec![term; n].join(" + ");
+        check(
+            &format!("['ab'].exists(x, {} == '')", sum("x", 17)),
+            Err("the rule adds up 17 values into one with `+`, at most 16 are allowed"),
+        );
+        check(
+            &format!("({}).size() > 0", sum("properties.tier", 17)),
+            Err("the rule adds up 17 values into one with `+`, at most 16 are allowed"),
+        );
+        // balanced, so the tree stays shallow: (x + x) + (x + x) ...
+        let mut balanced = "x".to_owned();
+        for _ in 0..5 {
+            balanced = format!("({balanced} + {balanced})");
+        }
+        check(
+            &format!("['ab'].exists(x, {balanced} == '')"),
+            Err("the rule adds up 32 values into one with `+`, at most 16 are allowed"),
+        );
+        // an element counts once, a whole computed input as much as it is made of
+        check(
+            &format!("['ab', 'cd', 'ef'].map(x, {}).size() == 3", sum("x", 16)),
+            Ok(true),
+        );
+        check(
+            &format!("(['ab'] + ['cd']).map(x, {}).size() == 2", sum("x", 9)),
+            Err("the rule adds up 18 values into one with `+`, at most 16 are allowed"),
+        );
+        // what is left evaluates at once: the biggest value a rule can build is small
+        let wide = format!("['{}']", "a".repeat(3000));
+        check(
+            &format!("{wide}.exists(x, ({}).size() == 48000)", sum("x", 16)),
+            Ok(true),
         );
         // long chains the parser balances or folds stay shallow, and evaluate
         check(&format!("{}true", "!".repeat(1000)), Ok(true));

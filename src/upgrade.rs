@@ -6,10 +6,18 @@
 //!   and incompatibilities (even where the installed release already breaks them) and every
 //!   other installed release's constraints on it, optional ones included. Problems elsewhere
 //!   are not its concern.
-//! - `blocked_by`: the constraints `latest` would break that way, as findings.
+//! - `latest`: the newest candidate (SPEC section 7 and 9.3: newer, a release unless `--pre`,
+//!   neither excluded nor deprecated by policy), including one whose runtime requirement the
+//!   environment's runtime fails: such a release is never `safe` and never planned to
+//!   (`Exclusion::Runtime` keeps it out of the model's values), but it is what is newest, and
+//!   the runtime is what blocks it.
+//! - `blocked_by`: the constraints `latest` would break that way, as findings (a failed
+//!   runtime requirement is a `runtime-mismatch`).
 //! - `requires`: the fewest other installed products to upgrade (then, within the first such
 //!   set the engine proves smallest, the smallest moves) so that `latest` becomes installable,
-//!   found by the planner's own search; it never adds a product that is not installed.
+//!   found by the planner's own search; it never adds a product that is not installed. Empty
+//!   for a `latest` the runtime rules out: no upgrade changes the runtime, so no search is
+//!   made, and the row is not installable, with the explanation saying why.
 //!
 //! One planning model serves every product, and the products are examined in parallel and
 //! collected in product order.
@@ -202,6 +210,78 @@ fn candidates(model: &Model<'_>, p: usize) -> Vec<Value> {
     candidates
 }
 
+/// The newest release of `p` above `newest` (its newest candidate, if any) that is left out
+/// of the model's values only because its runtime requirement fails (`Exclusion::Runtime`
+/// alone): a candidate by SPEC section 7 and the policy, newer than what runs, so `latest`,
+/// though nothing can ever run it in this environment.
+fn beyond_runtime(model: &Model<'_>, p: usize, newest: Option<Value>) -> Option<Value> {
+    let var = &model.vars[p];
+    if var.runtime.is_empty() {
+        return None; // an undeclared runtime leaves nothing out
+    }
+    let floor = match newest {
+        Some(Value::Release(i)) => i + 1,
+        _ => 0,
+    };
+    (floor..var.releases.len())
+        .rev()
+        .filter(|&i| var.newer(&var.releases[i].version))
+        .find(|&i| var.exclusions(i, model.policy) == [Exclusion::Runtime])
+        .map(Value::Release)
+}
+
+/// The runtime requirements release `value` of `p` fails in the environment, as findings of
+/// the entity that would run it (`runner`): `dependency` the runtime's name, `found` the
+/// environment's version, at the requirement.
+fn runtime_findings(
+    model: &Model<'_>,
+    p: usize,
+    value: Value,
+    runner: Option<&str>,
+) -> Vec<Finding> {
+    let var = &model.vars[p];
+    let Value::Release(i) = value else {
+        return Vec::new();
+    };
+    let manifest = &var.releases[i];
+    let world = crate::constraint::World::new(Vec::new(), model.runtime);
+    manifest
+        .facets()
+        .runtime
+        .iter()
+        .filter_map(|r| {
+            let crate::constraint::Need::RuntimeMismatch(found) = world.runtime_need(r) else {
+                return None;
+            };
+            let constraint = format!(
+                "requires runtime {}{}",
+                r.name,
+                crate::constraint::range_words(&r.range)
+            );
+            let mut f = Finding::new(
+                crate::finding::Code::RuntimeMismatch,
+                format!(
+                    "{} {} {constraint}; the environment runs {found}",
+                    var.product, manifest.version
+                ),
+                constraint,
+            );
+            f.entity = runner.map(str::to_owned);
+            f.product = Some(var.product.clone());
+            f.version = Some(manifest.version.to_string());
+            f.dependency_name = Some(r.name.clone());
+            f.found = Some(found.to_string());
+            f.minimum = r.range.minimum.as_ref().map(ToString::to_string);
+            f.maximum = r.range.maximum.as_ref().map(ToString::to_string);
+            f.location = Some(crate::diagnostic::FileLocation {
+                file: std::sync::Arc::clone(&manifest.file),
+                location: r.location,
+            });
+            Some(f)
+        })
+        .collect()
+}
+
 /// Every candidate of each installed product that could replace it alone (the releases
 /// [`Upgrade::safe`] is the newest of), newest first, by product. A fleet asks which
 /// release is safe in every environment; the newest safe in each need not be.
@@ -241,15 +321,22 @@ fn examine(
     let var = &model.vars[p];
     let candidates = candidates(model, p);
     let version = |v: Value| var.version(v).map(ToString::to_string);
-    let latest = candidates.first().copied();
+    let newest = candidates.first().copied();
+    // a newer release only the runtime rules out is `latest`, never `safe`
+    let beyond = beyond_runtime(model, p, newest);
+    let latest = beyond.or(newest);
     // What `latest` breaks alone is asked once: it decides whether `latest` is safe, and it
     // is `blocked_by` when it is not.
     let breaks = latest.map(|l| (alone(model, p, l), alone_items(model, p, l)));
     let safe = match (&breaks, latest) {
-        (Some((pairs, items)), Some(l)) if pairs.is_empty() && items.is_empty() => Some(l),
+        (Some((pairs, items)), Some(l))
+            if beyond.is_none() && pairs.is_empty() && items.is_empty() =>
+        {
+            Some(l)
+        }
         _ => candidates
             .iter()
-            .skip(1)
+            .skip(usize::from(beyond.is_none()))
             .copied()
             .find(|&c| safe_alone_at(model, p, c)),
     };
@@ -283,16 +370,14 @@ fn examine(
         .filter_map(|c| c.entity)
         .min()
         .map(str::to_owned);
-    upgrade.blocked_by = pairs
-        .iter()
-        .map(|c| {
-            let mut f = finding(c);
-            if f.entity.is_none() && c.declarer == var.product {
-                f.entity.clone_from(&runner);
-            }
-            f
-        })
-        .collect();
+    upgrade.blocked_by = runtime_findings(model, p, latest, runner.as_deref());
+    upgrade.blocked_by.extend(pairs.iter().map(|c| {
+        let mut f = finding(c);
+        if f.entity.is_none() && c.declarer == var.product {
+            f.entity.clone_from(&runner);
+        }
+        f
+    }));
     if let Some(index) = model.facets() {
         let mut state = current.to_vec();
         state[p] = latest;
@@ -301,6 +386,12 @@ fn examine(
                 .blocked_by
                 .extend(index.findings(model, k, &state, runner.as_deref()));
         }
+    }
+    if beyond.is_some() {
+        // No upgrade of anything changes the runtime: nothing to search for, and why the
+        // release stays out of reach is explained with the other unreachable ones.
+        upgrade.latest_installable = false;
+        return (upgrade, Some(Pick::of(model, p, latest)));
     }
     let query = Query {
         baseline: current,
@@ -367,12 +458,19 @@ fn lagging(model: &Model<'_>, p: usize) -> (Vec<(String, String)>, Option<bool>)
 }
 
 /// The row of a pinned product: no search (it never moves), and `latest` the newest newer
-/// release the pin alone keeps out.
+/// release the pin keeps out, what `latest` would be without it (one the runtime rules out
+/// too included, as for a product that is not pinned).
 fn pinned(model: &Model<'_>, p: usize, mut upgrade: Upgrade) -> Upgrade {
     let var = &model.vars[p];
     let latest = (0..var.releases.len())
         .rev()
-        .filter(|&i| var.exclusions(i, model.policy) == [Exclusion::Pinned])
+        .filter(|&i| {
+            let why = var.exclusions(i, model.policy);
+            why.contains(&Exclusion::Pinned)
+                && why
+                    .iter()
+                    .all(|e| matches!(e, Exclusion::Pinned | Exclusion::Runtime))
+        })
         .map(|i| &var.releases[i].version)
         .find(|v| var.newer(v));
     upgrade.pinned = true;
@@ -576,6 +674,88 @@ mod tests {
         // the other product is untouched by the pin
         assert!(!rows[1].pinned);
         assert_eq!(rows[1].safe.as_deref(), Some("1.2.0"));
+    }
+
+    /// SPEC 9.3: a newer release whose runtime requirement the environment's runtime fails
+    /// is `latest` (a candidate by section 7), never `safe`, blocked by a `runtime-mismatch`
+    /// with nothing to co-upgrade; one the policy leaves out is no candidate at all.
+    #[test]
+    fn a_release_the_runtime_rules_out_is_latest_but_never_safe() {
+        let release = |version: &str, minimum: &str, extra: &str| {
+            format!(
+                "manifest-version: '1.0'\nproduct-group: g\nproduct-name: kube\n\
+                 product-version: {version}\nextensions:\n  runtime-requirements:\n    \
+                 - name: kubernetes\n      minimum-version: {minimum}\n{extra}---\n"
+            )
+        };
+        let catalog = |newest_extra: &str| {
+            let text = [
+                release("1.0.0", "1.27.0", ""),
+                release("1.5.0", "1.28.0", ""),
+                release("2.0.0", "1.30.0", newest_extra),
+            ]
+            .concat();
+            Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap()
+        };
+        let env = |runtime: &str, policy: &str| {
+            let text = format!(
+                "{runtime}{policy}entities:\n  - name: thing\n    product: g:kube\n    \
+                 version: 1.0.0\n"
+            );
+            environment::parse(&text, &Arc::from("e.yml"), "e").unwrap()
+        };
+        let on = |version: &str| format!("runtime:\n  kubernetes: {version}\n");
+        let plain = catalog("");
+        let rows = upgrades(&env(&on("1.29.0"), ""), &plain, false);
+        let u = &rows[0];
+        assert_eq!(
+            row(u),
+            "g:kube 1.0.0 1.5.0 2.0.0 |  | runtime-mismatch (not installable)"
+        );
+        let f = &u.blocked_by[0];
+        assert_eq!(
+            f.message,
+            "g:kube 2.0.0 requires runtime kubernetes >=1.30.0; the environment runs 1.29.0"
+        );
+        assert_eq!(f.entity.as_deref(), Some("thing"));
+        assert_eq!(f.version.as_deref(), Some("2.0.0"));
+        assert_eq!(f.dependency_name.as_deref(), Some("kubernetes"));
+        assert_eq!(f.found.as_deref(), Some("1.29.0"));
+        assert_eq!(f.minimum.as_deref(), Some("1.30.0"));
+        assert_eq!(
+            f.location.as_ref().map(|l| l.location.line),
+            Some(25),
+            "at the requirement"
+        );
+        assert!(u.proven && u.explanation.is_some());
+        // a runtime that fits, or none declared (the tool cannot know): an ordinary candidate
+        for runtime in [on("1.30.0"), String::new()] {
+            let rows = upgrades(&env(&runtime, ""), &plain, false);
+            assert_eq!(
+                row(&rows[0]),
+                "g:kube 1.0.0 2.0.0 2.0.0 |  | ",
+                "{runtime:?}"
+            );
+        }
+        // every release ruled out: latest, and nothing safe
+        let rows = upgrades(&env(&on("1.27.5"), ""), &plain, false);
+        assert_eq!(
+            row(&rows[0]),
+            "g:kube 1.0.0 - 2.0.0 |  | runtime-mismatch (not installable)"
+        );
+        // deprecated or excluded by policy: no candidate, so not latest either
+        let deprecated = catalog("  deprecated: true\n");
+        let rows = upgrades(&env(&on("1.29.0"), ""), &deprecated, false);
+        assert_eq!(row(&rows[0]), "g:kube 1.0.0 1.5.0 1.5.0 |  | ");
+        let excluding =
+            "policy:\n  exclude:\n    - product: g:kube\n      minimum-version: 2.0.0\n";
+        let rows = upgrades(&env(&on("1.29.0"), excluding), &plain, false);
+        assert_eq!(row(&rows[0]), "g:kube 1.0.0 1.5.0 1.5.0 |  | ");
+        // pinned: latest is what it would be without the pin
+        let pinning = "policy:\n  pin: [g:kube]\n";
+        let rows = upgrades(&env(&on("1.29.0"), pinning), &plain, false);
+        assert!(rows[0].pinned);
+        assert_eq!(rows[0].latest.as_deref(), Some("2.0.0"));
     }
 
     #[test]

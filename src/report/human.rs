@@ -505,6 +505,11 @@ pub fn because(f: &Finding) -> String {
             f.found.as_deref().unwrap_or("no version")
         ),
         Code::UnsatisfiedConstraint => format!("{who} {}", f.detail),
+        Code::RuntimeMismatch => format!(
+            "{who} {}; the environment runs {}",
+            f.detail,
+            f.found.as_deref().unwrap_or("another version")
+        ),
         _ if f.optional == Some(true) => format!("{who} requires {} (optional)", f.detail),
         _ => format!("{who} requires {}", f.detail),
     }
