@@ -382,8 +382,11 @@ fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
     {
         // what a catalog made before section 9 looks like
         let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("ALTER TABLE release DROP COLUMN facets; PRAGMA user_version = 1;")
-            .unwrap();
+        conn.execute_batch(
+            "DROP TABLE provision; ALTER TABLE release DROP COLUMN facets; \
+             PRAGMA user_version = 1;",
+        )
+        .unwrap();
     }
     let location = Location::Sqlite(db.clone());
     let read = location.open().unwrap().load(&Scope::All).unwrap();
@@ -416,5 +419,60 @@ fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
     let schema: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!(schema, 2);
+    assert_eq!(schema, 3);
+}
+
+/// Schema 3 adds the `provision` index: a file of schema 2 answers `providers` from the cells
+/// that name the capability, an import fills the index from the cells already stored, and
+/// both ways give the same answers, the index's read through it.
+#[test]
+fn a_catalog_file_of_schema_2_answers_providers_before_and_after_its_index() {
+    let db = imported("schema2");
+    let location = Location::Sqlite(db.clone());
+    let capabilities = || {
+        let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(CAPABILITIES)]);
+        Batch::check(files, unreadable).unwrap()
+    };
+    let mut store = location.create_store().unwrap();
+    store.import(&capabilities(), true).unwrap();
+    drop(store);
+    let answers = |location: &Location| -> Vec<String> {
+        let store = location.open_store().unwrap();
+        section_9_questions()
+            .iter()
+            .map(|(_, name, range)| format!("{:?}", store.providers(name, range).unwrap()))
+            .collect()
+    };
+    let indexed = answers(&location);
+    assert!(indexed.iter().any(|a| a.contains("mysql")), "{indexed:?}");
+    {
+        // what a catalog made before the index looks like
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.execute_batch("DROP TABLE provision; PRAGMA user_version = 2;")
+            .unwrap();
+    }
+    assert_eq!(answers(&location), indexed, "schema 2: read from the cells");
+    let summary = location
+        .create_store()
+        .unwrap()
+        .import(&capabilities(), true)
+        .unwrap();
+    assert_eq!(summary.added, 0);
+    assert_eq!(answers(&location), indexed, "migrated: read from the index");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let rows: i64 = conn
+        .query_row("SELECT count(*) FROM provision", [], |row| row.get(0))
+        .unwrap();
+    assert!(
+        rows > 5,
+        "the migration filled the index from the cells: {rows}"
+    );
+    let plan: String = conn
+        .query_row(
+            "EXPLAIN QUERY PLAN SELECT release_id FROM provision WHERE capability = 'sql'",
+            [],
+            |row| row.get(3),
+        )
+        .unwrap();
+    assert!(plan.contains("USING"), "{plan}");
 }

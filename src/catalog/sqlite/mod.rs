@@ -104,11 +104,29 @@ const MIGRATIONS: &[&str] = &[
     -- one JSON cell (`catalog::facet_cell`); NULL for a release without any
     ALTER TABLE release ADD COLUMN facets TEXT;
 ",
+    "
+    -- section 9: which release provides which capability, the index `catalog providers`
+    -- and the --allow-install closure ask (filled from the cells stored so far)
+    CREATE TABLE provision (
+        release_id INTEGER NOT NULL REFERENCES release(id) ON DELETE CASCADE,
+        capability TEXT NOT NULL,
+        PRIMARY KEY (capability, release_id)
+    ) WITHOUT ROWID;
+    CREATE INDEX provision_release ON provision(release_id);
+    INSERT OR IGNORE INTO provision (release_id, capability)
+        SELECT r.id, json_extract(p.value, '$.name')
+        FROM release r, json_each(r.facets, '$.provides') p
+        WHERE r.facets IS NOT NULL;
+",
 ];
 
 /// The first schema version with `release.facets`; an older file is read without it (its
 /// releases were stored before section 9 existed) until an import migrates it.
 pub const FACETS_SINCE: usize = 2;
+
+/// The first schema version with the `provision` index; an older file's providers are found
+/// by reading the cells that name the capability, until an import migrates it.
+pub const PROVISION_SINCE: usize = 3;
 
 /// An open catalog database.
 pub struct Store {

@@ -67,6 +67,12 @@ fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Res
         r.facets
     ])?;
     let id = tx.last_insert_rowid();
+    let mut provision = tx.prepare_cached(
+        "INSERT OR IGNORE INTO provision (release_id, capability) VALUES (?1, ?2)",
+    )?;
+    for p in &m.facets().provides {
+        provision.execute(params![id, p.name])?;
+    }
     let mut dep = tx.prepare_cached(
         "INSERT INTO dependency VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
     )?;
@@ -265,9 +271,9 @@ pub fn read_manifests(
 }
 
 /// The section 9 cells of the releases (of every product, or only `product`) that have one,
-/// decoded, in catalog order; with `mentions`, only the cells whose text holds that capability
-/// or runtime name as a `"name"` (the caller keeps what it needs of them). A catalog of schema 1
-/// has none.
+/// decoded, in catalog order; with `mentions`, only the cells of releases that provide that
+/// capability (from the `provision` index; a file of schema 2: the cells whose text holds it
+/// as a `"name"`, the caller keeps what it needs of them). A catalog of schema 1 has none.
 pub fn read_facets(
     conn: &Connection,
     path: &str,
@@ -281,15 +287,28 @@ pub fn read_facets(
     if usize::try_from(version).unwrap_or(0) < super::FACETS_SINCE {
         return Ok(Vec::new());
     }
-    let needle = mentions.map(|name| format!("\"name\":{}", serde_json::Value::from(name)));
+    // providers come from the `provision` index where the file has it, else from the
+    // cells whose text names the capability
+    let indexed = usize::try_from(version).unwrap_or(0) >= super::PROVISION_SINCE;
+    let (filter, needle) = match mentions {
+        Some(name) if indexed => (
+            "id IN (SELECT release_id FROM provision WHERE capability = ?3)",
+            Some(name.to_owned()),
+        ),
+        Some(name) => (
+            "instr(facets, ?3) > 0",
+            Some(format!("\"name\":{}", serde_json::Value::from(name))),
+        ),
+        None => ("?3 IS NULL", None),
+    };
     let mut stmt = conn
-        .prepare(
+        .prepare(&format!(
             "SELECT product_group, product_name, version, facets FROM release
              WHERE facets IS NOT NULL
                AND (?1 IS NULL OR (product_group = ?1 AND product_name = ?2))
-               AND (?3 IS NULL OR instr(facets, ?3) > 0)
-             ORDER BY product_group, product_name, version_key, version",
-        )
+               AND {filter}
+             ORDER BY product_group, product_name, version_key, version"
+        ))
         .map_err(err)?;
     let mut rows = stmt
         .query(params![
