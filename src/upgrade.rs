@@ -400,6 +400,12 @@ pub fn finding(c: &Violation) -> Finding {
     f.minimum.clone_from(&c.minimum);
     f.maximum.clone_from(&c.maximum);
     f.optional = Some(c.optional);
+    if c.input.is_some() {
+        // an input left unfed: said as `validate` says it (`input NAME from REQUIREMENT`,
+        // `found` the source entity)
+        f.detail.clone_from(&c.range);
+        f.found.clone_from(&c.found_entity);
+    }
     f
 }
 

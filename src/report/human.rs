@@ -505,6 +505,8 @@ pub fn because(f: &Finding) -> String {
             f.found.as_deref().unwrap_or("no version")
         ),
         Code::UnsatisfiedConstraint => format!("{who} {}", f.detail),
+        // section 10's wiring: the message says the input, its source and the output
+        Code::MissingOutput | Code::UnfedInput | Code::DataCycle => f.message.clone(),
         _ if f.optional == Some(true) => format!("{who} requires {} (optional)", f.detail),
         _ => format!("{who} requires {}", f.detail),
     }

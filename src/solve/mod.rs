@@ -26,6 +26,7 @@ pub mod model;
 pub mod placed;
 pub mod sat;
 pub mod violation;
+pub mod wired;
 
 use std::time::Instant;
 

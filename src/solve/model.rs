@@ -353,9 +353,15 @@ impl<'a> Model<'a> {
                             file: Arc::clone(&m.file),
                             location: d.location,
                         }),
+                        input: None,
                     });
                 }
             }
+            out.extend(
+                self.unfed_outside(p, m, inst.entity)
+                    .into_iter()
+                    .map(|(_, v)| v),
+            );
         }
         out
     }
@@ -462,6 +468,7 @@ impl<'a> Model<'a> {
             a,
             needs: Vec::new(),
             refuses: Vec::new(),
+            reads: Vec::new(),
         };
         for m in release
             .into_iter()
@@ -479,6 +486,15 @@ impl<'a> Model<'a> {
                     .filter(|c| c.product == vq.product)
                     .map(|c| (m, c)),
             );
+            if m.facets.is_some() {
+                out.reads.extend(
+                    m.facets()
+                        .inputs
+                        .iter()
+                        .filter(|i| super::wired::from_product(i, &vq.product))
+                        .map(|i| (m, i)),
+                );
+            }
         }
         out
     }
@@ -494,6 +510,10 @@ impl<'a> Model<'a> {
                 .refuses
                 .iter()
                 .all(|&(m, c)| self.avoids_from((p, a, m), c, q, b))
+            && declared
+                .reads
+                .iter()
+                .all(|&(m, i)| self.feeds_from((p, a, m), i, q, b))
     }
 
     /// True when `q` under `b` satisfies dependency `d`: every instance inside its range, or,
@@ -522,11 +542,12 @@ impl<'a> Model<'a> {
 
     /// The constraints `p`'s releases under `a` declare on `q` under `b` and break.
     fn one_way(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Violation> {
-        if let Some(out) = self.one_way_placed(p, a, q, b) {
-            return out;
-        }
-        let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
+        let mut out = self.one_way_placed(p, a, q, b).unwrap_or_else(|| {
+            let (vp, vq) = (&self.vars[p], &self.vars[q]);
+            check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
+        });
+        out.extend(self.wiring_violations(p, a, q, b));
+        out
     }
 }
 
@@ -537,6 +558,8 @@ struct Declared<'m> {
     a: Value,
     needs: Vec<(&'m Manifest, &'m crate::manifest::Dependency)>,
     refuses: Vec<(&'m Manifest, &'m crate::manifest::Incompatibility)>,
+    /// Inputs wired from the other product (section 10).
+    reads: Vec<(&'m Manifest, &'m crate::instance::Input)>,
 }
 
 /// Adds to `products` everything an install could bring in: every product reachable through
@@ -632,6 +655,7 @@ mod tests {
             (Shape::Realistic, 120),
             (Shape::Tight, 80),
             (Shape::Hard, 40),
+            (Shape::Instances, 60),
         ] {
             let g = generate(Params {
                 products,

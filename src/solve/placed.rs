@@ -32,6 +32,9 @@ use crate::version::Version;
 pub struct Placed<'a> {
     index: Index<'a>,
     versions: Vec<&'a Version>,
+    /// The entities that are not installed (`managed`): they serve nothing, but a binding
+    /// may name one.
+    managed: Vec<&'a crate::environment::Entity>,
     /// [`Placed::approximate`], worked out once.
     approximate: std::sync::OnceLock<bool>,
 }
@@ -57,6 +60,7 @@ impl<'a> Placed<'a> {
         Some(Placed {
             index: Index::new(members, |_| std::iter::empty()),
             versions: installed.iter().map(|e| &e.version).collect(),
+            managed: env.entities.iter().filter(|e| !e.is_installed()).collect(),
             approximate: std::sync::OnceLock::new(),
         })
     }
@@ -95,6 +99,37 @@ impl<'a> Placed<'a> {
                 placed || criteria
             })
         })
+    }
+
+    /// The namespace, labels and bindings of installed entity `name` (global and plain for
+    /// an entity the environment does not hold).
+    #[must_use]
+    pub fn placement(&self, name: &str) -> &'a crate::instance::Placement {
+        self.index
+            .find(name)
+            .map_or(crate::instance::Placement::none(), |i| {
+                self.index.member(i).placement
+            })
+    }
+
+    /// The managed entities of `product`, as a [`crate::constraint::World`] holds entities
+    /// that are not installed.
+    #[must_use]
+    pub fn managed(
+        &self,
+        product: &crate::product::ProductId,
+    ) -> Vec<crate::constraint::Running<'a>> {
+        self.managed
+            .iter()
+            .filter(|e| e.product == *product)
+            .map(|e| crate::constraint::Running {
+                entity: &e.name,
+                product: &e.product,
+                version: &e.version,
+                facets: crate::manifest::Facets::none(),
+                placement: &e.placement,
+            })
+            .collect()
     }
 
     /// The versions serving `entity`'s dependency `d` of `release` when the other product
