@@ -25,6 +25,8 @@ pub struct Memo {
     reach: Vec<OnceLock<Reach>>,
     /// The section 9 items ([`Model::facets`]).
     pub(super) facets: OnceLock<Option<super::facets::FacetIndex>>,
+    /// Where section 10's wiring is more than pairwise ([`Model::wiring_risk`]).
+    pub(super) wiring: OnceLock<super::wired::Risk>,
 }
 
 /// Every value a product could take under any policy, as the conflict search encodes it: its
@@ -62,6 +64,7 @@ impl Memo {
             judged: slots(neighbors),
             reach: neighbors.iter().map(|_| OnceLock::new()).collect(),
             facets: OnceLock::new(),
+            wiring: OnceLock::new(),
         }
     }
 }

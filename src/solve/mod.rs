@@ -92,6 +92,59 @@ impl Query<'_> {
     }
 }
 
+/// Why an answer over section 9 items is not proven where section 10 can change them
+/// ([`Unproven::Placement`]).
+pub const APPROXIMATE: &str = "not proven: capability requirements and constraints are judged \
+     as if every entity saw every other, while namespaces, label criteria, bindings or entities \
+     created in namespaces can change what they see here; check the final state with validate \
+     (--write-env)";
+
+/// Why an answer is not presented as proven (exit 4, `"proven": false`). Every reason comes
+/// with a sentence, so no report has to guess it was a time limit.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unproven {
+    /// A time limit cut the search.
+    TimeLimit,
+    /// Section 9 items whose judgement section 10 can change are judged as if every entity
+    /// saw every other ([`Model::approximate`]).
+    Placement,
+    /// The state found has findings the model does not judge exactly (inputs wired from
+    /// capabilities, data cycles, entities created among namespaces), each said in words:
+    /// it was checked as a whole, and it is not valid.
+    Unjudged(Vec<String>),
+}
+
+impl Unproven {
+    /// The reason in a few words, for summaries.
+    #[must_use]
+    pub fn short(&self) -> &'static str {
+        match self {
+            Unproven::TimeLimit => "time limit reached",
+            Unproven::Placement => {
+                "capability requirements and constraints judged as if every entity saw every other"
+            }
+            Unproven::Unjudged(_) => "the state found adds findings planning cannot judge exactly",
+        }
+    }
+
+    /// The reason as a sentence.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        match self {
+            Unproven::TimeLimit => {
+                "not proven: a time limit cut the search short; this is the best answer found"
+                    .to_owned()
+            }
+            Unproven::Placement => APPROXIMATE.to_owned(),
+            Unproven::Unjudged(findings) => format!(
+                "not proven: the state found is not valid, it has findings planning does not \
+                 judge exactly ({}); a valid answer may exist that planning did not find",
+                findings.join("; ")
+            ),
+        }
+    }
+}
+
 /// An engine's answer.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Outcome {

@@ -240,6 +240,129 @@ impl<'a> Model<'a> {
     }
 }
 
+/// Which products' moves can change a wiring finding that the pairwise judgement does not
+/// see: an input wired from a capability (its source is the best of several products'
+/// providers), or a data cycle (a path through many entities).
+#[derive(Debug, Default)]
+pub struct Risk {
+    /// Some release in the model wires an input at all.
+    pub wired: bool,
+    /// Per product: a move of it may change such a finding.
+    pub products: Vec<bool>,
+}
+
+impl Risk {
+    /// Works out the risk of every product from what any of its values declares.
+    ///
+    /// Capabilities: a product whose releases wire an input from a capability, or provide a
+    /// capability some release wires an input from. Cycles: every ordering edge any values
+    /// could make between products (required dependencies, required capabilities to every
+    /// product providing them, and every input to its source), over-approximated at product
+    /// level; a data cycle among entities projects onto a cycle here through a data edge, and
+    /// the new edges a move makes all touch the moved product's entities, so only a product
+    /// in a strongly connected component with a data edge inside can close a new one.
+    fn build(model: &Model<'_>) -> Risk {
+        let n = model.vars.len();
+        let wired = model
+            .vars
+            .iter()
+            .any(|v| v.every_manifest().any(|m| !m.facets().inputs.is_empty()));
+        if !wired {
+            return Risk {
+                wired,
+                products: vec![false; n],
+            };
+        }
+        let mut providers: std::collections::BTreeMap<&str, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (q, var) in model.vars.iter().enumerate() {
+            for m in var.every_manifest() {
+                for c in &m.facets().provides {
+                    let list = providers.entry(c.name.as_str()).or_default();
+                    if list.last() != Some(&q) {
+                        list.push(q);
+                    }
+                }
+            }
+        }
+        let mut products = vec![false; n];
+        let mut sourced: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        let mut edges: Vec<(usize, usize)> = Vec::new();
+        let mut data: Vec<(usize, usize)> = Vec::new();
+        for (p, var) in model.vars.iter().enumerate() {
+            for m in var.every_manifest() {
+                let facets = m.facets();
+                let to = |requirement: &Requirement| -> Vec<usize> {
+                    match requirement {
+                        Requirement::Product(q) => {
+                            model.index.get(q).copied().into_iter().collect()
+                        }
+                        Requirement::Capability(c) => {
+                            providers.get(c.as_str()).cloned().unwrap_or_default()
+                        }
+                    }
+                };
+                for d in m.dependencies.iter().filter(|d| !d.optional) {
+                    edges.extend(model.index.get(&d.product).map(|&q| (p, q)));
+                }
+                for r in facets.requires.iter().filter(|r| !r.optional) {
+                    let providing = to(&Requirement::Capability(r.name.clone()));
+                    edges.extend(providing.into_iter().map(|q| (p, q)));
+                }
+                for input in &facets.inputs {
+                    if let Requirement::Capability(c) = &input.from {
+                        products[p] = true;
+                        sourced.insert(c);
+                    }
+                    data.extend(to(&input.from).into_iter().map(|q| (p, q)));
+                }
+            }
+        }
+        for name in sourced {
+            for &q in providers.get(name).into_iter().flatten() {
+                products[q] = true;
+            }
+        }
+        edges.extend(data.iter().copied());
+        let layers = crate::order::layers(n, &edges);
+        let mut component = vec![usize::MAX; n];
+        for (c, members) in layers.cycles.iter().enumerate() {
+            for &m in members {
+                component[m] = c;
+            }
+        }
+        let mut cyclic = vec![false; layers.cycles.len()];
+        for &(p, q) in &data {
+            if p == q {
+                products[p] = true;
+            } else if component[p] != usize::MAX && component[p] == component[q] {
+                cyclic[component[p]] = true;
+            }
+        }
+        for (members, _) in layers.cycles.iter().zip(&cyclic).filter(|(_, c)| **c) {
+            for &m in members {
+                products[m] = true;
+            }
+        }
+        Risk { wired, products }
+    }
+}
+
+impl Model<'_> {
+    /// Whether a move of `p` may change a data wiring finding the model does not judge pair
+    /// by pair ([`Risk`]): answers that move it are then checked as a whole.
+    #[must_use]
+    pub fn wiring_risk(&self, p: usize) -> bool {
+        self.memo.wiring.get_or_init(|| Risk::build(self)).products[p]
+    }
+
+    /// Whether any value of any product wires an input (section 10's data wiring is in use).
+    #[must_use]
+    pub fn wiring_in_use(&self) -> bool {
+        self.memo.wiring.get_or_init(|| Risk::build(self)).wired
+    }
+}
+
 /// An unfed input as a violation of the model.
 fn input_violation(
     declarer: &crate::product::ProductId,
