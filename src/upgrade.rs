@@ -328,7 +328,9 @@ fn examine(
             .copied()
             .find(|&c| safe_alone_at(model, whole, p, c)),
     };
-    let placement: Vec<Unproven> = if model.approximate() {
+    // what moving `p` alone breaks is judged approximately where a doubt names `p` (a row
+    // with nothing newer asks nothing)
+    let mut placement: Vec<Unproven> = if latest.is_some() && model.doubt_involves(p) {
         vec![Unproven::Placement]
     } else {
         Vec::new()
@@ -352,6 +354,9 @@ fn examine(
     };
     (upgrade.behind, upgrade.align) = lagging(model, whole, p);
     if var.operator.pin.contains(&var.product) {
+        // a pinned product moves nowhere: nothing judged, nothing in doubt
+        upgrade.proven = true;
+        upgrade.unproven.clear();
         return (pinned(model, p, upgrade), None);
     }
     let (Some(latest), Some((pairs, items, wired))) = (latest.filter(|&l| Some(l) != safe), breaks)
@@ -370,6 +375,10 @@ fn examine(
         deadline,
     };
     let outcome = engine.solve(model, &query);
+    // the search may reach anything connected to `p`
+    if placement.is_empty() && model.doubt_reaches(p) {
+        placement.push(Unproven::Placement);
+    }
     upgrade.unproven = placement;
     if !outcome.proven() {
         upgrade.unproven.insert(0, Unproven::TimeLimit);

@@ -420,7 +420,15 @@ fn plan_in(
     if !complete {
         unproven.push(Unproven::TimeLimit);
     }
-    if model.approximate() {
+    // what the model judges approximately matters where the plan looks: its targets (every
+    // installed product with --all), what it moves, what it repairs
+    let looks = |p: usize, values: Option<&[Value]>| {
+        (request.all && model.vars[p].installed())
+            || model.asked.contains(&p)
+            || values.is_some_and(|v| v[p] != current[p])
+            || involved.contains(&model.vars[p].product)
+    };
+    if (0..model.vars.len()).any(|p| model.doubt_reaches(p) && looks(p, values.as_deref())) {
         unproven.push(Unproven::Placement);
     }
     // SPEC 10: a data cycle cannot be executed; plan reports it as validate does (exit 1)
@@ -462,6 +470,36 @@ fn plan_in(
         unrepaired,
         data_cycles,
     }
+}
+
+/// `env` with the entities the plan creates added, installed at the version their product
+/// has in the plan, where they are created.
+fn created_env(
+    env: &Environment,
+    model: &Model<'_>,
+    values: &[Value],
+    created: &[create::Created],
+) -> Environment {
+    let mut after = env.clone();
+    for c in created {
+        let Some(version) = model.vars[c.var].version(values[c.var]) else {
+            continue;
+        };
+        let entity = crate::environment::Entity {
+            name: c.name.clone(),
+            product: model.vars[c.var].product.clone(),
+            version: version.clone(),
+            state: crate::environment::State::Installed,
+            placement: c.placement.clone(),
+            location: crate::diagnostic::Location::default(),
+        };
+        match after.entities.iter_mut().find(|e| e.name == c.name) {
+            // a managed entity the plan installs
+            Some(e) => *e = entity,
+            None => after.entities.push(entity),
+        }
+    }
+    after
 }
 
 /// The final values for `targets`: the targets decided, then the state that reaches them
@@ -626,10 +664,20 @@ fn rolling_steps(
             },
         });
     }
+    let section_10 = env.entities.iter().any(|e| !e.placement.is_plain());
+    // section 10: the steps judge who sees the entities created where they are created
+    let after: Environment;
+    let with_created: Model<'_>;
+    let model = if section_10 && !created.is_empty() {
+        after = created_env(env, model, values, &created);
+        with_created = model.with_created(&after);
+        &with_created
+    } else {
+        model
+    };
     let (ordered, complete) = steps::order(model, current, moves, deadline, &mut |done, total| {
         reporter.tick("ordering steps", done, total);
     });
-    let section_10 = env.entities.iter().any(|e| !e.placement.is_plain());
     let steps = ordered
         .into_iter()
         .map(|o| {

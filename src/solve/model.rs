@@ -204,6 +204,8 @@ pub struct Model<'a> {
     pub(super) memo: super::memo::Memo,
     /// Section 10's serving sets, when some entity uses them (module `placed`).
     pub(super) placed: Option<Arc<super::placed::Placed<'a>>>,
+    /// The products asked for by name (`extra` of [`Model::build`]: targets), sorted.
+    pub asked: Vec<usize>,
 }
 
 impl<'a> Model<'a> {
@@ -276,7 +278,14 @@ impl<'a> Model<'a> {
             runtime: &env.runtime,
             memo,
             placed: super::placed::Placed::build(env).map(Arc::new),
+            asked: Vec::new(),
         };
+        model.asked = extra
+            .iter()
+            .filter_map(|p| model.index.get(p).copied())
+            .collect();
+        model.asked.sort_unstable();
+        model.asked.dedup();
         model.base = (0..model.vars.len())
             .map(|p| {
                 model.vars[p]
@@ -300,14 +309,32 @@ impl<'a> Model<'a> {
             .as_ref()
     }
 
-    /// True when the model cannot judge exactly: section 9 items in an environment that uses
-    /// section 10 where it matters (the items are judged as if every entity saw every other;
-    /// see module `placed`). Answers are then marked not proven, and say why.
+    /// True when the model cannot judge everything exactly: section 9 items or entities a
+    /// plan creates in an environment that uses section 10 where it matters (see
+    /// [`super::placed::Doubts`]). Answers it touches are marked not proven, and say why.
     #[must_use]
     pub fn approximate(&self) -> bool {
         self.placed
             .as_ref()
-            .is_some_and(|placed| placed.approximate(self))
+            .is_some_and(|placed| placed.doubts(self).involved.contains(&true))
+    }
+
+    /// True when something the model judges approximately names product `p`: whether `p`
+    /// alone can move is then not exact.
+    #[must_use]
+    pub fn doubt_involves(&self, p: usize) -> bool {
+        self.placed
+            .as_ref()
+            .is_some_and(|placed| placed.doubts(self).involved[p])
+    }
+
+    /// True when something the model judges approximately lies in `p`'s connected part of
+    /// the model: a search about `p` may then depend on it.
+    #[must_use]
+    pub fn doubt_reaches(&self, p: usize) -> bool {
+        self.placed
+            .as_ref()
+            .is_some_and(|placed| placed.doubts(self).reached[p])
     }
 
     /// Every variable's value today (`Keep`, or `Absent` for a product not installed): the
