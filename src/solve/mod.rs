@@ -94,10 +94,10 @@ impl Query<'_> {
 
 /// Why an answer over section 9 items is not proven where section 10 can change them
 /// ([`Unproven::Placement`]).
-pub const APPROXIMATE: &str = "not proven: capability requirements and constraints are judged \
-     as if every entity saw every other, while namespaces, label criteria, bindings or entities \
-     created in namespaces can change what they see here; check the final state with validate \
-     (--write-env)";
+pub const APPROXIMATE: &str = "not proven: some declarations are judged as if every entity saw \
+     every other (capability requirements and constraints, and what concerns entities the plan \
+     would create), while namespaces, label criteria or bindings can change what they see here; \
+     check the final state with validate (--write-env)";
 
 /// Why an answer is not presented as proven (exit 4, `"proven": false`). Every reason comes
 /// with a sentence, so no report has to guess it was a time limit.
@@ -105,8 +105,9 @@ pub const APPROXIMATE: &str = "not proven: capability requirements and constrain
 pub enum Unproven {
     /// A time limit cut the search.
     TimeLimit,
-    /// Section 9 items whose judgement section 10 can change are judged as if every entity
-    /// saw every other ([`Model::approximate`]).
+    /// Section 9 items, or declarations concerning entities a plan would create, judged as if
+    /// every entity saw every other where section 10 can change them
+    /// ([`Model::approximate`]).
     Placement,
     /// The state found has findings the model does not judge exactly (inputs wired from
     /// capabilities, data cycles, entities created among namespaces), each said in words:
@@ -120,9 +121,7 @@ impl Unproven {
     pub fn short(&self) -> &'static str {
         match self {
             Unproven::TimeLimit => "time limit reached",
-            Unproven::Placement => {
-                "capability requirements and constraints judged as if every entity saw every other"
-            }
+            Unproven::Placement => "some declarations judged as if every entity saw every other",
             Unproven::Unjudged(_) => "the state found adds findings planning cannot judge exactly",
         }
     }

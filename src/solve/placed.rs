@@ -93,6 +93,20 @@ impl<'a> Placed<'a> {
                 return homes;
             }
             let absent: Vec<usize> = (0..n).collect();
+            // seen[q](ns): an entity of q is installed where a consumer in `ns` sees it (its
+            // namespace or the global one), so none is created for it (unless criteria say
+            // otherwise)
+            let standing: Vec<BTreeSet<String>> = (0..n)
+                .map(|q| {
+                    model.vars[q]
+                        .current
+                        .iter()
+                        .filter_map(|c| c.entity)
+                        .map(|c| self.placement(c).namespace.clone())
+                        .collect()
+                })
+                .collect();
+            let seen = |q: usize, ns: &str| standing[q].contains("") || standing[q].contains(ns);
             // consumers[q]: the products whose releases require q
             let mut consumers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
             let mut named: BTreeSet<usize> = model.asked.iter().copied().collect();
@@ -142,8 +156,17 @@ impl<'a> Placed<'a> {
                     }
                 }
                 for &p in &consumers[q] {
+                    // criteria can leave a consumer unserved by what it sees
+                    let picky = model.vars[p].every_manifest().any(|m| {
+                        let facets = m.facets();
+                        facets.instances.contains_key(&vq.product)
+                            || facets.requires.iter().any(|r| r.instance.is_some())
+                    });
                     for c in model.vars[p].current.iter().filter_map(|c| c.entity) {
-                        homes[q].insert(self.placement(c).namespace.clone());
+                        let ns = &self.placement(c).namespace;
+                        if picky || !seen(q, ns) {
+                            homes[q].insert(ns.clone());
+                        }
                     }
                 }
             }
@@ -156,6 +179,7 @@ impl<'a> Placed<'a> {
                         .iter()
                         .filter(|&&p| !model.vars[p].installed())
                         .flat_map(|&p| homes[p].iter().cloned())
+                        .filter(|h| !seen(q, h))
                         .collect();
                     for h in lent {
                         changed |= homes[q].insert(h);
