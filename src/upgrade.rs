@@ -31,7 +31,7 @@ use crate::plan::model::{Exclusion, Model, Policy, Value, Violation};
 use crate::plan::{Counter, ProgressSink};
 use crate::product::ProductId;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
-use crate::solve::{Engine, Fewest, Moves, Query};
+use crate::solve::{Engine, Fewest, Moves, Query, Unproven};
 use crate::version::Version;
 
 /// The upgrade picture of one installed product.
@@ -48,9 +48,12 @@ pub struct Upgrade {
     pub requires: Vec<(ProductId, String)>,
     /// Whether any state with `latest` exists at all (without installing new products).
     pub latest_installable: bool,
-    /// False when a time limit cut the search for `requires` / `latest_installable`: they are
-    /// then the best found, not proven.
+    /// False when the row is not proven (`unproven` says why): a time limit cut the search
+    /// for `requires` / `latest_installable` (they are then the best found), or the model
+    /// judges something the row depends on only approximately.
     pub proven: bool,
+    /// Why the row is not proven (empty when it is).
+    pub unproven: Vec<Unproven>,
     /// The operator's policy pins the product (SPEC 9.3): it never moves, so nothing is
     /// `safe`; `latest` is still the newest release it would otherwise be offered.
     pub pinned: bool,
@@ -123,6 +126,7 @@ pub fn upgrades_reporting(
     };
     let model = Model::build(env, catalog, policy, &[]);
     let current = model.current();
+    let whole = Whole::new(env, catalog, &model);
     let counter = progress.map(|sink| {
         let installed = model.vars.iter().filter(|v| v.installed()).count();
         Counter::new(sink, "examining products", installed)
@@ -131,7 +135,7 @@ pub fn upgrades_reporting(
         .into_par_iter()
         .filter(|&p| model.vars[p].installed())
         .map(|p| {
-            let row = examine(&model, &current, p, engine, deadline);
+            let row = examine(&model, &whole, &current, p, engine, deadline);
             counter.as_ref().map(Counter::one_done);
             row
         })
@@ -190,9 +194,68 @@ fn alone_items(model: &Model<'_>, p: usize, value: Value) -> Vec<usize> {
     index.broken_around(model, p, &state)
 }
 
+/// The data wiring a state would break that the model does not judge pair by pair (inputs
+/// wired from capabilities, data cycles; module `solve::wired`): the state is checked as a
+/// whole, by `validate`'s own wiring checks, where it moves a product at risk.
+struct Whole<'a> {
+    env: &'a Environment,
+    catalog: &'a Catalog,
+    /// Today's wiring findings (`None`: nothing is wired, nothing to check).
+    today: Option<Vec<Finding>>,
+}
+
+impl<'a> Whole<'a> {
+    fn new(env: &'a Environment, catalog: &'a Catalog, model: &Model<'_>) -> Self {
+        let today = model
+            .wiring_in_use()
+            .then(|| crate::validate::wiring_findings(env, catalog));
+        Whole {
+            env,
+            catalog,
+            today,
+        }
+    }
+
+    /// The wiring findings `state` (installed products only moved) has that today has not.
+    fn added(&self, model: &Model<'_>, state: &[Value]) -> Vec<Finding> {
+        let Some(today) = &self.today else {
+            return Vec::new();
+        };
+        let moved = |q: usize| state[q] != model.vars[q].domain[0];
+        if !(0..state.len()).any(|q| moved(q) && model.wiring_risk(q)) {
+            return Vec::new();
+        }
+        let mut env = self.env.clone();
+        for e in env.entities.iter_mut().filter(|e| e.is_installed()) {
+            if let Some(&q) = model.index.get(&e.product)
+                && let Value::Release(i) = state[q]
+            {
+                e.version = model.vars[q].releases[i].version.clone();
+            }
+        }
+        let after = crate::validate::wiring_findings(&env, self.catalog);
+        crate::validate::new_errors(today, &after)
+            .into_iter()
+            .cloned()
+            .collect()
+    }
+
+    /// [`Whole::added`] for `p` moved to `value` alone.
+    fn added_alone(&self, model: &Model<'_>, p: usize, value: Value) -> Vec<Finding> {
+        if self.today.is_none() || !model.wiring_risk(p) {
+            return Vec::new();
+        }
+        let mut state = model.current();
+        state[p] = value;
+        self.added(model, &state)
+    }
+}
+
 /// True when `p` at `value` breaks nothing with everything else as it is.
-fn safe_alone_at(model: &Model<'_>, p: usize, value: Value) -> bool {
-    alone(model, p, value).is_empty() && alone_items(model, p, value).is_empty()
+fn safe_alone_at(model: &Model<'_>, whole: &Whole<'_>, p: usize, value: Value) -> bool {
+    alone(model, p, value).is_empty()
+        && alone_items(model, p, value).is_empty()
+        && whole.added_alone(model, p, value).is_empty()
 }
 
 /// The candidates of `p` newest first: every release the policy allows, even one that needs
@@ -297,13 +360,14 @@ pub fn safe_alone(
         allow_install: false,
     };
     let model = Model::build(env, catalog, policy, &[]);
+    let whole = Whole::new(env, catalog, &model);
     (0..model.vars.len())
         .filter(|&p| model.vars[p].installed())
         .map(|p| {
             let var = &model.vars[p];
             let safe = candidates(&model, p)
                 .into_iter()
-                .filter(|&c| safe_alone_at(&model, p, c))
+                .filter(|&c| safe_alone_at(&model, &whole, p, c))
                 .filter_map(|c| var.version(c).cloned())
                 .collect();
             (var.product.clone(), safe)
@@ -313,6 +377,7 @@ pub fn safe_alone(
 
 fn examine(
     model: &Model<'_>,
+    whole: &Whole<'_>,
     current: &[Value],
     p: usize,
     engine: &dyn Engine,
@@ -327,10 +392,16 @@ fn examine(
     let latest = beyond.or(newest);
     // What `latest` breaks alone is asked once: it decides whether `latest` is safe, and it
     // is `blocked_by` when it is not.
-    let breaks = latest.map(|l| (alone(model, p, l), alone_items(model, p, l)));
+    let breaks = latest.map(|l| {
+        (
+            alone(model, p, l),
+            alone_items(model, p, l),
+            whole.added_alone(model, p, l),
+        )
+    });
     let safe = match (&breaks, latest) {
-        (Some((pairs, items)), Some(l))
-            if beyond.is_none() && pairs.is_empty() && items.is_empty() =>
+        (Some((pairs, items, wired)), Some(l))
+            if beyond.is_none() && pairs.is_empty() && items.is_empty() && wired.is_empty() =>
         {
             Some(l)
         }
@@ -338,7 +409,14 @@ fn examine(
             .iter()
             .skip(usize::from(beyond.is_none()))
             .copied()
-            .find(|&c| safe_alone_at(model, p, c)),
+            .find(|&c| safe_alone_at(model, whole, p, c)),
+    };
+    // what moving `p` alone breaks is judged approximately where a doubt names `p` (a row
+    // with nothing newer asks nothing)
+    let mut placement: Vec<Unproven> = if latest.is_some() && model.doubt_involves(p) {
+        vec![Unproven::Placement]
+    } else {
+        Vec::new()
     };
     let mut upgrade = Upgrade {
         product: var.product.clone(),
@@ -350,43 +428,25 @@ fn examine(
         blocked_by: Vec::new(),
         requires: Vec::new(),
         latest_installable: true,
-        proven: !model.approximate(),
+        proven: placement.is_empty(),
+        unproven: placement.clone(),
         pinned: false,
         behind: Vec::new(),
         align: None,
         explanation: None,
     };
-    (upgrade.behind, upgrade.align) = lagging(model, p);
+    (upgrade.behind, upgrade.align) = lagging(model, whole, p);
     if var.operator.pin.contains(&var.product) {
+        // a pinned product moves nowhere: nothing judged, nothing in doubt
+        upgrade.proven = true;
+        upgrade.unproven.clear();
         return (pinned(model, p, upgrade), None);
     }
-    let (Some(latest), Some((pairs, items))) = (latest.filter(|&l| Some(l) != safe), breaks) else {
+    let (Some(latest), Some((pairs, items, wired))) = (latest.filter(|&l| Some(l) != safe), breaks)
+    else {
         return (upgrade, None);
     };
-    // A constraint the candidate itself declares is declared by the entity that would run it.
-    let runner = var
-        .current
-        .iter()
-        .filter_map(|c| c.entity)
-        .min()
-        .map(str::to_owned);
-    upgrade.blocked_by = runtime_findings(model, p, latest, runner.as_deref());
-    upgrade.blocked_by.extend(pairs.iter().map(|c| {
-        let mut f = finding(c);
-        if f.entity.is_none() && c.declarer == var.product {
-            f.entity.clone_from(&runner);
-        }
-        f
-    }));
-    if let Some(index) = model.facets() {
-        let mut state = current.to_vec();
-        state[p] = latest;
-        for k in items {
-            upgrade
-                .blocked_by
-                .extend(index.findings(model, k, &state, runner.as_deref()));
-        }
-    }
+    upgrade.blocked_by = blocked_by(model, current, (p, latest), &pairs, items, wired);
     if beyond.is_some() {
         // No upgrade of anything changes the runtime: nothing to search for, and why the
         // release stays out of reach is explained with the other unreachable ones.
@@ -404,7 +464,21 @@ fn examine(
         deadline,
     };
     let outcome = engine.solve(model, &query);
-    upgrade.proven = outcome.proven() && !model.approximate();
+    // the search may reach anything connected to `p`
+    if placement.is_empty() && model.doubt_reaches(p) {
+        placement.push(Unproven::Placement);
+    }
+    upgrade.unproven = placement;
+    if !outcome.proven() {
+        upgrade.unproven.insert(0, Unproven::TimeLimit);
+    }
+    if let Some(added) = unjudged(model, whole, &outcome) {
+        upgrade.unproven.push(added);
+        upgrade.proven = false;
+        upgrade.latest_installable = false;
+        return (upgrade, None);
+    }
+    upgrade.proven = upgrade.unproven.is_empty();
     if let Some(values) = outcome.values() {
         upgrade.requires = values
             .iter()
@@ -426,9 +500,66 @@ fn examine(
     }
 }
 
+/// What `p` at `latest` breaks alone, as findings: the constraints between products
+/// (`pairs`), the section 9 items (`items`) and the data wiring checked as a whole (`wired`).
+fn blocked_by(
+    model: &Model<'_>,
+    current: &[Value],
+    (p, latest): (usize, Value),
+    pairs: &[Violation],
+    items: Vec<usize>,
+    wired: Vec<Finding>,
+) -> Vec<Finding> {
+    let var = &model.vars[p];
+    // A constraint the candidate itself declares is declared by the entity that would run it.
+    let runner = var
+        .current
+        .iter()
+        .filter_map(|c| c.entity)
+        .min()
+        .map(str::to_owned);
+    // a release the runtime rules out says so first
+    let mut out = runtime_findings(model, p, latest, runner.as_deref());
+    out.extend(pairs.iter().map(|c| {
+        let mut f = finding(c);
+        if f.entity.is_none() && c.declarer == var.product {
+            f.entity.clone_from(&runner);
+        }
+        f
+    }));
+    if let Some(index) = model.facets() {
+        let mut state = current.to_vec();
+        state[p] = latest;
+        for k in items {
+            out.extend(index.findings(model, k, &state, runner.as_deref()));
+        }
+    }
+    out.extend(wired);
+    out
+}
+
+/// What the state an engine found breaks that the model does not judge pair by pair (module
+/// `solve::wired`): such a state is no answer, and the row is not proven.
+fn unjudged(
+    model: &Model<'_>,
+    whole: &Whole<'_>,
+    outcome: &crate::solve::Outcome,
+) -> Option<Unproven> {
+    let added: Vec<String> = whole
+        .added(model, outcome.values()?)
+        .iter()
+        .map(|f| format!("{}: {}", f.code, f.message))
+        .collect();
+    (!added.is_empty()).then_some(Unproven::Unjudged(added))
+}
+
 /// The entities of `p` below its highest installed version, and whether all can move to it
 /// alone (see [`Upgrade::behind`]).
-fn lagging(model: &Model<'_>, p: usize) -> (Vec<(String, String)>, Option<bool>) {
+fn lagging(
+    model: &Model<'_>,
+    whole: &Whole<'_>,
+    p: usize,
+) -> (Vec<(String, String)>, Option<bool>) {
     let var = &model.vars[p];
     let Some(top) = var.installed_version() else {
         return (Vec::new(), None);
@@ -453,7 +584,7 @@ fn lagging(model: &Model<'_>, p: usize) -> (Vec<(String, String)>, Option<bool>)
         .iter()
         .copied()
         .find(|&v| matches!(v, Value::Release(_)) && var.version(v) == Some(top))
-        .map(|v| safe_alone_at(model, p, v));
+        .map(|v| safe_alone_at(model, whole, p, v));
     (behind, align)
 }
 
@@ -498,6 +629,12 @@ pub fn finding(c: &Violation) -> Finding {
     f.minimum.clone_from(&c.minimum);
     f.maximum.clone_from(&c.maximum);
     f.optional = Some(c.optional);
+    if c.input.is_some() {
+        // an input left unfed: said as `validate` says it (`input NAME from REQUIREMENT`,
+        // `found` the source entity)
+        f.detail.clone_from(&c.range);
+        f.found.clone_from(&c.found_entity);
+    }
     f
 }
 

@@ -161,12 +161,20 @@ fn without(catalog: &Catalog, product: &ProductId, version: &Version, d: Declara
                     Declaration::Incompatibility(i) => {
                         m.incompatibilities.remove(i);
                     }
-                    Declaration::Requirement(i) | Declaration::Constraint(i) => {
+                    Declaration::Requirement(i)
+                    | Declaration::Constraint(i)
+                    | Declaration::Input(i) => {
                         let mut facets = m.facets().clone();
-                        if matches!(d, Declaration::Requirement(_)) {
-                            facets.requires.remove(i);
-                        } else {
-                            facets.constraints.remove(i);
+                        match d {
+                            Declaration::Requirement(_) => {
+                                facets.requires.remove(i);
+                            }
+                            Declaration::Constraint(_) => {
+                                facets.constraints.remove(i);
+                            }
+                            _ => {
+                                facets.inputs.remove(i);
+                            }
                         }
                         m.facets = Some(std::sync::Arc::new(facets));
                     }
@@ -228,6 +236,7 @@ fn describe(model: &Model<'_>, cause: &Cause) -> String {
                     format!("requires capability {}", m.facets().requires[k].name)
                 }
                 Declaration::Constraint(k) => format!("constraint {:?}", m.facets().constraints[k]),
+                Declaration::Input(k) => format!("reads {:?}", m.facets().inputs[k]),
             };
             let on = on.map_or_else(|| "section 9".to_owned(), ToString::to_string);
             format!("{} {} {range} of {on}", m.product, m.version)

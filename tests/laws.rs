@@ -324,7 +324,16 @@ mod planner {
         /// at an optional major) and what it requires of others
         provides: BTreeMap<(usize, u32), Vec<Provided>>,
         needs: BTreeMap<(usize, u32), Vec<Need>>,
+        /// SPEC section 10 per (product, release major): the outputs it declares (`o0`,
+        /// `o1`) and its inputs, each wired from one of its dependencies: (the product, the
+        /// output read or none, optional)
+        outputs: BTreeMap<(usize, u32), Vec<u8>>,
+        inputs: BTreeMap<(usize, u32), Vec<Wire>>,
     }
+
+    /// An input wired from a dependency: the product, the output it reads (none: it waits
+    /// for readiness only), and whether the input is optional.
+    type Wire = (usize, Option<u8>, bool);
 
     /// A capability (`c0`, `c1`) provided at an optional major version.
     type Provided = (u8, Option<u32>);
@@ -387,7 +396,51 @@ mod planner {
                     installed,
                     provides: BTreeMap::new(),
                     needs: BTreeMap::new(),
+                    outputs: BTreeMap::new(),
+                    inputs: BTreeMap::new(),
                 }
+            })
+    }
+
+    /// [`world`] with section 10's data wiring on top: releases declaring outputs, and
+    /// inputs wired from their dependencies (optional ones too, reading an output or waiting
+    /// only), so sources that stop declaring an output, required inputs from absent optional
+    /// sources and data cycles all occur.
+    fn world10() -> impl Strategy<Value = World> {
+        world()
+            .prop_flat_map(|w| {
+                let n = w.releases.len();
+                let outputs = proptest::collection::vec((0..n, 1u32..=4, 0u8..2), 0..(n * 3));
+                let inputs = proptest::collection::vec(
+                    (0..n, 1u32..=4, 0usize..3, 0u8..3, any::<bool>()),
+                    1..(n * 3),
+                );
+                (Just(w), outputs, inputs)
+            })
+            .prop_map(|(mut w, outputs, inputs)| {
+                for (p, r, o) in outputs {
+                    let entry = w.outputs.entry((p, r.min(w.releases[p]))).or_default();
+                    if !entry.contains(&o) {
+                        entry.push(o);
+                    }
+                }
+                for (p, r, k, output, optional) in inputs {
+                    let r = r.min(w.releases[p]);
+                    let deps: Vec<usize> = w
+                        .decls
+                        .get(&(p, r))
+                        .into_iter()
+                        .flatten()
+                        .filter(|d| !d.incompatible)
+                        .map(|d| d.other)
+                        .collect();
+                    let Some(&from) = deps.get(k) else { continue };
+                    let entry = w.inputs.entry((p, r)).or_default();
+                    if entry.len() < 2 {
+                        entry.push((from, (output < 2).then_some(output), optional));
+                    }
+                }
+                w
             })
     }
 
@@ -508,6 +561,23 @@ mod planner {
         if !items.is_empty() {
             out.push_str("  constraints:\n");
             out.push_str(&items.concat());
+        }
+        if let Some(outputs) = w.outputs.get(&(product, major)) {
+            let names: Vec<String> = outputs.iter().map(|o| format!("o{o}")).collect();
+            let _ = writeln!(out, "  outputs: [{}]", names.join(", "));
+        }
+        if let Some(inputs) = w.inputs.get(&(product, major)) {
+            out.push_str("  inputs:\n");
+            for (k, (from, output, optional)) in inputs.iter().enumerate() {
+                let _ = write!(
+                    out,
+                    "    - name: in{k}\n      from: {}\n      optional: {optional}\n",
+                    name(*from)
+                );
+                if let Some(o) = output {
+                    let _ = writeln!(out, "      output: o{o}");
+                }
+            }
         }
         out
     }
@@ -867,6 +937,183 @@ mod planner {
             all_maximal(&w)?;
         }
     }
+    // ---- section 10's data wiring: proven answers are exact, the rest say why ----
+
+    /// A newest target with data wiring: a plan that says it is proven reaches the oracle's
+    /// newest version with the fewest changes, in a valid state; one that is not proven says
+    /// why (a data cycle the model judges only on the answer).
+    fn wired_single_target(w: &World, target: usize) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        let target = target % w.releases.len();
+        let states = valid_states(w, &catalog);
+        let (best, fewest) = newest_and_fewest(&states, target, &w.installed);
+        let product = ProductId::parse(&name(target)).unwrap();
+        let plan = plan::plan(
+            &env,
+            &catalog,
+            &Request::new(vec![Target::Newest(product)], false),
+        );
+        prop_assert!(plan.feasible);
+        if !plan.complete {
+            prop_assert!(only_data_cycles(&plan), "{:?}", plan.unproven);
+            return Ok(());
+        }
+        let got = final_versions(&plan, w.releases.len());
+        prop_assert!(valid(&catalog, &got), "final state {:?} is invalid", got);
+        prop_assert_eq!(got[target], best, "target version");
+        let changed = (0..got.len())
+            .filter(|&p| p != target && got[p] != w.installed[p])
+            .count();
+        prop_assert_eq!(changed, fewest, "fewest other products changed");
+        Ok(())
+    }
+
+    /// An exact target with data wiring: "no plan" is always proven (the model's wiring is a
+    /// relaxation of validate's), and a proven plan is valid.
+    fn wired_exact_target(w: &World, target: usize, version: u32) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        let target = target % w.releases.len();
+        let span = w.releases[target] - w.installed[target] + 1;
+        let version = w.installed[target] + version % span;
+        let exists = valid_states(w, &catalog)
+            .iter()
+            .any(|s| s[target] == version);
+        let product = ProductId::parse(&name(target)).unwrap();
+        let v = Version::parse(&format!("{version}.0.0")).unwrap();
+        let plan = plan::plan(
+            &env,
+            &catalog,
+            &Request::new(vec![Target::Exact(product, v)], false),
+        );
+        if !plan.feasible {
+            prop_assert!(
+                plan.complete && !exists,
+                "no plan, but a valid state exists"
+            );
+        } else if plan.complete {
+            let got = final_versions(&plan, w.releases.len());
+            prop_assert_eq!(got[target], version);
+            prop_assert!(valid(&catalog, &got), "final state {:?} is invalid", got);
+        } else {
+            prop_assert!(only_data_cycles(&plan), "{:?}", plan.unproven);
+        }
+        Ok(())
+    }
+
+    /// Whether a plan is not proven for data cycles alone: the one wiring finding of a plain
+    /// environment that is not a pair of products' (inputs here are wired from products).
+    fn only_data_cycles(plan: &plan::Plan) -> bool {
+        !plan.unproven.is_empty()
+            && plan.unproven.iter().all(|r| match r {
+                compat::solve::Unproven::Unjudged(found) => {
+                    found.iter().all(|f| f.starts_with("data-cycle"))
+                }
+                _ => false,
+            })
+    }
+
+    /// `--all` with data wiring: proven means valid and maximal.
+    fn wired_all(w: &World) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        let plan = plan::plan(&env, &catalog, &Request::new(vec![], true));
+        prop_assert!(plan.feasible);
+        if !plan.complete {
+            prop_assert!(only_data_cycles(&plan), "{:?}", plan.unproven);
+            return Ok(());
+        }
+        let got = final_versions(&plan, w.releases.len());
+        prop_assert!(valid(&catalog, &got), "final state {:?} is invalid", got);
+        for s in valid_states(w, &catalog) {
+            let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
+            prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
+        }
+        Ok(())
+    }
+
+    /// `upgrades` with data wiring, from a valid environment: a `safe` release moved alone
+    /// leaves a valid state, and so do a proven row's `latest` with its `requires`.
+    fn wired_upgrades(w: &World) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(w);
+        prop_assume!(valid(&catalog, &w.installed));
+        for u in compat::upgrade::upgrades(&env, &catalog, false) {
+            let p = (0..w.releases.len())
+                .find(|&p| name(p) == u.product.to_string())
+                .unwrap();
+            let major = |v: &str| Version::parse(v).unwrap().major();
+            if let Some(safe) = &u.safe {
+                let mut state = w.installed.clone();
+                state[p] = major(safe);
+                prop_assert!(
+                    valid(&catalog, &state),
+                    "safe {} {} breaks {:?}",
+                    u.product,
+                    safe,
+                    state
+                );
+            }
+            if u.proven && u.latest.is_some() && u.latest != u.safe && u.latest_installable {
+                let mut state = w.installed.clone();
+                state[p] = major(u.latest.as_deref().unwrap());
+                for (q, v) in &u.requires {
+                    let q = (0..w.releases.len())
+                        .find(|&x| name(x) == q.to_string())
+                        .unwrap();
+                    state[q] = major(v);
+                }
+                prop_assert!(
+                    valid(&catalog, &state),
+                    "requires of {} gives {:?}",
+                    u.product,
+                    state
+                );
+            }
+            if !u.proven {
+                prop_assert!(
+                    u.unproven
+                        .iter()
+                        .all(|r| matches!(r, compat::solve::Unproven::Unjudged(f)
+                        if f.iter().all(|f| f.starts_with("data-cycle")))),
+                    "{:?}",
+                    u.unproven
+                );
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig {
+            cases: 150,
+            max_global_rejects: 20_000,
+            ..ProptestConfig::default()
+        })]
+
+        #[test]
+        fn with_data_wiring_single_targets_match_the_oracle(w in world10(), target in 0usize..5) {
+            wired_single_target(&w, target)?;
+        }
+
+        #[test]
+        fn with_data_wiring_exact_targets_match_the_oracle(
+            w in world10(), target in 0usize..5, version in 0u32..4,
+        ) {
+            wired_exact_target(&w, target, version)?;
+        }
+
+        #[test]
+        fn with_data_wiring_all_is_maximal(w in world10()) {
+            wired_all(&w)?;
+        }
+
+        #[test]
+        fn with_data_wiring_safe_upgrades_stay_valid(w in world10()) {
+            wired_upgrades(&w)?;
+        }
+    }
+
     // ---- section 10: the same oracle with entities in namespaces ----
 
     /// Where each product's entities stand: one or two entities, each in namespace `""`
@@ -1013,12 +1260,79 @@ mod planner {
         Ok(())
     }
 
+    /// `--allow-install` among namespaces: products left out of the environment may be
+    /// installed, their entities created where their consumers are (SPEC 10, reuse before
+    /// create). A plan that says it is proven has a final state (created entities where they
+    /// stand) that validate accepts.
+    fn placed_install(
+        w: &World,
+        spots: &[Vec<u8>],
+        absent: &[bool],
+        target: usize,
+    ) -> Result<(), TestCaseError> {
+        let spots = &spots[..w.releases.len()];
+        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let mut env = placed_env(&w.installed, spots);
+        let gone = |p: usize| absent[p] && p != target % w.releases.len();
+        env.entities.retain(|e| {
+            let p = (0..w.releases.len())
+                .find(|&p| name(p) == e.product.to_string())
+                .unwrap();
+            !gone(p)
+        });
+        prop_assume!(validate::validate(&env, &catalog).passes(Severity::Error));
+        let target = target % w.releases.len();
+        let product = ProductId::parse(&name(target)).unwrap();
+        let v = Version::parse(&format!("{}.0.0", w.releases[target])).unwrap();
+        for t in [Target::Exact(product.clone(), v), Target::Newest(product)] {
+            let mut request = Request::new(vec![t], false);
+            request.policy.allow_install = true;
+            let plan = plan::plan(&env, &catalog, &request);
+            if !(plan.feasible && plan.complete) {
+                continue;
+            }
+            let written: Vec<environment::Written> = plan
+                .final_state
+                .iter()
+                .map(|e| environment::Written {
+                    name: e.entity.clone(),
+                    product: e.product.to_string(),
+                    version: e.version.clone(),
+                    state: e.state,
+                    placement: e.placement.clone(),
+                })
+                .collect();
+            let text = environment::render("e", &written);
+            let after = environment::parse(&text, &Arc::from("after.yml"), "e").unwrap();
+            let report = validate::validate(&after, &catalog);
+            prop_assert!(
+                report.passes(Severity::Error),
+                "a proven plan's final state is invalid: {:?}\n{}",
+                report.findings().map(|f| &f.message).collect::<Vec<_>>(),
+                text
+            );
+        }
+        Ok(())
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig {
             cases: 150,
             max_global_rejects: 20_000,
             ..ProptestConfig::default()
         })]
+
+        /// Section 10 with `--allow-install`: entities created where their consumers are.
+        #[test]
+        fn in_namespaces_proven_installs_are_valid(
+            w in world(),
+            spots in placements(),
+            absent in proptest::collection::vec(any::<bool>(), 5),
+            target in 0usize..5,
+        ) {
+            placed_install(&w, &spots, &absent, target)?;
+        }
 
         /// Section 10: with entities spread over namespaces, dependencies are judged against
         /// serving sets and incompatibilities against what each entity sees, and plans stay

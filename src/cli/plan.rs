@@ -142,8 +142,10 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         OrderFormat::Json => report::json::plan(&plan),
         OrderFormat::Markdown => report::markdown::plan(&env.name, &plan),
     };
-    let mut outcome = Outcome::new(stdout, plan.feasible);
-    if !plan.complete {
+    // a data cycle in the environment fails the plan as it fails validate (SPEC 10), whatever
+    // else is proven
+    let mut outcome = Outcome::new(stdout, plan.feasible && plan.data_cycles.is_empty());
+    if !plan.complete && plan.data_cycles.is_empty() {
         outcome.code = CUT_SHORT;
     }
     outcome.warnings = inputs.warnings();

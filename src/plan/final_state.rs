@@ -4,26 +4,14 @@
 use std::collections::BTreeMap;
 
 use super::{FinalEntity, Model, Value};
-use crate::catalog::Catalog;
 use crate::environment::Environment;
 use crate::instance::Placement;
 use crate::product::ProductId;
 use crate::version::Version;
 
-/// The error findings of today's environment, split into those the final state no longer
-/// has and those it still has (matched by entity, code, dependency and found version).
-pub(super) fn compare_violations(
-    env: &Environment,
-    catalog: &Catalog,
-    before: &crate::validate::Validation,
-    final_state: &[FinalEntity],
-) -> (Vec<String>, Vec<String>) {
-    use crate::finding::Severity;
-    if before.passes(Severity::Error) {
-        return (Vec::new(), Vec::new());
-    }
-    // The environment after the plan: moved and installed entities included (an install
-    // can be what repairs a missing dependency or capability).
+/// The environment after the plan: moved and installed entities included (an install can be
+/// what repairs a missing dependency or capability), sorted by name.
+pub(super) fn after_env(env: &Environment, final_state: &[FinalEntity]) -> Environment {
     let mut after_env = env.clone();
     for f in final_state {
         let Ok(version) = Version::parse(&f.version) else {
@@ -45,7 +33,20 @@ pub(super) fn compare_violations(
         }
     }
     after_env.entities.sort_by(|a, b| a.name.cmp(&b.name));
-    let after = crate::validate::validate(&after_env, catalog);
+    after_env
+}
+
+/// The error findings of today's environment, split into those the final state (`after`) no
+/// longer has and those it still has (matched by entity, code, dependency and found
+/// version).
+pub(super) fn compare_violations(
+    before: &crate::validate::Validation,
+    after: &crate::validate::Validation,
+) -> (Vec<String>, Vec<String>) {
+    use crate::finding::Severity;
+    if before.passes(Severity::Error) {
+        return (Vec::new(), Vec::new());
+    }
     let key = |f: &crate::finding::Finding| {
         (
             f.entity.clone(),

@@ -37,7 +37,7 @@ use crate::product::ProductId;
 use crate::version::Version;
 
 use crate::solve::explain::{Explanation, Reload};
-use crate::solve::{Engine, Fewest, Outcome, Query};
+use crate::solve::{Engine, Fewest, Outcome, Query, Unproven};
 pub use model::{Model, Policy, Value};
 
 /// What to plan for.
@@ -236,8 +236,14 @@ pub struct Step {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Plan {
     pub feasible: bool,
-    /// False when the time limit cut the search: the plan is the best found, not proven best.
+    /// False when the plan is not proven: the best found, not proven best (or, when
+    /// infeasible, not proven impossible); `unproven` says why.
     pub complete: bool,
+    /// Why it is not proven (empty when it is).
+    pub unproven: Vec<Unproven>,
+    /// The data cycles of today's environment (SPEC 10: `plan` reports them as `validate`
+    /// does, and fails), each as its entities by name.
+    pub data_cycles: Vec<Vec<String>>,
     pub final_state: Vec<FinalEntity>,
     pub steps: Vec<Step>,
     /// Why the plan is what it is, as sentences: blocked targets, and why a target cannot be
@@ -402,44 +408,37 @@ fn plan_in(
             &mut reporter,
         ))
     } else {
-        match targets::decide(asker, &request.targets, &mut notes) {
-            Some(fixed) => {
-                let (repair, repair_items) = if involved.is_empty() {
-                    (Vec::new(), Vec::new())
-                } else {
-                    let items = model.facets().map(|i| i.tolerated().collect());
-                    (model.pre_existing(&involved), items.unwrap_or_default())
-                };
-                let outcome = asker.ask(
-                    &current,
-                    &fixed,
-                    0,
-                    Some(Fewest {
-                        repair,
-                        repair_items,
-                        ..Fewest::default()
-                    }),
-                );
-                notes.complete &= outcome.proven();
-                outcome.values().map(<[Value]>::to_vec)
-            }
-            None => None,
-        }
+        targeted(asker, &request.targets, &involved, &mut notes)
     };
     let targets::Notes {
         lines: mut explanation,
         conflict,
         blocked,
-        mut complete,
+        complete,
     } = notes;
-    if model.approximate() {
-        complete = false;
-        explanation.push(APPROXIMATE.to_owned());
+    let mut unproven = Vec::new();
+    if !complete {
+        unproven.push(Unproven::TimeLimit);
     }
+    // what the model judges approximately matters where the plan looks: its targets (every
+    // installed product with --all), what it moves, what it repairs
+    let looks = |p: usize, values: Option<&[Value]>| {
+        (request.all && model.vars[p].installed())
+            || model.asked.contains(&p)
+            || values.is_some_and(|v| v[p] != current[p])
+            || involved.contains(&model.vars[p].product)
+    };
+    if (0..model.vars.len()).any(|p| model.doubt_reaches(p) && looks(p, values.as_deref())) {
+        unproven.push(Unproven::Placement);
+    }
+    // SPEC 10: a data cycle cannot be executed; plan reports it as validate does (exit 1)
+    let data_cycles = data_cycles(&today);
     let Some(values) = values else {
+        explanation.extend(unproven.iter().filter_map(said));
         return Plan {
             feasible: false,
-            complete,
+            complete: unproven.is_empty(),
+            unproven,
             final_state: final_state(env, &model, &current),
             steps: Vec::new(),
             explanation,
@@ -447,15 +446,21 @@ fn plan_in(
             blocked,
             repairs: Vec::new(),
             unrepaired: Vec::new(),
+            data_cycles,
         };
     };
     let (steps, ordered) = rolling_steps(env, &model, &values, request.deadline, &mut reporter);
-    let complete = complete && ordered;
+    if !ordered && !unproven.contains(&Unproven::TimeLimit) {
+        unproven.insert(0, Unproven::TimeLimit);
+    }
     let final_state = final_state(env, &model, &values);
-    let (repairs, unrepaired) = compare_violations(env, catalog, &today, &final_state);
+    let after = judge_final(env, catalog, &today, &final_state, &mut unproven);
+    explanation.extend(unproven.iter().filter_map(said));
+    let (repairs, unrepaired) = compare_violations(&today, &after);
     Plan {
         feasible: true,
-        complete,
+        complete: unproven.is_empty(),
+        unproven,
         final_state,
         steps,
         explanation,
@@ -463,13 +468,110 @@ fn plan_in(
         blocked,
         repairs,
         unrepaired,
+        data_cycles,
     }
 }
 
+/// `env` with the entities the plan creates added, installed at the version their product
+/// has in the plan, where they are created.
+fn created_env(
+    env: &Environment,
+    model: &Model<'_>,
+    values: &[Value],
+    created: &[create::Created],
+) -> Environment {
+    let mut after = env.clone();
+    for c in created {
+        let Some(version) = model.vars[c.var].version(values[c.var]) else {
+            continue;
+        };
+        let entity = crate::environment::Entity {
+            name: c.name.clone(),
+            product: model.vars[c.var].product.clone(),
+            version: version.clone(),
+            state: crate::environment::State::Installed,
+            placement: c.placement.clone(),
+            location: crate::diagnostic::Location::default(),
+        };
+        match after.entities.iter_mut().find(|e| e.name == c.name) {
+            // a managed entity the plan installs
+            Some(e) => *e = entity,
+            None => after.entities.push(entity),
+        }
+    }
+    after
+}
+
+/// The final values for `targets`: the targets decided, then the state that reaches them
+/// changing the fewest products (repairing what it can of what `involved` breaks today);
+/// `None` when they cannot be reached.
+fn targeted(
+    asker: Asker<'_, '_, '_>,
+    targets: &[Target],
+    involved: &std::collections::BTreeSet<ProductId>,
+    notes: &mut targets::Notes,
+) -> Option<Vec<Value>> {
+    let model = asker.model;
+    let fixed = targets::decide(asker, targets, notes)?;
+    let (repair, repair_items) = if involved.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        let items = model.facets().map(|i| i.tolerated().collect());
+        (model.pre_existing(involved), items.unwrap_or_default())
+    };
+    let outcome = asker.ask(
+        asker.baseline(),
+        &fixed,
+        0,
+        Some(Fewest {
+            repair,
+            repair_items,
+            ..Fewest::default()
+        }),
+    );
+    notes.complete &= outcome.proven();
+    outcome.values().map(<[Value]>::to_vec)
+}
+
+/// The final state as a whole, judged by validate (returned): where the model judges only
+/// part of section 10 (inputs wired from capabilities, data cycles, entities created among
+/// namespaces), a final state it accepted may still be broken; any error today does not have
+/// makes the plan not proven, and says so.
+fn judge_final(
+    env: &Environment,
+    catalog: &Catalog,
+    today: &crate::validate::Validation,
+    final_state: &[FinalEntity],
+    unproven: &mut Vec<Unproven>,
+) -> crate::validate::Validation {
+    let after = crate::validate::validate(&final_state::after_env(env, final_state), catalog);
+    let added: Vec<String> = crate::validate::new_errors(today.findings(), after.findings())
+        .into_iter()
+        .map(|f| format!("{}: {}", f.code, f.message))
+        .collect();
+    if !added.is_empty() {
+        unproven.push(Unproven::Unjudged(added));
+    }
+    after
+}
+
+/// Today's data cycles, each as its entities by name.
+fn data_cycles(today: &crate::validate::Validation) -> Vec<Vec<String>> {
+    today
+        .findings()
+        .filter(|f| f.code == crate::finding::Code::DataCycle)
+        .filter_map(|f| f.cycle.clone())
+        .collect()
+}
+
+/// The sentence a plan's explanation gives for a reason it is not proven (a time limit is
+/// said by the summary line).
+fn said(reason: &Unproven) -> Option<String> {
+    (*reason != Unproven::TimeLimit).then(|| reason.sentence())
+}
+
 /// Why a plan over section 9 items in a namespaced environment is not proven.
-pub const APPROXIMATE: &str = "not proven: capability requirements and constraints are judged \
-     as if every entity saw every other, while this environment uses namespaces, labels or \
-     bindings; check the final state with validate (--write-env)";
+pub use crate::solve::APPROXIMATE;
 
 /// The final values `--all` chooses (see the module docs), without steps, and whether the
 /// answer is proven. For benchmarks and the engine comparison (`examples/engines.rs`).
@@ -562,10 +664,20 @@ fn rolling_steps(
             },
         });
     }
+    let section_10 = env.entities.iter().any(|e| !e.placement.is_plain());
+    // section 10: the steps judge who sees the entities created where they are created
+    let after: Environment;
+    let with_created: Model<'_>;
+    let model = if section_10 && !created.is_empty() {
+        after = created_env(env, model, values, &created);
+        with_created = model.with_created(&after);
+        &with_created
+    } else {
+        model
+    };
     let (ordered, complete) = steps::order(model, current, moves, deadline, &mut |done, total| {
         reporter.tick("ordering steps", done, total);
     });
-    let section_10 = env.entities.iter().any(|e| !e.placement.is_plain());
     let steps = ordered
         .into_iter()
         .map(|o| {

@@ -14,6 +14,7 @@ use crate::manifest::Manifest;
 use crate::order::InstallOrder;
 use crate::plan::Plan;
 use crate::product::ProductId;
+use crate::solve::Unproven;
 use crate::upgrade::Upgrade;
 use crate::validate::Validation;
 
@@ -472,11 +473,19 @@ pub fn plan(p: &Plan, layout: &Layout) -> String {
         "{verdict}{}",
         if p.complete {
             String::new()
-        } else {
+        } else if p.unproven.iter().all(|r| *r == Unproven::TimeLimit) {
             format!(
                 " ({})",
                 layout.paint(
                     "time limit reached: best plan found so far, not proven best",
+                    Tone::Caution
+                )
+            )
+        } else {
+            format!(
+                " ({})",
+                layout.paint(
+                    &format!("not proven: {}", super::unproven_reasons(&p.unproven)),
                     Tone::Caution
                 )
             )
@@ -510,6 +519,8 @@ pub fn because(f: &Finding) -> String {
             f.detail,
             f.found.as_deref().unwrap_or("another version")
         ),
+        // section 10's wiring: the message says the input, its source and the output
+        Code::MissingOutput | Code::UnfedInput | Code::DataCycle => f.message.clone(),
         _ if f.optional == Some(true) => format!("{who} requires {} (optional)", f.detail),
         _ => format!("{who} requires {}", f.detail),
     }
@@ -542,11 +553,17 @@ pub fn blocked_cell(u: &Upgrade) -> String {
         }
     }
     if !u.proven {
-        lines.push(if u.requires.is_empty() {
-            "time limit reached before co-upgrades were found".to_owned()
-        } else {
-            let needs: Vec<String> = u.requires.iter().map(|(p, v)| format!("{p} {v}")).collect();
-            format!("needs (not proven fewest): {}", needs.join(", "))
+        let cut = u.unproven.iter().all(|r| *r == Unproven::TimeLimit);
+        let needs: Vec<String> = u.requires.iter().map(|(p, v)| format!("{p} {v}")).collect();
+        lines.push(match (cut, needs.is_empty()) {
+            (true, true) => "time limit reached before co-upgrades were found".to_owned(),
+            (true, false) => format!("needs (not proven fewest): {}", needs.join(", ")),
+            (false, true) => format!("not proven: {}", unproven_details(&u.unproven)),
+            (false, false) => format!(
+                "needs (not proven fewest): {} ({})",
+                needs.join(", "),
+                unproven_details(&u.unproven)
+            ),
         });
     } else if !u.latest_installable {
         lines.push("no upgrade of other installed products makes it installable".to_owned());
@@ -555,6 +572,20 @@ pub fn blocked_cell(u: &Upgrade) -> String {
         lines.push(format!("needs: {}", needs.join(", ")));
     }
     lines.join("; ")
+}
+
+/// Why a row is not proven, with the findings a checked state would add.
+fn unproven_details(reasons: &[Unproven]) -> String {
+    reasons
+        .iter()
+        .map(|r| match r {
+            Unproven::Unjudged(findings) => {
+                format!("the state found would add {}", findings.join("; "))
+            }
+            other => other.short().to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// `N can move now, M held back, K up to date`.
@@ -571,24 +602,15 @@ fn upgrades_summary_in(list: &[Upgrade], layout: &Layout) -> String {
         .filter(|u| u.latest.is_some() && u.latest != u.safe)
         .count();
     let current = list.iter().filter(|u| u.latest.is_none()).count();
-    let cut = list.iter().filter(|u| !u.proven).count();
     format!(
         "{}, {}, {} up to date (of {}){}",
         layout.paint(&format!("{movable} can move now"), Tone::Good),
         layout.paint(&format!("{held} held back"), Tone::Caution),
         current,
         plural(list.len(), "installed product"),
-        if cut == 0 {
-            String::new()
-        } else {
-            layout.paint(
-                &format!(
-                    "; time limit reached: {} not proven (marked *)",
-                    plural(cut, "row")
-                ),
-                Tone::Caution,
-            )
-        }
+        super::rows_not_proven(list).map_or_else(String::new, |note| {
+            layout.paint(&format!("; {note} (marked *)"), Tone::Caution)
+        })
     )
 }
 

@@ -14,6 +14,7 @@ use crate::matcher::Matcher;
 use crate::order::InstallOrder;
 use crate::plan::Plan;
 use crate::product::ProductId;
+use crate::solve::Unproven;
 use crate::solve::explain::Explanation;
 use crate::upgrade::Upgrade;
 use crate::version::Version;
@@ -236,7 +237,7 @@ pub fn group_order(o: &crate::grouping::GroupOrder) -> String {
 /// `complete` (false when the time limit cut the search) and each step's `why`.
 #[must_use]
 pub fn plan(p: &Plan) -> String {
-    to_json(&json!({
+    let mut out = json!({
         "schema_version": SCHEMA_VERSION,
         "feasible": p.feasible,
         "proven": p.complete,
@@ -275,7 +276,20 @@ pub fn plan(p: &Plan) -> String {
         "explanation": plan_explanation(p),
         "repairs": p.repairs,
         "unrepaired": p.unrepaired,
-    }))
+    });
+    // only where they apply, so other plans keep their bytes
+    if !p.unproven.is_empty() {
+        out["not_proven"] = json!(
+            p.unproven
+                .iter()
+                .map(Unproven::sentence)
+                .collect::<Vec<_>>()
+        );
+    }
+    if !p.data_cycles.is_empty() {
+        out["data_cycles"] = json!(p.data_cycles);
+    }
+    to_json(&out)
 }
 
 /// A plan's `explanation`: `text` (the sentences human output prints), and when the targets
@@ -380,6 +394,9 @@ pub(super) fn upgrade_rows(list: &[Upgrade], outdated: bool) -> Vec<serde_json::
         if u.pinned {
             // only where a policy pins: outputs without one keep their bytes (SPEC 9)
             row["pinned"] = json!(true);
+        }
+        if !u.unproven.is_empty() {
+            row["not_proven"] = json!(u.unproven.iter().map(Unproven::sentence).collect::<Vec<_>>());
         }
         if !u.behind.is_empty() {
             // only where a product's entities run different versions

@@ -33,17 +33,25 @@ pub fn plan(environment: &str, p: &Plan) -> String {
             }
         )
     };
-    let proof = match (p.complete, p.feasible) {
-        (true, true) => "Proven: the search finished; no better plan exists under this policy.",
-        (true, false) => "Proven: no valid state reaches them under this policy.",
-        (false, true) => {
-            "**Not proven**: the time limit cut the search short; this is the best plan found \
-             so far (exit code 4)."
+    let cut = p
+        .unproven
+        .iter()
+        .all(|r| *r == crate::solve::Unproven::TimeLimit);
+    let proof = match (p.complete, p.feasible, cut) {
+        (true, true, _) => {
+            "Proven: the search finished; no better plan exists under this policy.".to_owned()
         }
-        (false, false) => {
-            "**Not proven**: the time limit cut the search short before a plan was found \
-             (exit code 4)."
-        }
+        (true, false, _) => "Proven: no valid state reaches them under this policy.".to_owned(),
+        (false, true, true) => "**Not proven**: the time limit cut the search short; this is \
+            the best plan found so far (exit code 4)."
+            .to_owned(),
+        (false, false, true) => "**Not proven**: the time limit cut the search short before a \
+            plan was found (exit code 4)."
+            .to_owned(),
+        (false, _, false) => format!(
+            "**Not proven** ({}): see the notes below (exit code 4).",
+            super::unproven_reasons(&p.unproven)
+        ),
     };
     let _ = writeln!(out, "{verdict} {proof}\n");
     if !p.steps.is_empty() {

@@ -44,11 +44,62 @@ pub fn plural(n: usize, noun: &str) -> String {
     }
 }
 
+/// Why answers are not proven, in a few words: each distinct reason once, the time limit
+/// first (`time limit reached`, or the reasons the model is not exact).
+#[must_use]
+pub fn unproven_reasons<'a>(
+    reasons: impl IntoIterator<Item = &'a crate::solve::Unproven>,
+) -> String {
+    let mut said: Vec<&str> = Vec::new();
+    let mut all: Vec<&crate::solve::Unproven> = reasons.into_iter().collect();
+    all.sort();
+    for r in all {
+        if !said.contains(&r.short()) {
+            said.push(r.short());
+        }
+    }
+    said.join("; ")
+}
+
+/// How many upgrade rows are not proven, and why: `time limit reached: 2 rows not proven`
+/// (the words a cut search always had), else `2 rows not proven: REASONS`; `None` when every
+/// row is proven.
+#[must_use]
+pub fn rows_not_proven(list: &[crate::upgrade::Upgrade]) -> Option<String> {
+    let cut: Vec<&crate::upgrade::Upgrade> = list.iter().filter(|u| !u.proven).collect();
+    if cut.is_empty() {
+        return None;
+    }
+    let reasons: Vec<&crate::solve::Unproven> = cut.iter().flat_map(|u| &u.unproven).collect();
+    let rows = plural(cut.len(), "row");
+    Some(
+        if reasons
+            .iter()
+            .all(|r| **r == crate::solve::Unproven::TimeLimit)
+        {
+            format!("time limit reached: {rows} not proven")
+        } else {
+            format!("{rows} not proven: {}", unproven_reasons(reasons))
+        },
+    )
+}
+
 /// The notes under a plan, as every format prints them: the explanation, the repairs made,
 /// then what stays broken (never made worse).
 #[must_use]
 pub fn plan_notes(p: &crate::plan::Plan) -> Vec<String> {
-    let mut notes: Vec<String> = p.explanation.clone();
+    let mut notes: Vec<String> = p
+        .data_cycles
+        .iter()
+        .map(|cycle| {
+            format!(
+                "data-cycle: {} feed data into one another in a cycle, so none of them can be \
+                 installed first (plan fails, as validate does)",
+                cycle.join(", ")
+            )
+        })
+        .collect();
+    notes.extend(p.explanation.iter().cloned());
     notes.extend(p.repairs.iter().map(|r| format!("repairs: {r}")));
     notes.extend(
         p.unrepaired

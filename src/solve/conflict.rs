@@ -21,6 +21,8 @@ pub enum Declaration {
     Requirement(usize),
     /// `constraints[i]` (SPEC 9.1).
     Constraint(usize),
+    /// `inputs[i]` (SPEC 10), wired from a product dependency.
+    Input(usize),
 }
 
 impl Declaration {
@@ -122,6 +124,10 @@ pub fn declared<'m>(
     let on = match declaration {
         Declaration::Dependency(i) => Some(&m.dependencies[i].product),
         Declaration::Incompatibility(i) => Some(&m.incompatibilities[i].product),
+        Declaration::Input(i) => match &m.facets().inputs[i].from {
+            crate::instance::Requirement::Product(p) => Some(p),
+            crate::instance::Requirement::Capability(_) => None,
+        },
         Declaration::Requirement(_) | Declaration::Constraint(_) => None,
     };
     (m, on)

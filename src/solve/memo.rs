@@ -25,16 +25,19 @@ pub struct Memo {
     reach: Vec<OnceLock<Reach>>,
     /// The section 9 items ([`Model::facets`]).
     pub(super) facets: OnceLock<Option<super::facets::FacetIndex>>,
+    /// Where section 10's wiring is more than pairwise ([`Model::wiring_risk`]).
+    pub(super) wiring: OnceLock<super::wired::Risk>,
 }
 
 /// Every value a product could take under any policy, as the conflict search encodes it: its
 /// first value (`Keep` or `Absent`), then each catalog release but the installed one and
 /// non-orderable ones, with the rules that leave it out under the model's policy (none: it
-/// is a value today). And its required dependencies on products that are not variables:
-/// `(value slot, release, dependency index)`.
+/// is a value today). And its declarations that need a product that is not a variable:
+/// required dependencies on it, and required inputs wired from an optional dependency on it
+/// (section 10: nothing can feed them), as `(value slot, release, declaration, product)`.
 pub struct Reach {
     pub values: Vec<(Value, Vec<Exclusion>)>,
-    pub missing: Vec<(usize, usize, usize)>,
+    pub missing: Vec<(usize, usize, Declaration, crate::product::ProductId)>,
 }
 
 /// One declaration of one release a product's value runs, on a neighbour: which of the
@@ -61,6 +64,7 @@ impl Memo {
             judged: slots(neighbors),
             reach: neighbors.iter().map(|_| OnceLock::new()).collect(),
             facets: OnceLock::new(),
+            wiring: OnceLock::new(),
         }
     }
 }
@@ -165,8 +169,11 @@ impl Model<'_> {
                 for (i, m) in self.manifests(p, v) {
                     for (k, d) in m.dependencies.iter().enumerate() {
                         if !d.optional && !self.index.contains_key(&d.product) {
-                            missing.push((at, i, k));
+                            missing.push((at, i, Declaration::Dependency(k), d.product.clone()));
                         }
+                    }
+                    for (k, v) in self.unfed_outside(p, m, None) {
+                        missing.push((at, i, Declaration::Input(k), v.dependency));
                     }
                 }
             }
@@ -215,7 +222,20 @@ impl Model<'_> {
                             .collect();
                         (Declaration::Incompatibility(k), holds)
                     });
-                for (declaration, holds) in deps.chain(incs) {
+                let reads = m
+                    .facets()
+                    .inputs
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, i)| super::wired::from_product(i, other))
+                    .map(|(k, i)| {
+                        let holds: Vec<bool> = qd
+                            .iter()
+                            .map(|&b| both_keep(b) || self.feeds_from((p, a, m), i, q, b))
+                            .collect();
+                        (Declaration::Input(k), holds)
+                    });
+                for (declaration, holds) in deps.chain(incs).chain(reads) {
                     if holds.iter().all(|&h| h) {
                         continue;
                     }

@@ -26,6 +26,7 @@ pub mod model;
 pub mod placed;
 pub mod sat;
 pub mod violation;
+pub mod wired;
 
 use std::time::Instant;
 
@@ -88,6 +89,58 @@ impl Query<'_> {
     #[must_use]
     pub fn holds(&self, model: &Model<'_>, p: usize) -> bool {
         p < self.frozen && model.vars[p].installed()
+    }
+}
+
+/// Why an answer over section 9 items is not proven where section 10 can change them
+/// ([`Unproven::Placement`]).
+pub const APPROXIMATE: &str = "not proven: some declarations are judged as if every entity saw \
+     every other (capability requirements and constraints, and what concerns entities the plan \
+     would create), while namespaces, label criteria or bindings can change what they see here; \
+     check the final state with validate (--write-env)";
+
+/// Why an answer is not presented as proven (exit 4, `"proven": false`). Every reason comes
+/// with a sentence, so no report has to guess it was a time limit.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Unproven {
+    /// A time limit cut the search.
+    TimeLimit,
+    /// Section 9 items, or declarations concerning entities a plan would create, judged as if
+    /// every entity saw every other where section 10 can change them
+    /// ([`Model::approximate`]).
+    Placement,
+    /// The state found has findings the model does not judge exactly (inputs wired from
+    /// capabilities, data cycles, entities created among namespaces), each said in words:
+    /// it was checked as a whole, and it is not valid.
+    Unjudged(Vec<String>),
+}
+
+impl Unproven {
+    /// The reason in a few words, for summaries.
+    #[must_use]
+    pub fn short(&self) -> &'static str {
+        match self {
+            Unproven::TimeLimit => "time limit reached",
+            Unproven::Placement => "some declarations judged as if every entity saw every other",
+            Unproven::Unjudged(_) => "the state found adds findings planning cannot judge exactly",
+        }
+    }
+
+    /// The reason as a sentence.
+    #[must_use]
+    pub fn sentence(&self) -> String {
+        match self {
+            Unproven::TimeLimit => {
+                "not proven: a time limit cut the search short; this is the best answer found"
+                    .to_owned()
+            }
+            Unproven::Placement => APPROXIMATE.to_owned(),
+            Unproven::Unjudged(findings) => format!(
+                "not proven: the state found is not valid, it has findings planning does not \
+                 judge exactly ({}); a valid answer may exist that planning did not find",
+                findings.join("; ")
+            ),
+        }
     }
 }
 

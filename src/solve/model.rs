@@ -204,6 +204,8 @@ pub struct Model<'a> {
     pub(super) memo: super::memo::Memo,
     /// Section 10's serving sets, when some entity uses them (module `placed`).
     pub(super) placed: Option<Arc<super::placed::Placed<'a>>>,
+    /// The products asked for by name (`extra` of [`Model::build`]: targets), sorted.
+    pub asked: Vec<usize>,
 }
 
 impl<'a> Model<'a> {
@@ -276,7 +278,14 @@ impl<'a> Model<'a> {
             runtime: &env.runtime,
             memo,
             placed: super::placed::Placed::build(env).map(Arc::new),
+            asked: Vec::new(),
         };
+        model.asked = extra
+            .iter()
+            .filter_map(|p| model.index.get(p).copied())
+            .collect();
+        model.asked.sort_unstable();
+        model.asked.dedup();
         model.base = (0..model.vars.len())
             .map(|p| {
                 model.vars[p]
@@ -300,14 +309,32 @@ impl<'a> Model<'a> {
             .as_ref()
     }
 
-    /// True when the model cannot judge exactly: section 9 items in an environment that uses
-    /// section 10 where it matters (the items are judged as if every entity saw every other;
-    /// see module `placed`). Answers are then marked not proven, and say why.
+    /// True when the model cannot judge everything exactly: section 9 items or entities a
+    /// plan creates in an environment that uses section 10 where it matters (see
+    /// [`super::placed::Doubts`]). Answers it touches are marked not proven, and say why.
     #[must_use]
     pub fn approximate(&self) -> bool {
         self.placed
             .as_ref()
-            .is_some_and(|placed| placed.approximate(self))
+            .is_some_and(|placed| placed.doubts(self).involved.contains(&true))
+    }
+
+    /// True when something the model judges approximately names product `p`: whether `p`
+    /// alone can move is then not exact.
+    #[must_use]
+    pub fn doubt_involves(&self, p: usize) -> bool {
+        self.placed
+            .as_ref()
+            .is_some_and(|placed| placed.doubts(self).involved[p])
+    }
+
+    /// True when something the model judges approximately lies in `p`'s connected part of
+    /// the model: a search about `p` may then depend on it.
+    #[must_use]
+    pub fn doubt_reaches(&self, p: usize) -> bool {
+        self.placed
+            .as_ref()
+            .is_some_and(|placed| placed.doubts(self).reached[p])
     }
 
     /// Every variable's value today (`Keep`, or `Absent` for a product not installed): the
@@ -353,9 +380,15 @@ impl<'a> Model<'a> {
                             file: Arc::clone(&m.file),
                             location: d.location,
                         }),
+                        input: None,
                     });
                 }
             }
+            out.extend(
+                self.unfed_outside(p, m, inst.entity)
+                    .into_iter()
+                    .map(|(_, v)| v),
+            );
         }
         out
     }
@@ -462,6 +495,7 @@ impl<'a> Model<'a> {
             a,
             needs: Vec::new(),
             refuses: Vec::new(),
+            reads: Vec::new(),
         };
         for m in release
             .into_iter()
@@ -479,6 +513,15 @@ impl<'a> Model<'a> {
                     .filter(|c| c.product == vq.product)
                     .map(|c| (m, c)),
             );
+            if m.facets.is_some() {
+                out.reads.extend(
+                    m.facets()
+                        .inputs
+                        .iter()
+                        .filter(|i| super::wired::from_product(i, &vq.product))
+                        .map(|i| (m, i)),
+                );
+            }
         }
         out
     }
@@ -494,6 +537,10 @@ impl<'a> Model<'a> {
                 .refuses
                 .iter()
                 .all(|&(m, c)| self.avoids_from((p, a, m), c, q, b))
+            && declared
+                .reads
+                .iter()
+                .all(|&(m, i)| self.feeds_from((p, a, m), i, q, b))
     }
 
     /// True when `q` under `b` satisfies dependency `d`: every instance inside its range, or,
@@ -522,11 +569,12 @@ impl<'a> Model<'a> {
 
     /// The constraints `p`'s releases under `a` declare on `q` under `b` and break.
     fn one_way(&self, p: usize, a: Value, q: usize, b: Value) -> Vec<Violation> {
-        if let Some(out) = self.one_way_placed(p, a, q, b) {
-            return out;
-        }
-        let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
+        let mut out = self.one_way_placed(p, a, q, b).unwrap_or_else(|| {
+            let (vp, vq) = (&self.vars[p], &self.vars[q]);
+            check(&vp.product, &vp.instances(a), &vq.product, &vq.instances(b))
+        });
+        out.extend(self.wiring_violations(p, a, q, b));
+        out
     }
 }
 
@@ -537,6 +585,8 @@ struct Declared<'m> {
     a: Value,
     needs: Vec<(&'m Manifest, &'m crate::manifest::Dependency)>,
     refuses: Vec<(&'m Manifest, &'m crate::manifest::Incompatibility)>,
+    /// Inputs wired from the other product (section 10).
+    reads: Vec<(&'m Manifest, &'m crate::instance::Input)>,
 }
 
 /// Adds to `products` everything an install could bring in: every product reachable through
@@ -632,6 +682,7 @@ mod tests {
             (Shape::Realistic, 120),
             (Shape::Tight, 80),
             (Shape::Hard, 40),
+            (Shape::Instances, 60),
         ] {
             let g = generate(Params {
                 products,

@@ -12,11 +12,16 @@
 //! see it) gets an entity created for it (`plan::create` names and places them), at the
 //! version the product has in the plan (for a product that keeps its entities, its installed
 //! version), so the dependency holds iff that version is in range; without the flag it is
-//! missing. Two simplifications, both on the safe side (they may refuse a plan, never accept
-//! a broken one): a product the plan installs is judged as if its entity saw every entity, and
-//! as if every entity saw it (its namespace is the consumer's it is created for, which the
-//! pairwise model does not know).
+//! missing. An entity the plan creates stands in one of its consumers' namespaces
+//! ([`Placed::homes`]): an existing entity that can see none of those places is bound by none
+//! of its incompatibilities or optional dependencies on it. What is still judged
+//! product-wide (a created entity's own declarations, a judging entity that sees some of
+//! those places but not all) and the section 9 items (judged as if every entity saw every
+//! other) are exact only in the cases [`Doubts`] lists; elsewhere the answers they touch are
+//! marked not proven, and a plan's final state is validated as a whole besides.
 #![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
+
+use std::collections::BTreeSet;
 
 use super::model::{Instance, Model, Value};
 use super::violation::{Violation, check};
@@ -32,8 +37,13 @@ use crate::version::Version;
 pub struct Placed<'a> {
     index: Index<'a>,
     versions: Vec<&'a Version>,
-    /// [`Placed::approximate`], worked out once.
-    approximate: std::sync::OnceLock<bool>,
+    /// The entities that are not installed (`managed`): they serve nothing, but a binding
+    /// may name one.
+    managed: Vec<&'a crate::environment::Entity>,
+    /// [`Placed::doubts`], worked out once.
+    doubts: std::sync::OnceLock<Doubts>,
+    /// [`Placed::homes`], worked out once.
+    homes: std::sync::OnceLock<Vec<BTreeSet<String>>>,
 }
 
 impl<'a> Placed<'a> {
@@ -57,44 +67,192 @@ impl<'a> Placed<'a> {
         Some(Placed {
             index: Index::new(members, |_| std::iter::empty()),
             versions: installed.iter().map(|e| &e.version).collect(),
-            approximate: std::sync::OnceLock::new(),
+            managed: env.entities.iter().filter(|e| !e.is_installed()).collect(),
+            doubts: std::sync::OnceLock::new(),
+            homes: std::sync::OnceLock::new(),
         })
     }
 
-    /// Whether section 10 can change what the model's section 9 items say: some item exists,
-    /// and an entity of a product involved in one (declaring it, or named by it: a product
-    /// atom's product, a capability's providers, a rule's support) has a namespace, labels or
-    /// bindings, or a capability requirement carries instance criteria, or the plan may
-    /// create entities (`--allow-install`, in the consumers' namespaces). Otherwise every
-    /// entity involved is global and plain, and sees and is seen exactly as product-wide
-    /// judgement assumes.
-    #[must_use]
-    pub fn approximate(&self, model: &Model<'a>) -> bool {
-        *self.approximate.get_or_init(|| {
-            let Some(index) = model.facets() else {
-                return false;
-            };
-            if model.policy.allow_install {
-                return true;
+    /// What the model judges only approximately here ([`Doubts`]), worked out once.
+    pub fn doubts(&self, model: &Model<'a>) -> &Doubts {
+        self.doubts.get_or_init(|| Doubts::build(self, model))
+    }
+
+    /// For each product, the namespaces entities of it could be created in by a plan with
+    /// `--allow-install` (SPEC 10, reuse before create; empty without): each consumer's (an
+    /// installed entity whose product's releases require it, by a required product
+    /// dependency or a required capability some release of it provides; for a consumer the
+    /// plan installs, that product's own), a managed entity's of it, and for a product not
+    /// installed the global namespace for one created for nobody in particular (a target, a
+    /// product a `constraints` atom may need, or nothing else).
+    pub fn homes(&self, model: &Model<'a>) -> &[BTreeSet<String>] {
+        self.homes.get_or_init(|| {
+            let n = model.vars.len();
+            let mut homes: Vec<BTreeSet<String>> = vec![BTreeSet::new(); n];
+            if !model.policy.allow_install {
+                return homes;
             }
-            let mut involved = std::collections::BTreeSet::new();
-            for (k, item) in index.items.iter().enumerate() {
-                involved.insert(item.declarer);
-                involved.extend(index.mentions(model, k).iter().copied());
+            let absent: Vec<usize> = (0..n).collect();
+            // seen[q](ns): an entity of q is installed where a consumer in `ns` sees it (its
+            // namespace or the global one), so none is created for it (unless criteria say
+            // otherwise)
+            let standing: Vec<BTreeSet<String>> = (0..n)
+                .map(|q| {
+                    model.vars[q]
+                        .current
+                        .iter()
+                        .filter_map(|c| c.entity)
+                        .map(|c| self.placement(c).namespace.clone())
+                        .collect()
+                })
+                .collect();
+            let seen = |q: usize, ns: &str| standing[q].contains("") || standing[q].contains(ns);
+            // consumers[q]: the products whose releases require q
+            let mut consumers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+            let mut named: BTreeSet<usize> = model.asked.iter().copied().collect();
+            for &q in &absent {
+                let vq = &model.vars[q];
+                let provides = |name: &str| vq.releases.iter().any(|m| m.facets().provides(name));
+                for (p, var) in model.vars.iter().enumerate().filter(|&(p, _)| p != q) {
+                    for m in var.every_manifest() {
+                        let depends = m
+                            .dependencies
+                            .iter()
+                            .any(|d| !d.optional && d.product == vq.product);
+                        let facets = m.facets();
+                        let requires = facets
+                            .requires
+                            .iter()
+                            .any(|r| !r.optional && provides(&r.name));
+                        if depends || requires {
+                            consumers[q].insert(p);
+                        }
+                        let atoms = facets.constraints.iter().flat_map(super::facets::atoms);
+                        for atom in atoms {
+                            match atom {
+                                crate::manifest::Atom::Product { product, .. }
+                                    if *product == vq.product =>
+                                {
+                                    named.insert(q);
+                                }
+                                crate::manifest::Atom::Capability { name, .. }
+                                    if provides(name) =>
+                                {
+                                    named.insert(q);
+                                }
+                                _ => {}
+                            }
+                        }
+                    }
+                }
+                if !vq.installed() {
+                    // an install fills a managed entity, or one created for nobody in
+                    // particular stands in the global namespace
+                    for e in self.managed.iter().filter(|e| e.product == vq.product) {
+                        homes[q].insert(e.placement.namespace.clone());
+                    }
+                    if named.contains(&q) {
+                        homes[q].insert(String::new());
+                    }
+                }
+                for &p in &consumers[q] {
+                    // criteria can leave a consumer unserved by what it sees
+                    let picky = model.vars[p].every_manifest().any(|m| {
+                        let facets = m.facets();
+                        facets.instances.contains_key(&vq.product)
+                            || facets.requires.iter().any(|r| r.instance.is_some())
+                    });
+                    for c in model.vars[p].current.iter().filter_map(|c| c.entity) {
+                        let ns = &self.placement(c).namespace;
+                        if picky || !seen(q, ns) {
+                            homes[q].insert(ns.clone());
+                        }
+                    }
+                }
             }
-            involved.iter().any(|&q| {
-                let var = &model.vars[q];
-                let placed = var.current.iter().any(|c| {
-                    c.entity
-                        .and_then(|name| self.index.find(name))
-                        .is_some_and(|i| !self.index.member(i).placement.is_plain())
-                });
-                let criteria = var
-                    .every_manifest()
-                    .any(|m| m.facets().requires.iter().any(|r| r.instance.is_some()));
-                placed || criteria
-            })
+            // consumers the plan installs lend their own homes, until nothing changes
+            let mut changed = true;
+            while changed {
+                changed = false;
+                for &q in &absent {
+                    let lent: Vec<String> = consumers[q]
+                        .iter()
+                        .filter(|&&p| !model.vars[p].installed())
+                        .flat_map(|&p| homes[p].iter().cloned())
+                        .filter(|h| !seen(q, h))
+                        .collect();
+                    for h in lent {
+                        changed |= homes[q].insert(h);
+                    }
+                }
+            }
+            for &q in &absent {
+                if homes[q].is_empty() && !model.vars[q].installed() {
+                    homes[q].insert(String::new());
+                }
+            }
+            homes
         })
+    }
+
+    /// Whether installed entity `entity` can never see an entity of `q` (a product the plan
+    /// may install): none of the namespaces it could be created in is `entity`'s or the
+    /// global one.
+    pub fn unseen(&self, model: &Model<'a>, entity: &str, q: usize) -> bool {
+        let ns = self.placement(entity).namespace.as_str();
+        self.homes(model)[q]
+            .iter()
+            .all(|h| !h.is_empty() && h != ns)
+    }
+
+    /// Every namespace an entity of `q` may stand in after a plan: its installed entities',
+    /// and where the plan may create one ([`Placed::homes`]).
+    fn spots(&self, model: &Model<'a>, q: usize) -> BTreeSet<String> {
+        let mut out = self.homes(model)[q].clone();
+        for c in model.vars[q].current.iter().filter_map(|c| c.entity) {
+            out.insert(self.placement(c).namespace.clone());
+        }
+        out
+    }
+
+    /// The namespaces the entities of `p` that declare under `value` stand in (for a
+    /// product the plan installs, where it may be created).
+    fn declaring(&self, model: &Model<'a>, p: usize, entity: Option<&str>) -> BTreeSet<String> {
+        match entity {
+            Some(e) => std::iter::once(self.placement(e).namespace.clone()).collect(),
+            None => self.spots(model, p),
+        }
+    }
+
+    /// The namespace, labels and bindings of installed entity `name` (global and plain for
+    /// an entity the environment does not hold).
+    #[must_use]
+    pub fn placement(&self, name: &str) -> &'a crate::instance::Placement {
+        self.index
+            .find(name)
+            .map_or(crate::instance::Placement::none(), |i| {
+                self.index.member(i).placement
+            })
+    }
+
+    /// The managed entities of `product`, as a [`crate::constraint::World`] holds entities
+    /// that are not installed.
+    #[must_use]
+    pub fn managed(
+        &self,
+        product: &crate::product::ProductId,
+    ) -> Vec<crate::constraint::Running<'a>> {
+        self.managed
+            .iter()
+            .filter(|e| e.product == *product)
+            .map(|e| crate::constraint::Running {
+                entity: &e.name,
+                product: &e.product,
+                version: &e.version,
+                facets: crate::manifest::Facets::none(),
+                placement: &e.placement,
+            })
+            .collect()
     }
 
     /// The versions serving `entity`'s dependency `d` of `release` when the other product
@@ -124,7 +282,213 @@ impl<'a> Placed<'a> {
     }
 }
 
+/// What the model judges only approximately where section 10 is in use, and which answers
+/// that touches.
+///
+/// - Section 9 items are judged as if every entity saw every other. That is exact for an item
+///   when every entity that may declare it sees every entity of the products it names (the
+///   same namespace or the global one), and, for a capability requirement, its serving set
+///   is every provider: no label criteria, no binding, and not providers both in the
+///   declarer's namespace and the global one (tier 2 would serve alone), nor only global ones
+///   under `match-namespace`. Labels matter only through criteria.
+/// - With `--allow-install`, an entity the plan creates stands where its consumer is
+///   ([`Placed::homes`]). Judging against it is exact when the judging entity sees none of
+///   those places or all of them (and for optional dependencies, without label criteria or a
+///   binding); a created entity's own declarations are judged product-wide, exact when every
+///   entity of the other product is in one namespace it sees from each place.
+///
+/// A doubt touches its products' connected part of the model (neighbours and items): an
+/// answer about products elsewhere never depends on it.
+#[derive(Debug, Default)]
+pub struct Doubts {
+    /// Per product: a doubt names it (an approximate item declares or names it, or it is one
+    /// side of an approximate pair).
+    pub involved: Vec<bool>,
+    /// Per product: its connected part of the model holds a doubt.
+    pub reached: Vec<bool>,
+}
+
+impl Doubts {
+    fn build<'a>(placed: &Placed<'a>, model: &Model<'a>) -> Doubts {
+        let n = model.vars.len();
+        let mut involved = vec![false; n];
+        let mut links: Vec<(usize, usize)> = Vec::new();
+        if let Some(index) = model.facets() {
+            for k in 0..index.items.len() {
+                let item = &index.items[k];
+                let mentions = index.mentions(model, k);
+                links.extend(mentions.iter().map(|&q| (item.declarer, q)));
+                if !placed.item_exact(model, index, k) {
+                    involved[item.declarer] = true;
+                    for &q in mentions {
+                        involved[q] = true;
+                    }
+                }
+            }
+        }
+        if model.policy.allow_install {
+            for p in 0..n {
+                for &q in &model.neighbors[p] {
+                    if !placed.pair_exact(model, p, q) {
+                        involved[p] = true;
+                        involved[q] = true;
+                    }
+                }
+            }
+        }
+        if !involved.contains(&true) {
+            return Doubts {
+                reached: vec![false; n],
+                involved,
+            };
+        }
+        for (p, next) in model.neighbors.iter().enumerate() {
+            links.extend(next.iter().map(|&q| (p, q)));
+        }
+        // connected parts, by union-find
+        let mut root: Vec<usize> = (0..n).collect();
+        for (a, b) in links {
+            let (ra, rb) = (find(&mut root, a), find(&mut root, b));
+            if ra != rb {
+                root[ra] = rb;
+            }
+        }
+        let mut doubtful = vec![false; n];
+        for p in (0..n).filter(|&p| involved[p]) {
+            let r = find(&mut root, p);
+            doubtful[r] = true;
+        }
+        let reached = (0..n).map(|p| doubtful[find(&mut root, p)]).collect();
+        Doubts { involved, reached }
+    }
+}
+
+/// The root of `x`'s part in a union-find forest, halving the path on the way.
+fn find(root: &mut [usize], mut x: usize) -> usize {
+    while root[x] != x {
+        root[x] = root[root[x]];
+        x = root[x];
+    }
+    x
+}
+
+impl<'a> Placed<'a> {
+    /// Whether section 9 item `k` is judged exactly by the model's product-wide judgement
+    /// (see [`Doubts`]).
+    fn item_exact(&self, model: &Model<'a>, index: &super::facets::FacetIndex, k: usize) -> bool {
+        let item = &index.items[k];
+        let declaring = self.declaring(model, item.declarer, item.entity.as_deref());
+        let mut others = self.spots(model, item.declarer);
+        for &q in index.mentions(model, k) {
+            others.extend(self.spots(model, q));
+        }
+        let sees = |ns: &str| others.iter().all(|o| o.is_empty() || o == ns);
+        if !declaring.iter().all(|ns| sees(ns)) {
+            return false;
+        }
+        let super::facets::Source::Requires(r) = item.source else {
+            return true;
+        };
+        let r = &model.vars[item.declarer].releases[item.release]
+            .facets()
+            .requires[r];
+        let criteria = r.instance.as_ref();
+        if criteria.is_some_and(|c| !c.labels.is_empty()) {
+            return false;
+        }
+        let key = crate::instance::Requirement::Capability(r.name.clone());
+        let bound = match &item.entity {
+            Some(e) => self.placement(e).bindings.contains_key(&key),
+            None => model.vars[item.declarer]
+                .current
+                .iter()
+                .filter_map(|c| c.entity)
+                .any(|e| self.placement(e).bindings.contains_key(&key)),
+        };
+        if bound {
+            return false;
+        }
+        let match_namespace = criteria.is_some_and(|c| c.match_namespace);
+        let global = others.contains("");
+        declaring
+            .iter()
+            .all(|ns| ns.is_empty() || !(global && (others.contains(ns) || match_namespace)))
+    }
+
+    /// Whether what `p` declares on `q` is judged exactly where the plan may create
+    /// entities of either (see [`Doubts`]).
+    fn pair_exact(&self, model: &Model<'a>, p: usize, q: usize) -> bool {
+        let (vp, vq) = (&model.vars[p], &model.vars[q]);
+        let homes = self.homes(model);
+        let (mut declares, mut soft, mut labelled) = (false, false, false);
+        for m in vp.every_manifest() {
+            let criteria = m.facets().instances.get(&vq.product);
+            labelled |= criteria.is_some_and(|c| !c.labels.is_empty());
+            for d in m.dependencies.iter().filter(|d| d.product == vq.product) {
+                declares = true;
+                soft |= d.optional;
+            }
+            if m.incompatibilities.iter().any(|c| c.product == vq.product) {
+                declares = true;
+                soft = true;
+            }
+        }
+        if !declares {
+            return true;
+        }
+        let standing = |var: &super::model::Var<'a>| -> BTreeSet<String> {
+            var.current
+                .iter()
+                .filter_map(|c| c.entity)
+                .map(|c| self.placement(c).namespace.clone())
+                .collect()
+        };
+        // places q's entities may be created that are not where its entities are today
+        let now = standing(vq);
+        let created: Vec<&String> = homes[q].iter().filter(|h| !now.contains(*h)).collect();
+        if soft && !created.is_empty() {
+            // p's entities judging them: exact when each sees none; for a product not
+            // installed (judged product-wide) also when each sees all, without labels
+            for e in vp.current.iter().filter_map(|c| c.entity) {
+                let ns = self.placement(e).namespace.as_str();
+                let seen = created.iter().filter(|h| h.is_empty() || **h == ns).count();
+                let all = !vq.installed() && !labelled && seen == created.len();
+                if seen != 0 && !all {
+                    return false;
+                }
+            }
+        }
+        // p's created entities judging q's: product-wide, exact when q's entities all stand
+        // in one namespace every such place sees, and no label criteria choose among them
+        let now = standing(vp);
+        let mine: Vec<&String> = homes[p].iter().filter(|h| !now.contains(*h)).collect();
+        if mine.is_empty() {
+            return true;
+        }
+        let theirs = self.spots(model, q);
+        !labelled
+            && theirs.len() <= 1
+            && mine
+                .iter()
+                .all(|h| theirs.iter().all(|t| t.is_empty() || t == *h))
+    }
+}
+
 impl<'a> Model<'a> {
+    /// This model judging section 10 among the entities of `after` instead: the environment
+    /// with the entities a plan creates added as installed (in the namespaces and with the
+    /// labels they are created with), so the rolling steps see who would see them. Nothing
+    /// else changes (products, values, domains).
+    #[must_use]
+    pub fn with_created<'b>(&self, after: &'b Environment) -> Model<'b>
+    where
+        'a: 'b,
+    {
+        let mut model: Model<'b> = self.clone();
+        model.placed = Placed::build(after).map(std::sync::Arc::new);
+        model
+    }
+
     /// True when some entity uses section 10 (judgements go through serving sets).
     #[must_use]
     pub fn is_placed(&self) -> bool {
@@ -143,8 +507,11 @@ impl<'a> Model<'a> {
     ) -> Option<Vec<Violation>> {
         let placed = self.placed.as_ref()?;
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        if !vp.installed() || !vq.installed() {
+        if !vp.installed() {
             return None;
+        }
+        if !vq.installed() {
+            return Some(self.one_way_to_created(placed, p, a, q, b));
         }
         let theirs = vq.instances(b);
         let mut out = Vec::new();
@@ -207,6 +574,49 @@ impl<'a> Model<'a> {
         Some(out)
     }
 
+    /// [`Model::one_way_placed`] when `q` is not installed: its entities would be created
+    /// where their consumers are ([`Placed::homes`]); an entity of `p` that can see none of
+    /// those places is bound by none of its incompatibilities or optional dependencies on
+    /// `q`, the rest is judged product-wide (a required dependency is served by an entity
+    /// created or reused for it, at `q`'s one version).
+    fn one_way_to_created(
+        &self,
+        placed: &Placed<'a>,
+        p: usize,
+        a: Value,
+        q: usize,
+        b: Value,
+    ) -> Vec<Violation> {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        let theirs = vq.instances(b);
+        let mut out = Vec::new();
+        for (entity, ours) in vp.current.iter().filter_map(|c| c.entity.map(|e| (e, c))) {
+            let mine = match a {
+                Value::Release(i) => Instance {
+                    version: &vp.releases[i].version,
+                    manifest: Some(&vp.releases[i]),
+                    entity: None,
+                },
+                _ => ours.clone(),
+            };
+            let unseen = placed.unseen(self, entity, q);
+            let found = check(
+                &vp.product,
+                std::slice::from_ref(&mine),
+                &vq.product,
+                &theirs,
+            )
+            .into_iter()
+            .filter(|v| !unseen || (v.code != Code::IncompatibleRelease && !v.optional));
+            for v in found {
+                if !out.contains(&v) {
+                    out.push(v);
+                }
+            }
+        }
+        out
+    }
+
     /// The existing entities of `p` that run `release` under value `a` (every entity of `p`
     /// for a release it moves to; none for a product the plan installs).
     fn declarers(&self, p: usize, a: Value, release: &Manifest) -> Vec<&'a str> {
@@ -235,9 +645,16 @@ impl<'a> Model<'a> {
             return self.meets(d, q, b);
         };
         let declarers = self.declarers(p, a, release);
-        if declarers.is_empty() || !self.vars[q].installed() {
-            // an install on either side: judged product-wide (see the module doc)
+        if declarers.is_empty() {
+            // an install of the declarer: judged product-wide (see the module doc)
             return self.meets(d, q, b);
+        }
+        if !self.vars[q].installed() {
+            // created where its consumers are: an optional need of an entity that can see
+            // none of those places is never served (see `Placed::homes`)
+            return declarers
+                .into_iter()
+                .all(|e| (d.optional && placed.unseen(self, e, q)) || self.meets(d, q, b));
         }
         declarers.into_iter().all(|entity| {
             let Some(kept) = placed.serving(entity, release, d) else {
@@ -273,8 +690,13 @@ impl<'a> Model<'a> {
             return self.avoids(c, q, b);
         };
         let declarers = self.declarers(p, a, release);
-        if declarers.is_empty() || !self.vars[q].installed() {
+        if declarers.is_empty() {
             return self.avoids(c, q, b);
+        }
+        if !self.vars[q].installed() {
+            return declarers
+                .into_iter()
+                .all(|e| placed.unseen(self, e, q) || self.avoids(c, q, b));
         }
         let avoided = |v: &Version| constraint::incompatibility_on(c, v) == Verdict::Holds;
         declarers.into_iter().all(|entity| {

@@ -33,12 +33,35 @@ pub struct Violation {
     pub range: String,
     /// Where the constraint is declared.
     pub location: Option<crate::diagnostic::FileLocation>,
+    /// For an input left unfed (section 10's `missing-output`, `unfed-input`): its name and
+    /// the output it reads (`None`: it waits for readiness only). `range` then says `input
+    /// NAME from REQUIREMENT`.
+    pub input: Option<(String, Option<String>)>,
 }
 
 impl Violation {
     /// One line for the broken constraint, with both sides.
     #[must_use]
     pub fn describe(&self) -> String {
+        if let Some((input, output)) = &self.input {
+            let product = self.dependency.to_string();
+            let source = self.found_entity.as_deref().unwrap_or(&product);
+            return match (self.code, output) {
+                (Code::MissingOutput, Some(output)) => format!(
+                    "{} {} reads output `{output}` of {} (input {input}), but {source} {} would \
+                     not declare it",
+                    self.declarer,
+                    self.declarer_version,
+                    self.dependency,
+                    self.found.as_deref().unwrap_or_default()
+                ),
+                _ => format!(
+                    "{} {} has a required input {input} from the optional {}, but nothing \
+                     would serve it",
+                    self.declarer, self.declarer_version, self.dependency
+                ),
+            };
+        }
         match (self.code, &self.found) {
             (Code::MissingDependency, _) => format!(
                 "{} {} requires {} {}, which is not installed",
@@ -94,6 +117,7 @@ pub fn check(
                     file: Arc::clone(&m.file),
                     location: at,
                 }),
+                input: None,
             };
             for d in m.dependencies.iter().filter(|d| d.product == *other) {
                 if theirs.is_empty()

@@ -119,23 +119,7 @@ impl Validation {
 /// Validates `environment` against `catalog`.
 #[must_use]
 pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
-    let running = |installed: bool| {
-        environment
-            .entities
-            .iter()
-            .filter(move |e| e.is_installed() == installed)
-            .map(|e| Running {
-                entity: &e.name,
-                product: &e.product,
-                version: &e.version,
-                facets: catalog
-                    .release(&e.product, &e.version)
-                    .map_or(Facets::none(), |m| m.facets()),
-                placement: &e.placement,
-            })
-            .collect()
-    };
-    let world = World::placed(running(true), running(false), &environment.runtime);
+    let world = world(environment, catalog);
     let checks = environment
         .entities
         .par_iter()
@@ -173,6 +157,96 @@ pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
         );
     }
     validation
+}
+
+/// The data wiring findings [`validate`] would report (`missing-output`, `unfed-input`,
+/// `data-cycle`), and only those: what the planner checks a planned state for where its model
+/// cannot judge wiring pair by pair (inputs wired from capabilities, data cycles).
+#[must_use]
+pub fn wiring_findings(environment: &Environment, catalog: &Catalog) -> Vec<Finding> {
+    let world = world(environment, catalog);
+    let mut out: Vec<Finding> = environment
+        .entities
+        .iter()
+        .filter(|e| e.is_installed())
+        .filter_map(|entity| {
+            let manifest = catalog.release(&entity.product, &entity.version)?;
+            let checker = EntityChecker {
+                entity,
+                env_file: &environment.file,
+                world: &world,
+                policy: &environment.policy,
+            };
+            Some(checker.inputs(manifest))
+        })
+        .flatten()
+        .flat_map(|c| c.findings)
+        .collect();
+    out.extend(wiring::data_cycles(environment, catalog));
+    out
+}
+
+/// The errors of `after` that `before` does not have: the same problem is the same code,
+/// entity, declaring release, constraint, dependency and the entity and version found (a
+/// data cycle: the same members).
+pub fn new_errors<'a>(
+    before: impl IntoIterator<Item = &'a Finding>,
+    after: impl IntoIterator<Item = &'a Finding>,
+) -> Vec<&'a Finding> {
+    type Key<'f> = (
+        Code,
+        Option<&'f str>,
+        Option<&'f str>,
+        &'f str,
+        Option<&'f ProductId>,
+        Option<&'f str>,
+        Option<&'f str>,
+        Option<&'f str>,
+        Option<&'f [String]>,
+    );
+    let key = |f: &'a Finding| -> Key<'a> {
+        (
+            f.code,
+            f.entity.as_deref(),
+            f.version.as_deref(),
+            &f.detail,
+            f.dependency.as_ref(),
+            f.dependency_name.as_deref(),
+            f.found.as_deref(),
+            f.found_entity.as_deref(),
+            f.cycle.as_deref(),
+        )
+    };
+    let errors = |f: &&Finding| f.severity == Severity::Error;
+    let known: std::collections::BTreeSet<Key<'a>> =
+        before.into_iter().filter(errors).map(key).collect();
+    after
+        .into_iter()
+        .filter(errors)
+        .filter(|f| !known.contains(&key(f)))
+        .collect()
+}
+
+/// The world an environment is checked in: its installed entities, the managed ones a
+/// binding may name, and its runtime.
+fn world<'a>(environment: &'a Environment, catalog: &'a Catalog) -> World<'a> {
+    let running = |installed: bool| {
+        environment
+            .entities
+            .iter()
+            .filter(move |e| e.is_installed() == installed)
+            .map(|e| Running {
+                entity: &e.name,
+                product: &e.product,
+                version: &e.version,
+                facets: catalog
+                    .release(&e.product, &e.version)
+                    .map_or(Facets::none(), |m| m.facets()),
+                placement: &e.placement,
+            })
+            .collect()
+    };
+    World::placed(running(true), running(false), &environment.runtime)
 }
 
 impl Validation {

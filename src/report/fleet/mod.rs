@@ -38,22 +38,19 @@ pub fn summary_line(f: &FleetValidation) -> String {
 pub fn upgrades_line(f: &FleetUpgrades) -> String {
     let mut products: Vec<_> = f.behind.iter().map(|b| &b.product).collect();
     products.dedup(); // sorted by product
-    let cut = f
+    let rows: Vec<crate::upgrade::Upgrade> = f
         .members
         .iter()
         .flat_map(|m| &m.upgrades)
         .filter(|u| !u.proven)
-        .count();
+        .cloned()
+        .collect();
     format!(
         "fleet: {}; {} behind in {}; {} safe everywhere{}",
         plural(f.members.len(), "environment"),
         plural(products.len(), "product"),
         plural(f.behind.len(), "place"),
         plural(f.everywhere.len(), "upgrade"),
-        if cut == 0 {
-            String::new()
-        } else {
-            format!("; time limit reached: {} not proven", plural(cut, "row"))
-        }
+        super::rows_not_proven(&rows).map_or_else(String::new, |note| format!("; {note}"))
     )
 }

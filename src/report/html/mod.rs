@@ -12,6 +12,7 @@ use crate::environment::State;
 use crate::finding::{Code, Finding, Severity};
 use crate::graph::{EdgeKind, EntityGraph};
 use crate::plan::Plan;
+use crate::solve::Unproven;
 use crate::upgrade::Upgrade;
 use crate::validate::Validation;
 
@@ -192,10 +193,17 @@ fn cards(out: &mut String, r: &Report) {
     } else {
         plural(p.steps.len(), "step")
     };
+    let not_proven;
     let (detail, tone) = match (p.complete, p.feasible) {
         (true, true) => ("proven: no better plan exists", "good"),
         (true, false) => ("proven: no valid state exists", "bad"),
-        (false, _) => ("not proven: the time limit cut the search short", "caution"),
+        (false, _) if p.unproven.iter().all(|r| *r == Unproven::TimeLimit) => {
+            ("not proven: the time limit cut the search short", "caution")
+        }
+        (false, _) => {
+            not_proven = format!("not proven: {}", super::unproven_reasons(&p.unproven));
+            (not_proven.as_str(), "caution")
+        }
     };
     card(out, "plan", "Plan (all products)", &value, detail, tone);
 
@@ -346,13 +354,22 @@ fn plan(out: &mut String, p: &Plan) {
     let (badge, proof) = if p.complete {
         (
             "<span class=\"badge proven\">proven</span>",
-            "The search finished: no better plan exists under this policy.",
+            "The search finished: no better plan exists under this policy.".to_owned(),
+        )
+    } else if p.unproven.iter().all(|r| *r == Unproven::TimeLimit) {
+        (
+            "<span class=\"badge cut\">not proven</span>",
+            "The time limit cut the search short: this is the best plan found so far, not a \
+             proven answer (exit code 4)."
+                .to_owned(),
         )
     } else {
         (
             "<span class=\"badge cut\">not proven</span>",
-            "The time limit cut the search short: this is the best plan found so far, not a \
-             proven answer (exit code 4).",
+            format!(
+                "Not proven ({}): see the notes below (exit code 4).",
+                esc(&super::unproven_reasons(&p.unproven))
+            ),
         )
     };
     let _ = writeln!(

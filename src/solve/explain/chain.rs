@@ -110,6 +110,23 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                         let words = format!("constraint{quoted}: {}", term_text(t));
                         (Kind::Constrains, words, false, t.location, false)
                     }
+                    Declaration::Input(i) => {
+                        let input = &m.facets().inputs[i];
+                        let words = match &input.output {
+                            Some(output) => format!("output `{output}` (input {})", input.name),
+                            None => format!("readiness (input {})", input.name),
+                        };
+                        // no release of the source declares the output
+                        let unmet = input.output.as_ref().is_some_and(|output| {
+                            model.index.get(on).is_some_and(|&q| {
+                                !model.vars[q]
+                                    .releases
+                                    .iter()
+                                    .any(|r| r.facets().outputs.contains(output))
+                            })
+                        });
+                        (Kind::Reads, words, input.optional, input.location, unmet)
+                    }
                 };
                 let entry = parts
                     .groups
@@ -407,10 +424,17 @@ fn no_release_link(model: &Model<'_>, q: usize, range: &str) -> Link {
         if var.releases.len() > SHOWN {
             known.insert(0, "...".to_owned());
         }
-        format!(
-            "no {product} release is in {range} (the catalog has {})",
-            known.join(", ")
-        )
+        match range.split_once(" (input ") {
+            // an input's output (`output `dsn` (input db-url)`)
+            Some((output, _)) if range.starts_with("output ") => format!(
+                "no {product} release declares {output} (the catalog has {})",
+                known.join(", ")
+            ),
+            _ => format!(
+                "no {product} release is in {range} (the catalog has {})",
+                known.join(", ")
+            ),
+        }
     };
     let mut out = link(Kind::NoRelease, product.clone(), text);
     out.range = Some(range.to_owned());
@@ -449,6 +473,33 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             flag: None,
             location,
             text: format!("{subject} {verb} {range}{condition}"),
+        };
+    }
+    if kind == Kind::Reads {
+        // an input: `range` holds what it reads (`output `dsn` (input db-url)`)
+        let condition = if optional {
+            " when it is installed"
+        } else {
+            ""
+        };
+        let (what, input) = range.split_once(" (").unwrap_or((&range, ""));
+        let text = match (what.strip_prefix("output "), plural) {
+            (Some(output), false) => format!("{subject} reads output {output} of {on} ({input}"),
+            (Some(output), true) => format!("{subject} read output {output} of {on} ({input}"),
+            (None, false) => format!("{subject} waits for {on} ({input}"),
+            (None, true) => format!("{subject} wait for {on} ({input}"),
+        };
+        return Link {
+            kind,
+            product: product.clone(),
+            versions,
+            every,
+            dependency: Some(on.clone()),
+            range: Some(range.clone()),
+            optional,
+            flag: None,
+            location,
+            text: format!("{text}{condition}"),
         };
     }
     let verb = match (kind, plural) {

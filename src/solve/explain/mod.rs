@@ -45,6 +45,9 @@ pub enum Kind {
     Choices,
     /// Releases declare a section 9 item: a capability requirement or a `constraints` item.
     Constrains,
+    /// Releases wire an input from a product dependency (section 10): its source must declare
+    /// the output, and a required input needs its source present.
+    Reads,
 }
 
 impl Kind {
@@ -61,6 +64,7 @@ impl Kind {
             Kind::NoRelease => "no-release",
             Kind::Choices => "choices",
             Kind::Constrains => "constrains",
+            Kind::Reads => "reads",
         }
     }
 }

@@ -24,7 +24,7 @@ use rustsat::types::Lit;
 use super::facets::FacetClauses;
 use super::{Cnf, Encoded};
 use crate::solve::Query;
-use crate::solve::conflict::{Cause, Conflict, Declaration, Explained};
+use crate::solve::conflict::{Cause, Conflict, Explained};
 use crate::solve::model::{Exclusion, Model, Value};
 
 /// The conflict behind `query` with the fixes this encoding can check, or `None` when it has
@@ -345,18 +345,16 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         }
         let domain: Vec<Value> = reach.values.iter().map(|(v, _)| *v).collect();
         let slots: Vec<(Value, Lit)> = domain.iter().copied().zip(lits.iter().copied()).collect();
-        for &(at, release, k) in &reach.missing {
+        for (at, release, declaration, product) in &reach.missing {
             let declares = self.selector(Cause::Declares {
                 product: p,
-                release,
-                declaration: Declaration::Dependency(k),
+                release: *release,
+                declaration: *declaration,
             });
             let missing = self.selector(Cause::Missing {
-                product: model.vars[p].releases[release].dependencies[k]
-                    .product
-                    .clone(),
+                product: product.clone(),
             });
-            self.cnf.add(vec![!lits[at], !declares, !missing]);
+            self.cnf.add(vec![!lits[*at], !declares, !missing]);
         }
         for (q, allowed) in &self.query.restrict {
             if *q == p {

@@ -1,0 +1,555 @@
+//! Section 10's data wiring in the planning model, where it is a constraint between two
+//! products: an input wired `from` one of its release's product dependencies is fed by the
+//! entity that dependency is bound to, so whether it is fed (`missing-output`, `unfed-input`)
+//! depends on the consumer's value and the source product's value alone.
+//!
+//! The judgement is [`crate::wiring::feeds`] itself, the function `validate` reports through,
+//! asked of a small [`World`]: the declaring entity (its placement, the release it would run)
+//! and the entities of the source product as the source's value has them (with the managed
+//! entities of that product a binding may name). Serving sets count only entities of the
+//! required product, so that world binds the input exactly as the whole environment does.
+//!
+//! Tolerance, as for dependencies: a kept consumer whose input is not fed today, beside a
+//! source that stays as it is today, is left alone; any move of either must feed it. A
+//! product the plan installs is judged product-wide (its entity and everyone's view of it
+//! global), as [`super::placed`] judges its dependencies; the plan's final state is checked
+//! as a whole afterwards ([`crate::plan`]), which also covers what is not pairwise (inputs
+//! wired from capabilities, data cycles).
+
+#![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
+
+use super::model::{Model, Value};
+use super::violation::Violation;
+use crate::constraint::{Running, World};
+use crate::finding::Code;
+use crate::instance::{Input, Placement, Requirement};
+use crate::manifest::{Facets, Manifest};
+use crate::wiring::{self, Feed};
+
+/// One input of one declaring entity that a pair of values leaves unfed.
+#[derive(Clone, Debug)]
+pub struct Fault {
+    /// The declaring entity, when it is an existing one.
+    pub entity: Option<String>,
+    /// `missing-output` or `unfed-input`.
+    pub code: Code,
+    /// The source's version and, when it is an existing entity, its name
+    /// (`missing-output`).
+    pub source: Option<(String, Option<String>)>,
+}
+
+/// True when `input` is wired from product dependency `product`.
+pub fn from_product(input: &Input, product: &crate::product::ProductId) -> bool {
+    matches!(&input.from, Requirement::Product(p) if p == product)
+}
+
+impl<'a> Model<'a> {
+    /// The inputs of `release` (run by `p` under `a`) wired from `q`'s product that `q` under
+    /// `b` leaves unfed, for each entity of `p` that runs it (see the module doc).
+    #[must_use]
+    pub fn input_faults(
+        &self,
+        (p, a, release): (usize, Value, &'a Manifest),
+        input: &'a Input,
+        q: usize,
+        b: Value,
+    ) -> Vec<Fault> {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        if !from_product(input, &vq.product) || (a == Value::Keep && b == vq.domain[0]) {
+            return Vec::new();
+        }
+        let placed = self.placed.as_deref();
+        // an install on either side is judged product-wide: every entity global and plain
+        let product_wide = !vp.installed() || !vq.installed();
+        let placement = |name: &str| -> &Placement {
+            match placed {
+                Some(placed) if !product_wide => placed.placement(name),
+                _ => Placement::none(),
+            }
+        };
+        let declarers: Vec<&str> = match a {
+            Value::Keep => vp
+                .current
+                .iter()
+                .filter(|c| c.manifest.is_some_and(|m| std::ptr::eq(m, release)))
+                .filter_map(|c| c.entity)
+                .collect(),
+            _ if vp.installed() => vp.current.iter().filter_map(|c| c.entity).collect(),
+            _ => vec![vp.product.name()],
+        };
+        let planned = format!("{}-{}", vp.product.name(), vq.product.name());
+        let sources: Vec<Running<'_>> = match b {
+            Value::Absent => Vec::new(),
+            Value::Keep => vq
+                .current
+                .iter()
+                .map(|c| Running {
+                    entity: c.entity.unwrap_or_default(),
+                    product: &vq.product,
+                    version: c.version,
+                    facets: c.manifest.map_or(Facets::none(), Manifest::facets),
+                    placement: placement(c.entity.unwrap_or_default()),
+                })
+                .collect(),
+            Value::Release(j) => {
+                let m: &'a Manifest = &vq.releases[j];
+                let names: Vec<&'a str> = vq.current.iter().filter_map(|c| c.entity).collect();
+                names
+                    .into_iter()
+                    .map(|entity| Running {
+                        entity,
+                        product: &vq.product,
+                        version: &m.version,
+                        facets: m.facets(),
+                        placement: placement(entity),
+                    })
+                    .collect()
+            }
+        };
+        let installed = vq.installed();
+        let mut out = Vec::new();
+        for entity in declarers {
+            let mut running = vec![Running {
+                entity,
+                product: &vp.product,
+                version: &release.version,
+                facets: release.facets(),
+                placement: placement(entity),
+            }];
+            running.extend(sources.iter().copied());
+            if let (Value::Release(j), false) = (b, installed) {
+                // the entity the plan creates for it
+                let m: &'a Manifest = &vq.releases[j];
+                running.push(Running {
+                    entity: &planned,
+                    product: &vq.product,
+                    version: &m.version,
+                    facets: m.facets(),
+                    placement: Placement::none(),
+                });
+            }
+            let absent = match placed {
+                Some(placed) if !product_wide => placed.managed(&vq.product),
+                _ => Vec::new(),
+            };
+            let world = World::placed(running, absent, self.runtime);
+            for (fed, feed) in wiring::feeds(&world, entity, release) {
+                if !std::ptr::eq(fed, input) {
+                    continue;
+                }
+                let fault = |code, source: Option<&str>| Fault {
+                    entity: vp.installed().then(|| entity.to_owned()),
+                    code,
+                    source: source.map(|s| match sources.iter().find(|r| r.entity == s) {
+                        Some(r) => (r.version.to_string(), Some(s.to_owned())),
+                        None => (
+                            vq.version(b).map_or_else(String::new, ToString::to_string),
+                            None,
+                        ),
+                    }),
+                };
+                match feed {
+                    Feed::MissingOutput(s) => out.push(fault(Code::MissingOutput, Some(s))),
+                    Feed::Unfed => out.push(fault(Code::UnfedInput, None)),
+                    Feed::Fed(_) | Feed::Quiet => {}
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether `q` under `b` feeds `input` of `p`'s `release` under `a`, for every entity of
+    /// `p` that runs it.
+    #[must_use]
+    pub fn feeds_from(
+        &self,
+        declarer: (usize, Value, &'a Manifest),
+        input: &'a Input,
+        q: usize,
+        b: Value,
+    ) -> bool {
+        self.input_faults(declarer, input, q, b).is_empty()
+    }
+
+    /// The inputs of `p`'s releases under `a` wired from `q`, and left unfed by `q` under
+    /// `b`, as violations.
+    pub(super) fn wiring_violations(
+        &self,
+        p: usize,
+        a: Value,
+        q: usize,
+        b: Value,
+    ) -> Vec<Violation> {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        let mut out = Vec::new();
+        for (_, m) in self.manifests(p, a) {
+            for input in m
+                .facets()
+                .inputs
+                .iter()
+                .filter(|i| from_product(i, &vq.product))
+            {
+                for fault in self.input_faults((p, a, m), input, q, b) {
+                    let v = input_violation(&vp.product, m, input, fault);
+                    if !out.contains(&v) {
+                        out.push(v);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The inputs of `release` (of `p`) wired from an optional product dependency on a
+    /// product that is not a variable (not installed, and not allowed to be): each required
+    /// one is unfed.
+    pub(super) fn unfed_outside(
+        &self,
+        p: usize,
+        release: &Manifest,
+        entity: Option<&str>,
+    ) -> Vec<(usize, Violation)> {
+        let facets = release.facets();
+        facets
+            .inputs
+            .iter()
+            .enumerate()
+            .filter(|(_, input)| !input.optional)
+            .filter_map(|(k, input)| {
+                let Requirement::Product(product) = &input.from else {
+                    return None;
+                };
+                let d = release
+                    .dependencies
+                    .iter()
+                    .find(|d| d.product == *product)?;
+                if !d.optional || self.index.contains_key(product) {
+                    return None;
+                }
+                let fault = Fault {
+                    entity: entity.map(str::to_owned),
+                    code: Code::UnfedInput,
+                    source: None,
+                };
+                Some((
+                    k,
+                    input_violation(&self.vars[p].product, release, input, fault),
+                ))
+            })
+            .collect()
+    }
+}
+
+/// Which products' moves can change a wiring finding that the pairwise judgement does not
+/// see: an input wired from a capability (its source is the best of several products'
+/// providers), or a data cycle (a path through many entities).
+#[derive(Debug, Default)]
+pub struct Risk {
+    /// Some release in the model wires an input at all.
+    pub wired: bool,
+    /// Per product: a move of it may change such a finding.
+    pub products: Vec<bool>,
+}
+
+impl Risk {
+    /// Works out the risk of every product from what any of its values declares.
+    ///
+    /// Capabilities: a product whose releases wire an input from a capability, or provide a
+    /// capability some release wires an input from. Cycles: every ordering edge any values
+    /// could make between products (required dependencies, required capabilities to every
+    /// product providing them, and every input to its source), over-approximated at product
+    /// level; a data cycle among entities projects onto a cycle here through a data edge, and
+    /// the new edges a move makes all touch the moved product's entities, so only a product
+    /// in a strongly connected component with a data edge inside can close a new one.
+    fn build(model: &Model<'_>) -> Risk {
+        let n = model.vars.len();
+        let wired = model
+            .vars
+            .iter()
+            .any(|v| v.every_manifest().any(|m| !m.facets().inputs.is_empty()));
+        if !wired {
+            return Risk {
+                wired,
+                products: vec![false; n],
+            };
+        }
+        let mut providers: std::collections::BTreeMap<&str, Vec<usize>> =
+            std::collections::BTreeMap::new();
+        for (q, var) in model.vars.iter().enumerate() {
+            for m in var.every_manifest() {
+                for c in &m.facets().provides {
+                    let list = providers.entry(c.name.as_str()).or_default();
+                    if list.last() != Some(&q) {
+                        list.push(q);
+                    }
+                }
+            }
+        }
+        let mut products = vec![false; n];
+        let mut sourced: std::collections::BTreeSet<&str> = std::collections::BTreeSet::new();
+        let mut edges: Vec<(usize, usize)> = Vec::new();
+        let mut data: Vec<(usize, usize)> = Vec::new();
+        for (p, var) in model.vars.iter().enumerate() {
+            for m in var.every_manifest() {
+                let facets = m.facets();
+                let to = |requirement: &Requirement| -> Vec<usize> {
+                    match requirement {
+                        Requirement::Product(q) => {
+                            model.index.get(q).copied().into_iter().collect()
+                        }
+                        Requirement::Capability(c) => {
+                            providers.get(c.as_str()).cloned().unwrap_or_default()
+                        }
+                    }
+                };
+                for d in m.dependencies.iter().filter(|d| !d.optional) {
+                    edges.extend(model.index.get(&d.product).map(|&q| (p, q)));
+                }
+                for r in facets.requires.iter().filter(|r| !r.optional) {
+                    let providing = to(&Requirement::Capability(r.name.clone()));
+                    edges.extend(providing.into_iter().map(|q| (p, q)));
+                }
+                for input in &facets.inputs {
+                    if let Requirement::Capability(c) = &input.from {
+                        products[p] = true;
+                        sourced.insert(c);
+                    }
+                    data.extend(to(&input.from).into_iter().map(|q| (p, q)));
+                }
+            }
+        }
+        for name in sourced {
+            for &q in providers.get(name).into_iter().flatten() {
+                products[q] = true;
+            }
+        }
+        edges.extend(data.iter().copied());
+        let layers = crate::order::layers(n, &edges);
+        let mut component = vec![usize::MAX; n];
+        for (c, members) in layers.cycles.iter().enumerate() {
+            for &m in members {
+                component[m] = c;
+            }
+        }
+        let mut cyclic = vec![false; layers.cycles.len()];
+        for &(p, q) in &data {
+            if p == q {
+                products[p] = true;
+            } else if component[p] != usize::MAX && component[p] == component[q] {
+                cyclic[component[p]] = true;
+            }
+        }
+        for (members, _) in layers.cycles.iter().zip(&cyclic).filter(|(_, c)| **c) {
+            for &m in members {
+                products[m] = true;
+            }
+        }
+        Risk { wired, products }
+    }
+}
+
+impl Model<'_> {
+    /// Whether a move of `p` may change a data wiring finding the model does not judge pair
+    /// by pair ([`Risk`]): answers that move it are then checked as a whole.
+    #[must_use]
+    pub fn wiring_risk(&self, p: usize) -> bool {
+        self.memo.wiring.get_or_init(|| Risk::build(self)).products[p]
+    }
+
+    /// Whether any value of any product wires an input (section 10's data wiring is in use).
+    #[must_use]
+    pub fn wiring_in_use(&self) -> bool {
+        self.memo.wiring.get_or_init(|| Risk::build(self)).wired
+    }
+}
+
+/// An unfed input as a violation of the model.
+fn input_violation(
+    declarer: &crate::product::ProductId,
+    release: &Manifest,
+    input: &Input,
+    fault: Fault,
+) -> Violation {
+    let product = match &input.from {
+        Requirement::Product(p) => p.clone(),
+        Requirement::Capability(_) => declarer.clone(),
+    };
+    Violation {
+        code: fault.code,
+        declarer: declarer.clone(),
+        declarer_version: release.version.to_string(),
+        declarer_entity: fault.entity,
+        optional: input.optional,
+        minimum: None,
+        maximum: None,
+        range: format!("input {} from {}", input.name, input.from),
+        dependency: product,
+        found: fault.source.as_ref().map(|(v, _)| v.clone()),
+        found_entity: fault.source.and_then(|(_, e)| e),
+        location: Some(crate::diagnostic::FileLocation {
+            file: std::sync::Arc::clone(&release.file),
+            location: input.location,
+        }),
+        input: Some((input.name.clone(), input.output.clone())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::catalog::Catalog;
+    use crate::finding::Code;
+    use crate::solve::model::{Model, Policy, Value};
+    use crate::{environment, manifest};
+
+    /// db 2.0.0 stops declaring `url`; web 1.0.0 reads it; web 2.0.0 reads it too, from an
+    /// optional dependency, as a required input.
+    const CATALOG: &str = "\
+manifest-version: '1.0'
+product-group: g
+product-name: db
+product-version: 1.0.0
+extensions:
+  outputs: [url]
+---
+manifest-version: '1.0'
+product-group: g
+product-name: db
+product-version: 2.0.0
+---
+manifest-version: '1.0'
+product-group: g
+product-name: web
+product-version: 1.0.0
+extensions:
+  product-dependencies:
+    - {product-group: g, product-name: db, minimum-version: 1.0.0, maximum-version: 2.x.x}
+  inputs:
+    - {name: db-url, from: 'g:db', output: url}
+---
+manifest-version: '1.0'
+product-group: g
+product-name: web
+product-version: 2.0.0
+extensions:
+  product-dependencies:
+    - {product-group: g, product-name: db, minimum-version: 1.0.0, maximum-version: 2.x.x, optional: true}
+  inputs:
+    - {name: db-url, from: 'g:db', output: url}
+";
+
+    fn catalog() -> Catalog {
+        Catalog::from_manifests(manifest::parse(CATALOG, &Arc::from("c.yml")).unwrap()).unwrap()
+    }
+
+    fn env(text: &str) -> environment::Environment {
+        environment::parse(text, &Arc::from("e.yml"), "e").unwrap()
+    }
+
+    /// Every pair of values: the judgement the engine encodes, the violations reports are
+    /// built from and the memo's declarations say the same thing.
+    #[track_caller]
+    fn agree(model: &Model<'_>) -> usize {
+        let mut pairs = 0;
+        for p in 0..model.vars.len() {
+            for &q in &model.neighbors[p] {
+                let (ps, qs) = (&model.vars[p].domain, &model.vars[q].domain);
+                let matrix = model.compatibility(p, ps, q, qs);
+                for (i, &a) in ps.iter().enumerate() {
+                    for (j, &b) in qs.iter().enumerate() {
+                        let clean = model.conflicts(p, a, q, b).is_empty();
+                        assert_eq!(matrix[i][j], clean, "{p}={a:?} {q}={b:?}");
+                        pairs += 1;
+                    }
+                }
+            }
+        }
+        pairs
+    }
+
+    #[test]
+    fn a_source_that_stops_declaring_the_output_breaks_the_input() {
+        let catalog = catalog();
+        let env = env(
+            "entities:\n  - {name: web, product: 'g:web', version: 1.0.0}\n  \
+             - {name: db, product: 'g:db', version: 1.0.0}\n",
+        );
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        assert!(agree(&model) > 0);
+        let (db, web) = (
+            model.index[&crate::product::ProductId::parse("g:db").unwrap()],
+            model.index[&crate::product::ProductId::parse("g:web").unwrap()],
+        );
+        let broken = model.conflicts(web, Value::Keep, db, Value::Release(1));
+        assert_eq!(broken.len(), 1, "{broken:?}");
+        assert_eq!(broken[0].code, Code::MissingOutput);
+        assert_eq!(broken[0].found_entity.as_deref(), Some("db"));
+        assert!(
+            broken[0]
+                .describe()
+                .contains("reads output `url` of g:db (input db-url)"),
+            "{}",
+            broken[0].describe()
+        );
+        assert!(model.compatible(web, Value::Release(1), db, Value::Keep));
+        assert!(!model.compatible(web, Value::Release(1), db, Value::Release(1)));
+    }
+
+    #[test]
+    fn a_required_input_from_an_absent_optional_source_is_unfed() {
+        let catalog = catalog();
+        let env = env("entities:\n  - {name: web, product: 'g:web', version: 1.0.0}\n");
+        // db cannot be installed: web 2.0.0 breaks on its own
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let web = model.index[&crate::product::ProductId::parse("g:web").unwrap()];
+        let alone = model.unary(web, Value::Release(1));
+        assert_eq!(
+            alone.iter().map(|v| v.code).collect::<Vec<_>>(),
+            [Code::UnfedInput]
+        );
+        // db may be installed: web 2.0.0 needs it, at a release that declares the output
+        let policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        assert!(agree(&model) > 0);
+        let db = model.index[&crate::product::ProductId::parse("g:db").unwrap()];
+        let web = model.index[&crate::product::ProductId::parse("g:web").unwrap()];
+        assert!(model.unary(web, Value::Release(1)).is_empty());
+        assert!(!model.compatible(web, Value::Release(1), db, Value::Absent));
+        assert!(model.compatible(web, Value::Release(1), db, Value::Release(0)));
+        assert!(!model.compatible(web, Value::Release(1), db, Value::Release(1)));
+        // web 1.0.0 kept beside db kept absent: today's missing dependency is not wiring's
+        assert!(model.feeds_from(
+            (web, Value::Keep, &model.vars[web].releases[0]),
+            &model.vars[web].releases[0].facets().inputs[0],
+            db,
+            Value::Absent
+        ));
+    }
+
+    /// With namespaces, the input is fed by the entity its dependency is bound to: the one
+    /// in the consumer's namespace, not the global one.
+    #[test]
+    fn the_bound_entity_feeds_the_input() {
+        let catalog = catalog();
+        let env = env(
+            "entities:\n  - {name: web, product: 'g:web', version: 1.0.0, namespace: shop}\n  \
+             - {name: shop-db, product: 'g:db', version: 1.0.0, namespace: shop}\n  \
+             - {name: db, product: 'g:db', version: 2.0.0}\n",
+        );
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        assert!(agree(&model) > 0);
+        let (db, web) = (
+            model.index[&crate::product::ProductId::parse("g:db").unwrap()],
+            model.index[&crate::product::ProductId::parse("g:web").unwrap()],
+        );
+        // web 2.0.0 moves; shop-db 1.0.0 serves it and declares the output (the global db
+        // 2.0.0 does not, but does not serve web)
+        assert!(model.compatible(web, Value::Release(1), db, Value::Keep));
+        // everyone on db 2.0.0: no output
+        assert!(!model.compatible(web, Value::Keep, db, Value::Release(1)));
+    }
+}
