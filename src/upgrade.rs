@@ -392,13 +392,7 @@ fn examine(
     let latest = beyond.or(newest);
     // What `latest` breaks alone is asked once: it decides whether `latest` is safe, and it
     // is `blocked_by` when it is not.
-    let breaks = latest.map(|l| {
-        (
-            alone(model, p, l),
-            alone_items(model, p, l),
-            whole.added_alone(model, p, l),
-        )
-    });
+    let breaks = latest.map(|l| breaks_alone(model, whole, p, l));
     let safe = match (&breaks, latest) {
         (Some((pairs, items, wired)), Some(l))
             if beyond.is_none() && pairs.is_empty() && items.is_empty() && wired.is_empty() =>
@@ -536,6 +530,21 @@ fn blocked_by(
     }
     out.extend(wired);
     out
+}
+
+/// What moving product `p` alone to `to` breaks: constraints between products, section 9
+/// items, section 10 wiring findings.
+fn breaks_alone(
+    model: &Model<'_>,
+    whole: &Whole<'_>,
+    p: usize,
+    to: Value,
+) -> (Vec<Violation>, Vec<usize>, Vec<Finding>) {
+    (
+        alone(model, p, to),
+        alone_items(model, p, to),
+        whole.added_alone(model, p, to),
+    )
 }
 
 /// What the state an engine found breaks that the model does not judge pair by pair (module
