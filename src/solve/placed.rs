@@ -21,7 +21,7 @@
 //! marked not proven, and a plan's final state is validated as a whole besides.
 #![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{Instance, Model, Value};
 use super::violation::{Violation, check};
@@ -92,59 +92,18 @@ impl<'a> Placed<'a> {
             if !model.policy.allow_install {
                 return homes;
             }
-            let absent: Vec<usize> = (0..n).collect();
-            // seen[q](ns): an entity of q is installed where a consumer in `ns` sees it (its
-            // namespace or the global one), so none is created for it (unless criteria say
-            // otherwise)
-            let standing: Vec<BTreeSet<String>> = (0..n)
-                .map(|q| {
-                    model.vars[q]
-                        .current
-                        .iter()
-                        .filter_map(|c| c.entity)
-                        .map(|c| self.placement(c).namespace.clone())
-                        .collect()
-                })
-                .collect();
+            let standing = self.standing(model);
+            // an entity of q is installed where a consumer in `ns` sees it (its namespace or
+            // the global one), so none is created for it (unless criteria say otherwise)
             let seen = |q: usize, ns: &str| standing[q].contains("") || standing[q].contains(ns);
-            // consumers[q]: the products whose releases require q
-            let mut consumers: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
-            let mut named: BTreeSet<usize> = model.asked.iter().copied().collect();
-            for &q in &absent {
+            let Consumers {
+                of: mut consumers,
+                by_capability,
+                named,
+            } = Consumers::of(model);
+            for q in 0..n {
+                consumers[q].remove(&q);
                 let vq = &model.vars[q];
-                let provides = |name: &str| vq.releases.iter().any(|m| m.facets().provides(name));
-                for (p, var) in model.vars.iter().enumerate().filter(|&(p, _)| p != q) {
-                    for m in var.every_manifest() {
-                        let depends = m
-                            .dependencies
-                            .iter()
-                            .any(|d| !d.optional && d.product == vq.product);
-                        let facets = m.facets();
-                        let requires = facets
-                            .requires
-                            .iter()
-                            .any(|r| !r.optional && provides(&r.name));
-                        if depends || requires {
-                            consumers[q].insert(p);
-                        }
-                        let atoms = facets.constraints.iter().flat_map(super::facets::atoms);
-                        for atom in atoms {
-                            match atom {
-                                crate::manifest::Atom::Product { product, .. }
-                                    if *product == vq.product =>
-                                {
-                                    named.insert(q);
-                                }
-                                crate::manifest::Atom::Capability { name, .. }
-                                    if provides(name) =>
-                                {
-                                    named.insert(q);
-                                }
-                                _ => {}
-                            }
-                        }
-                    }
-                }
                 if !vq.installed() {
                     // an install fills a managed entity, or one created for nobody in
                     // particular stands in the global namespace
@@ -155,16 +114,21 @@ impl<'a> Placed<'a> {
                         homes[q].insert(String::new());
                     }
                 }
-                for &p in &consumers[q] {
-                    // criteria can leave a consumer unserved by what it sees
-                    let picky = model.vars[p].every_manifest().any(|m| {
-                        let facets = m.facets();
-                        facets.instances.contains_key(&vq.product)
-                            || facets.requires.iter().any(|r| r.instance.is_some())
-                    });
+                // a consumer whose dependency on q is bound to an installed entity of q is
+                // served by it
+                let key = crate::instance::Requirement::Product(vq.product.clone());
+                let bound = |c: &str| {
+                    self.placement(c).bindings.get(&key).is_some_and(|to| {
+                        self.index
+                            .find(to)
+                            .is_some_and(|i| *self.index.member(i).product == vq.product)
+                    })
+                };
+                for (&p, &picky) in &consumers[q] {
+                    let via_capability = by_capability[q].contains(&p);
                     for c in model.vars[p].current.iter().filter_map(|c| c.entity) {
                         let ns = &self.placement(c).namespace;
-                        if picky || !seen(q, ns) {
+                        if (picky || !seen(q, ns)) && (via_capability || !bound(c)) {
                             homes[q].insert(ns.clone());
                         }
                     }
@@ -174,9 +138,9 @@ impl<'a> Placed<'a> {
             let mut changed = true;
             while changed {
                 changed = false;
-                for &q in &absent {
+                for q in 0..n {
                     let lent: Vec<String> = consumers[q]
-                        .iter()
+                        .keys()
                         .filter(|&&p| !model.vars[p].installed())
                         .flat_map(|&p| homes[p].iter().cloned())
                         .filter(|h| !seen(q, h))
@@ -186,13 +150,28 @@ impl<'a> Placed<'a> {
                     }
                 }
             }
-            for &q in &absent {
-                if homes[q].is_empty() && !model.vars[q].installed() {
-                    homes[q].insert(String::new());
+            for (q, home) in homes.iter_mut().enumerate() {
+                if home.is_empty() && !model.vars[q].installed() {
+                    home.insert(String::new());
                 }
             }
             homes
         })
+    }
+
+    /// Each product's namespaces today: where its installed entities stand.
+    fn standing(&self, model: &Model<'a>) -> Vec<BTreeSet<String>> {
+        model
+            .vars
+            .iter()
+            .map(|var| {
+                var.current
+                    .iter()
+                    .filter_map(|c| c.entity)
+                    .map(|c| self.placement(c).namespace.clone())
+                    .collect()
+            })
+            .collect()
     }
 
     /// Whether installed entity `entity` can never see an entity of `q` (a product the plan
@@ -203,25 +182,6 @@ impl<'a> Placed<'a> {
         self.homes(model)[q]
             .iter()
             .all(|h| !h.is_empty() && h != ns)
-    }
-
-    /// Every namespace an entity of `q` may stand in after a plan: its installed entities',
-    /// and where the plan may create one ([`Placed::homes`]).
-    fn spots(&self, model: &Model<'a>, q: usize) -> BTreeSet<String> {
-        let mut out = self.homes(model)[q].clone();
-        for c in model.vars[q].current.iter().filter_map(|c| c.entity) {
-            out.insert(self.placement(c).namespace.clone());
-        }
-        out
-    }
-
-    /// The namespaces the entities of `p` that declare under `value` stand in (for a
-    /// product the plan installs, where it may be created).
-    fn declaring(&self, model: &Model<'a>, p: usize, entity: Option<&str>) -> BTreeSet<String> {
-        match entity {
-            Some(e) => std::iter::once(self.placement(e).namespace.clone()).collect(),
-            None => self.spots(model, p),
-        }
     }
 
     /// The namespace, labels and bindings of installed entity `name` (global and plain for
@@ -312,13 +272,25 @@ impl Doubts {
     fn build<'a>(placed: &Placed<'a>, model: &Model<'a>) -> Doubts {
         let n = model.vars.len();
         let mut involved = vec![false; n];
+        // each product's namespaces today, and every namespace an entity of it may stand in
+        // after a plan (today's, and where the plan may create one)
+        let standing = placed.standing(model);
+        let spots: Vec<BTreeSet<String>> = standing
+            .iter()
+            .zip(placed.homes(model))
+            .map(|(now, homes)| now.union(homes).cloned().collect())
+            .collect();
+        let stands = Places {
+            standing: &standing,
+            spots: &spots,
+        };
         let mut links: Vec<(usize, usize)> = Vec::new();
         if let Some(index) = model.facets() {
             for k in 0..index.items.len() {
                 let item = &index.items[k];
                 let mentions = index.mentions(model, k);
                 links.extend(mentions.iter().map(|&q| (item.declarer, q)));
-                if !placed.item_exact(model, index, k) {
+                if !placed.item_exact(model, &stands, index, k) {
                     involved[item.declarer] = true;
                     for &q in mentions {
                         involved[q] = true;
@@ -329,7 +301,7 @@ impl Doubts {
         if model.policy.allow_install {
             for p in 0..n {
                 for &q in &model.neighbors[p] {
-                    if !placed.pair_exact(model, p, q) {
+                    if !placed.pair_exact(model, &stands, p, q) {
                         involved[p] = true;
                         involved[q] = true;
                     }
@@ -363,6 +335,81 @@ impl Doubts {
     }
 }
 
+/// Who requires whom, for [`Placed::homes`].
+struct Consumers {
+    /// Per product: the products whose releases require it (a required dependency, or a
+    /// required capability some release of it provides), and whether their criteria can
+    /// leave a consumer unserved by what it sees.
+    of: Vec<BTreeMap<usize, bool>>,
+    /// Per product: those that require it through a capability (a binding of its product
+    /// does not serve those).
+    by_capability: Vec<BTreeSet<usize>>,
+    /// Products asked for by name or named by a `constraints` atom: a plan may install one
+    /// for nobody in particular.
+    named: BTreeSet<usize>,
+}
+
+impl Consumers {
+    fn of(model: &Model<'_>) -> Consumers {
+        let n = model.vars.len();
+        // capability -> the products some release of which provides it
+        let mut providers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+        for (q, var) in model.vars.iter().enumerate() {
+            for m in var.releases {
+                for c in &m.facets().provides {
+                    let list = providers.entry(c.name.as_str()).or_default();
+                    if list.last() != Some(&q) {
+                        list.push(q);
+                    }
+                }
+            }
+        }
+        let provided = |name: &str| providers.get(name).map_or(&[][..], Vec::as_slice);
+        let mut consumers: Vec<BTreeMap<usize, bool>> = vec![BTreeMap::new(); n];
+        let mut by_capability: Vec<BTreeSet<usize>> = vec![BTreeSet::new(); n];
+        let mut named: BTreeSet<usize> = model.asked.iter().copied().collect();
+        for (p, var) in model.vars.iter().enumerate() {
+            for m in var.every_manifest() {
+                let facets = m.facets();
+                for d in m.dependencies.iter().filter(|d| !d.optional) {
+                    if let Some(&q) = model.index.get(&d.product) {
+                        let picky = facets.instances.contains_key(&d.product);
+                        *consumers[q].entry(p).or_default() |= picky;
+                    }
+                }
+                for r in facets.requires.iter().filter(|r| !r.optional) {
+                    for &q in provided(&r.name) {
+                        *consumers[q].entry(p).or_default() |= r.instance.is_some();
+                        by_capability[q].insert(p);
+                    }
+                }
+                for atom in facets.constraints.iter().flat_map(super::facets::atoms) {
+                    match atom {
+                        crate::manifest::Atom::Product { product, .. } => {
+                            named.extend(model.index.get(product));
+                        }
+                        crate::manifest::Atom::Capability { name, .. } => {
+                            named.extend(provided(name));
+                        }
+                        _ => {}
+                    }
+                }
+            }
+        }
+        Consumers {
+            of: consumers,
+            by_capability,
+            named,
+        }
+    }
+}
+
+/// Where each product's entities stand: today, and after any plan.
+struct Places<'p> {
+    standing: &'p [BTreeSet<String>],
+    spots: &'p [BTreeSet<String>],
+}
+
 /// The root of `x`'s part in a union-find forest, halving the path on the way.
 fn find(root: &mut [usize], mut x: usize) -> usize {
     while root[x] != x {
@@ -375,16 +422,36 @@ fn find(root: &mut [usize], mut x: usize) -> usize {
 impl<'a> Placed<'a> {
     /// Whether section 9 item `k` is judged exactly by the model's product-wide judgement
     /// (see [`Doubts`]).
-    fn item_exact(&self, model: &Model<'a>, index: &super::facets::FacetIndex, k: usize) -> bool {
+    fn item_exact(
+        &self,
+        model: &Model<'a>,
+        places: &Places<'_>,
+        index: &super::facets::FacetIndex,
+        k: usize,
+    ) -> bool {
         let item = &index.items[k];
-        let declaring = self.declaring(model, item.declarer, item.entity.as_deref());
-        let mut others = self.spots(model, item.declarer);
-        for &q in index.mentions(model, k) {
-            others.extend(self.spots(model, q));
-        }
-        let sees = |ns: &str| others.iter().all(|o| o.is_empty() || o == ns);
-        if !declaring.iter().all(|ns| sees(ns)) {
-            return false;
+        // where the entities declaring it stand (a product the plan installs: anywhere it may)
+        let one;
+        let declaring: &BTreeSet<String> = match &item.entity {
+            Some(e) => {
+                one = std::iter::once(self.placement(e).namespace.clone()).collect();
+                &one
+            }
+            None => &places.spots[item.declarer],
+        };
+        // where the entities it is about stand
+        let others = std::iter::once(item.declarer)
+            .chain(index.mentions(model, k).iter().copied())
+            .flat_map(|q| places.spots[q].iter());
+        let (mut global, mut beside) = (false, BTreeSet::new());
+        for o in others {
+            if o.is_empty() {
+                global = true;
+            } else if declaring.iter().any(|ns| ns != o) {
+                return false; // someone cannot see it
+            } else {
+                beside.insert(o.as_str());
+            }
         }
         let super::facets::Source::Requires(r) = item.source else {
             return true;
@@ -409,15 +476,14 @@ impl<'a> Placed<'a> {
             return false;
         }
         let match_namespace = criteria.is_some_and(|c| c.match_namespace);
-        let global = others.contains("");
-        declaring
-            .iter()
-            .all(|ns| ns.is_empty() || !(global && (others.contains(ns) || match_namespace)))
+        declaring.iter().all(|ns| {
+            ns.is_empty() || !(global && (beside.contains(ns.as_str()) || match_namespace))
+        })
     }
 
     /// Whether what `p` declares on `q` is judged exactly where the plan may create
     /// entities of either (see [`Doubts`]).
-    fn pair_exact(&self, model: &Model<'a>, p: usize, q: usize) -> bool {
+    fn pair_exact(&self, model: &Model<'a>, places: &Places<'_>, p: usize, q: usize) -> bool {
         let (vp, vq) = (&model.vars[p], &model.vars[q]);
         let homes = self.homes(model);
         let (mut declares, mut soft, mut labelled) = (false, false, false);
@@ -436,15 +502,8 @@ impl<'a> Placed<'a> {
         if !declares {
             return true;
         }
-        let standing = |var: &super::model::Var<'a>| -> BTreeSet<String> {
-            var.current
-                .iter()
-                .filter_map(|c| c.entity)
-                .map(|c| self.placement(c).namespace.clone())
-                .collect()
-        };
         // places q's entities may be created that are not where its entities are today
-        let now = standing(vq);
+        let now = &places.standing[q];
         let created: Vec<&String> = homes[q].iter().filter(|h| !now.contains(*h)).collect();
         if soft && !created.is_empty() {
             // p's entities judging them: exact when each sees none; for a product not
@@ -460,12 +519,12 @@ impl<'a> Placed<'a> {
         }
         // p's created entities judging q's: product-wide, exact when q's entities all stand
         // in one namespace every such place sees, and no label criteria choose among them
-        let now = standing(vp);
+        let now = &places.standing[p];
         let mine: Vec<&String> = homes[p].iter().filter(|h| !now.contains(*h)).collect();
         if mine.is_empty() {
             return true;
         }
-        let theirs = self.spots(model, q);
+        let theirs = &places.spots[q];
         !labelled
             && theirs.len() <= 1
             && mine
