@@ -215,13 +215,22 @@ mod catalog {
             let run = |env: &str| {
                 let mut args = vec![command[0], env, "--catalog", path(&db)];
                 args.extend(&command[1..]);
+                // stdin only where it is read: a run that reads a file may exit before a
+                // write to its stdin, which then fails with a broken pipe
+                let stdin = if env == "-" {
+                    Stdio::piped()
+                } else {
+                    Stdio::null()
+                };
                 let mut child = Command::new(env!("CARGO_BIN_EXE_compat"))
                     .args(&args)
-                    .stdin(Stdio::piped())
+                    .stdin(stdin)
                     .stdout(Stdio::piped())
                     .spawn()
                     .unwrap();
-                child.stdin.take().unwrap().write_all(&text).unwrap();
+                if let Some(mut input) = child.stdin.take() {
+                    input.write_all(&text).unwrap();
+                }
                 child.wait_with_output().unwrap()
             };
             let (from_file, from_stdin) = (run(env), run("-"));
