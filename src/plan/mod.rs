@@ -625,11 +625,7 @@ fn rolling_steps(
         let Value::Release(i) = values[p] else {
             continue;
         };
-        let to = model::Instance {
-            version: &var.releases[i].version,
-            manifest: Some(&var.releases[i]),
-            entity: None,
-        };
+        let to = var.planned(i);
         if var.installed() {
             for inst in &var.current {
                 if inst.version.as_str() != to.version.as_str() {

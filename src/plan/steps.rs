@@ -420,11 +420,7 @@ fn bridge<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> Opti
             var: step.var,
             entity: step.entity.clone(),
             from: Some(from.clone()),
-            to: Instance {
-                version: &var.releases[i].version,
-                manifest: Some(&var.releases[i]),
-                entity: None,
-            },
+            to: var.planned(i),
         };
         (clean(model, state, &candidate) || added(model, state, &[&candidate]).is_empty())
             .then_some(candidate)

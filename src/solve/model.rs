@@ -117,12 +117,18 @@ impl<'a> Var<'a> {
     pub fn instances(&self, value: Value) -> Vec<Instance<'a>> {
         match value {
             Value::Keep => self.current.clone(),
-            Value::Release(i) => vec![Instance {
-                version: &self.releases[i].version,
-                manifest: Some(&self.releases[i]),
-                entity: None,
-            }],
+            Value::Release(i) => vec![self.planned(i)],
             Value::Absent => Vec::new(),
+        }
+    }
+
+    /// The one planned instance of release `i` (no entity yet: what a move goes to).
+    #[must_use]
+    pub fn planned(&self, i: usize) -> Instance<'a> {
+        Instance {
+            version: &self.releases[i].version,
+            manifest: Some(&self.releases[i]),
+            entity: None,
         }
     }
 

@@ -577,11 +577,7 @@ impl<'a> Model<'a> {
         for (entity, ours) in vp.current.iter().filter_map(|c| c.entity.map(|e| (e, c))) {
             // a product that moves is one planned instance, as `Var::instances` has it
             let mine = match a {
-                Value::Release(i) => Instance {
-                    version: &vp.releases[i].version,
-                    manifest: Some(&vp.releases[i]),
-                    entity: None,
-                },
+                Value::Release(i) => vp.planned(i),
                 _ => ours.clone(),
             };
             let Some(m) = mine.manifest else { continue };
@@ -651,11 +647,7 @@ impl<'a> Model<'a> {
         let mut out = Vec::new();
         for (entity, ours) in vp.current.iter().filter_map(|c| c.entity.map(|e| (e, c))) {
             let mine = match a {
-                Value::Release(i) => Instance {
-                    version: &vp.releases[i].version,
-                    manifest: Some(&vp.releases[i]),
-                    entity: None,
-                },
+                Value::Release(i) => vp.planned(i),
                 _ => ours.clone(),
             };
             let unseen = placed.unseen(self, entity, q);
