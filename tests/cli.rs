@@ -739,6 +739,51 @@ fn written_environments_keep_namespaces_labels_and_bindings() {
 }
 
 #[test]
+fn plans_that_fail_among_namespaces_write_no_environment() {
+    let dir = scratch("write-env-fails");
+    let out = dir.join("next.yml");
+    let porter = "testdata/examples/instances/porter";
+    let oam = "testdata/examples/instances/oam";
+    let runs: [Vec<String>; 2] = [
+        // infeasible: api 2.0.0 needs entities created, and --allow-install is not given
+        vec![
+            "plan".into(),
+            format!("{porter}/env.yml"),
+            "--catalog".into(),
+            format!("{porter}/catalog"),
+            "--target".into(),
+            "com.example:api@2.0.0".into(),
+        ],
+        // feasible, but data flows around a cycle: the plan fails as validate does
+        vec![
+            "plan".into(),
+            format!("{oam}/env-broken.yml"),
+            "--catalog".into(),
+            format!("{oam}/catalog"),
+            "--all".into(),
+            "--format".into(),
+            "json".into(),
+        ],
+    ];
+    for run in runs {
+        let mut args: Vec<&str> = run.iter().map(String::as_str).collect();
+        args.extend(["--write-env", out.to_str().unwrap()]);
+        let failed = compat(&args);
+        assert_eq!(
+            failed.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&failed.stderr)
+        );
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(names.is_empty(), "{args:?} wrote {names:?}");
+    }
+}
+
+#[test]
 fn catalog_directories_with_symlink_loops_are_read_once() {
     use std::process::Command;
     let dir = scratch("symlinks");
