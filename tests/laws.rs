@@ -1329,6 +1329,22 @@ mod planner {
         fn in_namespaces_with_capabilities_all_is_maximal(w in world9(), spots in placements()) {
             placed_all_maximal(&w, &spots)?;
         }
+
+        /// Data wiring among namespaces: an input is judged against the serving set of its
+        /// `from` requirement (the model asks the serving index for it, declarer by
+        /// declarer), and the rolling steps judge only the entities that can see a moved
+        /// one; both held to `validate` on every state.
+        #[test]
+        fn in_namespaces_with_data_wiring_single_targets_match_the_oracle(
+            w in world10(), spots in placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn in_namespaces_with_data_wiring_all_is_maximal(w in world10(), spots in placements()) {
+            placed_all_maximal(&w, &spots)?;
+        }
     }
 }
 
