@@ -4,12 +4,17 @@
 //! capabilities, data wiring); groups in a cycle share a wave. An entity without the key
 //! belongs to the group `""`. Waves, cycles and the flat order come from
 //! [`crate::order::layers`], everything sorted by group name.
+//!
+//! What keeps an order from being carried out is the entity order's business and stays
+//! in entity terms: required dependencies and capabilities nothing provides, and data
+//! cycles (as closed paths of entities), taken from [`crate::order::install_order`], so
+//! `order --by` exits as `order` does.
 
 use std::collections::BTreeMap;
 
 use crate::environment::{Entity, State};
 use crate::graph::EntityGraph;
-use crate::order::layers;
+use crate::order::{MissingCapability, MissingDependency, install_order, layers};
 
 /// What groups the entities.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -64,6 +69,22 @@ pub struct GroupOrder {
     pub groups: Vec<Vec<String>>,
     /// Every group, wave after wave.
     pub order: Vec<String>,
+    /// Required dependencies of ordered entities that nothing provides (as `order` says).
+    pub missing: Vec<MissingDependency>,
+    /// Required capabilities of ordered entities that nothing provides in range.
+    pub missing_capabilities: Vec<MissingCapability>,
+    /// The entity cycles a data edge runs through, as closed paths (`a -> b -> a`).
+    pub data_cycles: Vec<Vec<String>>,
+}
+
+impl GroupOrder {
+    /// Whether the order can be carried out: the rule of [`crate::order::InstallOrder::runnable`].
+    #[must_use]
+    pub fn runnable(&self) -> bool {
+        self.missing.is_empty()
+            && self.missing_capabilities.is_empty()
+            && self.data_cycles.is_empty()
+    }
 }
 
 /// Orders the groups of the managed entities (of every entity with `from_scratch`).
@@ -100,12 +121,21 @@ pub fn group_order(graph: &EntityGraph, from_scratch: bool, by: &GroupBy) -> Gro
         .map(|members| members.iter().map(|&g| names[g].to_owned()).collect())
         .collect();
     let order = waves.iter().flatten().cloned().collect();
+    // the problems are the entities': the entity order finds them
+    let entity_order = install_order(graph, from_scratch);
+    let data_cycles = entity_order
+        .data_cycles()
+        .map(|g| g.cycle.clone())
+        .collect();
     GroupOrder {
         environment: graph.environment.name.clone(),
         by: by.to_string(),
         waves,
         groups,
         order,
+        missing: entity_order.missing,
+        missing_capabilities: entity_order.missing_capabilities,
+        data_cycles,
     }
 }
 

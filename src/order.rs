@@ -195,6 +195,16 @@ pub struct Instances {
 }
 
 impl InstallOrder {
+    /// Whether the order can be carried out (SPEC 8 and 10: `order` exits 1 otherwise): no
+    /// ordered entity misses a required dependency or capability, and no data edge runs
+    /// through a cycle.
+    #[must_use]
+    pub fn runnable(&self) -> bool {
+        self.missing.is_empty()
+            && self.missing_capabilities.is_empty()
+            && self.data_cycles().next().is_none()
+    }
+
     /// The groups that cannot be installed: a data edge runs through them.
     pub fn data_cycles(&self) -> impl Iterator<Item = &Group> {
         self.instances

@@ -154,6 +154,28 @@ impl<'a> Index<'a> {
         &self.members[i]
     }
 
+    /// How many present members are of `key`'s product or provide its capability.
+    #[must_use]
+    pub fn count(&self, key: Key<'a>) -> usize {
+        self.of(key).len()
+    }
+
+    /// The present members of `key` in `namespace` (`""`: the global one), in member order.
+    #[must_use]
+    pub fn at<'s>(&'s self, key: Key<'a>, namespace: &'s str) -> &'s [usize] {
+        // the keys borrow for 'a, the namespace asked for only as long as `self`
+        let this: &'s Index<'s> = self;
+        this.by_key
+            .get(&(key, namespace))
+            .map_or(&[][..], Vec::as_slice)
+    }
+
+    /// Every present member of `key`, in member order.
+    #[must_use]
+    pub fn of(&self, key: Key<'a>) -> &[usize] {
+        self.present.get(&key).map_or(&[][..], Vec::as_slice)
+    }
+
     /// The member called `name`.
     #[must_use]
     pub fn find(&self, name: &str) -> Option<usize> {

@@ -739,6 +739,114 @@ fn written_environments_keep_namespaces_labels_and_bindings() {
 }
 
 #[test]
+fn plans_that_fail_among_namespaces_write_no_environment() {
+    let dir = scratch("write-env-fails");
+    let out = dir.join("next.yml");
+    let porter = "testdata/examples/instances/porter";
+    let oam = "testdata/examples/instances/oam";
+    let runs: [Vec<String>; 2] = [
+        // infeasible: api 2.0.0 needs entities created, and --allow-install is not given
+        vec![
+            "plan".into(),
+            format!("{porter}/env.yml"),
+            "--catalog".into(),
+            format!("{porter}/catalog"),
+            "--target".into(),
+            "com.example:api@2.0.0".into(),
+        ],
+        // feasible, but data flows around a cycle: the plan fails as validate does
+        vec![
+            "plan".into(),
+            format!("{oam}/env-broken.yml"),
+            "--catalog".into(),
+            format!("{oam}/catalog"),
+            "--all".into(),
+            "--format".into(),
+            "json".into(),
+        ],
+    ];
+    for run in runs {
+        let mut args: Vec<&str> = run.iter().map(String::as_str).collect();
+        args.extend(["--write-env", out.to_str().unwrap()]);
+        let failed = compat(&args);
+        assert_eq!(
+            failed.status.code(),
+            Some(1),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&failed.stderr)
+        );
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(names.is_empty(), "{args:?} wrote {names:?}");
+    }
+}
+
+/// Bad input of issue 16: 10,000 namespaces are just many (no limit trips, nothing panics),
+/// and every one is a group of `order --by namespace`; a smaller run of the same family
+/// plans every entity as a proven rolling plan. (How fast is BENCHMARKS.md's business.)
+#[test]
+fn ten_thousand_namespaces_validate_order_and_plan() {
+    let dir = scratch("tenants");
+    let generate = |n: &str, out: &std::path::Path| {
+        let made = compat(&[
+            "generate",
+            "--tenants",
+            n,
+            "--releases",
+            "3",
+            "--out",
+            out.to_str().unwrap(),
+        ]);
+        assert_succeeded(&made);
+    };
+    let big = dir.join("big");
+    generate("10000", &big);
+    let (env, catalog) = (big.join("env.yml"), big.join("catalog"));
+    let (env, catalog) = (env.to_str().unwrap(), catalog.to_str().unwrap());
+    let validated = compat(&["validate", env, "--catalog", catalog]);
+    assert_succeeded(&validated);
+    assert!(
+        String::from_utf8_lossy(&validated.stdout).contains("29819 entities installed"),
+        "{}",
+        String::from_utf8_lossy(&validated.stdout)
+    );
+    let ordered = compat(&[
+        "order",
+        env,
+        "--catalog",
+        catalog,
+        "--from-scratch",
+        "--by",
+        "namespace",
+        "-f",
+        "json",
+    ]);
+    assert_succeeded(&ordered);
+    let groups: serde_json::Value = serde_json::from_slice(&ordered.stdout).unwrap();
+    // the global namespace, `ops` and the tenants; the shared pieces first
+    assert_eq!(groups["order"].as_array().unwrap().len(), 10_002);
+    assert_eq!(groups["waves"][0], serde_json::json!(["", "ops"]));
+    let small = dir.join("small");
+    generate("300", &small);
+    let planned = compat(&[
+        "plan",
+        small.join("env.yml").to_str().unwrap(),
+        "--catalog",
+        small.join("catalog").to_str().unwrap(),
+        "--all",
+        "-f",
+        "json",
+    ]);
+    assert_succeeded(&planned);
+    let plan: serde_json::Value = serde_json::from_slice(&planned.stdout).unwrap();
+    assert_eq!(plan["proven"], true);
+    let entities = plan["final"].as_array().unwrap().len();
+    assert_eq!(plan["steps"].as_array().unwrap().len(), entities);
+}
+
+#[test]
 fn catalog_directories_with_symlink_loops_are_read_once() {
     use std::process::Command;
     let dir = scratch("symlinks");

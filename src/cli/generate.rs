@@ -38,6 +38,10 @@ pub struct GenerateArgs {
     /// and wired inputs (SPEC section 10)
     #[arg(long, conflicts_with_all = ["tight", "hard", "capabilities"])]
     pub instances: bool,
+    /// The tenant family: N namespaces each running a web tier, its database and its cache
+    /// (section 10 at scale; a fixed catalog of four products, so `--products` is ignored)
+    #[arg(long, value_name = "N", conflicts_with_all = ["tight", "hard", "capabilities", "instances"])]
+    pub tenants: Option<usize>,
 }
 
 pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
@@ -55,12 +59,21 @@ pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
     } else {
         Shape::Realistic
     };
-    let generated = compat::generate::generate(compat::generate::Params {
-        products: args.products,
-        releases: args.releases,
-        seed: args.seed,
-        shape,
-    });
+    let (generated, products) = match args.tenants {
+        Some(namespaces) => (
+            compat::generate::tenants(namespaces, args.releases, args.seed),
+            4,
+        ),
+        None => (
+            compat::generate::generate(compat::generate::Params {
+                products: args.products,
+                releases: args.releases,
+                seed: args.seed,
+                shape,
+            }),
+            args.products,
+        ),
+    };
     let consistent = args.out.join("consistent.yml");
     let files = generated
         .manifests
@@ -79,7 +92,7 @@ pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
     loader::write_files(files)?;
     let mut stdout = format!(
         "wrote {} ({} bytes of manifests) and {} entities to {}\n",
-        report::plural(args.products * args.releases.max(1), "release"),
+        report::plural(products * args.releases.max(1), "release"),
         generated.manifest_bytes(),
         generated.entities,
         args.out.display()

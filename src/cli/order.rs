@@ -47,7 +47,7 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
             OrderFormat::Json => report::json::group_order(&groups),
             OrderFormat::Markdown => report::markdown::group_order(&groups),
         };
-        let mut outcome = Outcome::new(stdout, true);
+        let mut outcome = Outcome::new(stdout, groups.runnable());
         outcome.warnings = inputs.warnings();
         outcome.warnings.extend(policy_warnings);
         return Ok(outcome);
@@ -58,10 +58,7 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
         OrderFormat::Json => report::json::install_order(&result),
         OrderFormat::Markdown => report::markdown::install_order(&result),
     };
-    let runnable = result.missing.is_empty()
-        && result.missing_capabilities.is_empty()
-        && result.data_cycles().next().is_none();
-    let mut outcome = Outcome::new(stdout, runnable);
+    let mut outcome = Outcome::new(stdout, result.runnable());
     outcome.warnings = inputs.warnings();
     outcome.warnings.extend(policy_warnings);
     Ok(outcome)

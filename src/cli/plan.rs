@@ -121,7 +121,10 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     };
     let plan = compat::plan::plan(env, catalog, &request);
     progress.finish();
-    if let (Some(path), true) = (&args.write_env, plan.feasible) {
+    // a plan that fails (infeasible, or a data cycle: exit 1) writes
+    // nothing, as a failing command writes no file
+    let fails = !plan.feasible || !plan.data_cycles.is_empty();
+    if let (Some(path), false) = (&args.write_env, fails) {
         // every entity keeps its namespace, labels and bindings; created ones get theirs
         let entities: Vec<_> = plan
             .final_state
@@ -144,7 +147,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     };
     // a data cycle in the environment fails the plan as it fails validate (SPEC 10), whatever
     // else is proven
-    let mut outcome = Outcome::new(stdout, plan.feasible && plan.data_cycles.is_empty());
+    let mut outcome = Outcome::new(stdout, !fails);
     if !plan.complete && plan.data_cycles.is_empty() {
         outcome.code = CUT_SHORT;
     }

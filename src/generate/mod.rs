@@ -32,6 +32,10 @@
 //! nearest to what is installed are traps. [`Generated::consistent`] holds the hidden state
 //! as an environment.
 //!
+//! The tenant family ([`tenants`], its own function: a fixed catalog of four products, the
+//! size set by how many namespaces) runs section 10 at scale; `generate/tenants.rs`
+//! describes it.
+//!
 //! The random numbers come from SplitMix64, written here so the output cannot change with a
 //! dependency's version.
 
@@ -506,6 +510,9 @@ mod hard;
 mod capabilities;
 /// The instance family ([`Shape::Instances`]).
 mod instances;
+/// The tenant family: section 10 at scale, thousands of namespaces.
+mod tenants;
+pub use tenants::tenants;
 
 #[cfg(test)]
 mod tests {

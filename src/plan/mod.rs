@@ -227,8 +227,9 @@ pub struct Step {
     /// Shared by steps that must be applied together.
     pub group: Option<usize>,
     pub why: String,
-    /// Section 10, where the environment uses it: the namespace and labels of the entity an
-    /// install step creates (reported as `"create": true`).
+    /// The namespace and labels of the entity an install step creates (reported as
+    /// `"create": true`); `Some` exactly for install steps (SPEC 10: every install step
+    /// creates an entity), global and unlabelled in an environment without section 10.
     pub create: Option<crate::instance::Placement>,
 }
 
@@ -677,7 +678,9 @@ fn rolling_steps(
     let steps = ordered
         .into_iter()
         .map(|o| {
-            let create = (section_10 && o.step.from.is_none()).then(|| {
+            // SPEC 10: every install step creates an entity, so it says where (in an
+            // environment without namespaces or labels: global, unlabelled)
+            let create = o.step.from.is_none().then(|| {
                 created
                     .iter()
                     .find(|c| c.name == o.step.entity)

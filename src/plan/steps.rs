@@ -42,6 +42,12 @@ struct State<'a> {
     instances: Vec<BTreeMap<String, Instance<'a>>>,
     /// Per variable: [`State::value`] once worked out, forgotten when its entities change.
     values: Vec<std::cell::Cell<Remembered>>,
+    /// Section 10, per variable: the entities it has or may get that the serving index does
+    /// not hold (judged product-wide), so a judgement names them without walking all.
+    unplaced: Vec<Vec<String>>,
+    /// Section 10, per variable: some entity it has or may get is judged product-wide (not
+    /// in the index, or its release unknown), so no judgement of it is local.
+    odd: Vec<bool>,
 }
 
 /// A variable's value in a [`State`], if worked out already.
@@ -68,8 +74,10 @@ impl<'a> State<'a> {
         for &q in &model.neighbors[p] {
             let other = &model.vars[q];
             // section 10: each entity against its serving set, in both directions
+            let unplaced = [self.unplaced_in(p), self.unplaced_in(q)];
             let placed = |x: usize, y: usize, name: &str, inst: &Instance<'a>| {
-                model.placed_pairs((x, name, inst), y, &self.instances[y])
+                let unplaced = &unplaced[usize::from(y == q)];
+                model.placed_pairs((x, name, inst), y, &self.instances[y], unplaced)
             };
             if let Some(mut found) = self.instances[p]
                 .iter()
@@ -109,12 +117,98 @@ impl<'a> State<'a> {
         out
     }
 
-    fn new(instances: Vec<BTreeMap<String, Instance<'a>>>) -> Self {
+    /// The names in [`State::unplaced`] of `q` that it has now.
+    fn unplaced_in(&self, q: usize) -> Vec<&str> {
+        self.unplaced[q]
+            .iter()
+            .filter(|n| self.instances[q].contains_key(*n))
+            .map(String::as_str)
+            .collect()
+    }
+
+    /// [`State::violations`] of `p` that involve `entity` (as the declarer or as the entity
+    /// a constraint is about), worked out from the entities that can see it rather than from
+    /// all of `p`'s and its neighbours': with thousands of namespaces, judging every entity
+    /// for every step made the ordering cubic. `None` where a judgement is not local (section
+    /// 10 not in use, or an entity of `p` or a neighbour judged product-wide): then
+    /// [`State::violations`] it is.
+    fn violations_involving(
+        &self,
+        model: &Model<'a>,
+        p: usize,
+        entity: &str,
+    ) -> Option<BTreeSet<Tagged>> {
+        if self.odd[p] || !model.places(entity) {
+            return None;
+        }
+        let mine = self.instances[p].get(entity)?;
+        let mut out = BTreeSet::new();
+        for &q in &model.neighbors[p] {
+            if self.odd[q] {
+                return None;
+            }
+            let ours = model.placed_pairs((p, entity, mine), q, &self.instances[q], &[])?;
+            out.extend(ours.into_iter().map(|(c, b)| (c, entity.to_owned(), b)));
+            for b in model.could_see(p, entity, q)? {
+                let Some(theirs) = self.instances[q].get(b) else {
+                    continue;
+                };
+                let found = model.placed_pairs((q, b, theirs), p, &self.instances[p], &[])?;
+                out.extend(
+                    found
+                        .into_iter()
+                        .filter(|(_, about)| about == entity)
+                        .map(|(c, about)| (c, b.to_owned(), about)),
+                );
+            }
+        }
+        let one = std::slice::from_ref(mine);
+        out.extend(
+            model
+                .outside(p, one)
+                .into_iter()
+                .map(|c| (c, entity.to_owned(), String::new())),
+        );
+        Some(out)
+    }
+
+    /// The state `instances` stand in, for the `moves` the plan may apply.
+    fn new(
+        model: &Model<'a>,
+        instances: Vec<BTreeMap<String, Instance<'a>>>,
+        moves: &[Move<'a>],
+    ) -> Self {
         let values = instances
             .iter()
             .map(|_| std::cell::Cell::new(Remembered::NotYet))
             .collect();
-        State { instances, values }
+        let mut unplaced: Vec<Vec<String>> = vec![Vec::new(); instances.len()];
+        let mut odd = vec![false; instances.len()];
+        if model.is_placed() {
+            let now = instances
+                .iter()
+                .enumerate()
+                .flat_map(|(q, list)| list.iter().map(move |(name, i)| (q, name.as_str(), i)));
+            let later = moves.iter().flat_map(|m| {
+                std::iter::once((m.var, m.entity.as_str(), &m.to))
+                    .chain(m.from.iter().map(|f| (m.var, m.entity.as_str(), f)))
+            });
+            for (q, name, instance) in now.chain(later) {
+                if !model.places(name) {
+                    odd[q] = true;
+                    if !unplaced[q].iter().any(|n| n == name) {
+                        unplaced[q].push(name.to_owned());
+                    }
+                }
+                odd[q] |= instance.manifest.is_none();
+            }
+        }
+        State {
+            instances,
+            values,
+            unplaced,
+            odd,
+        }
     }
 
     fn apply(&mut self, step: &Move<'a>) {
@@ -290,10 +384,13 @@ fn clean<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> bool 
     let pairs = if model.is_placed() {
         // section 10: judged through serving sets, over the state with the step applied
         state.apply(step);
-        let clean = state
-            .violations(model, step.var)
-            .iter()
-            .all(|(_, a, b)| *a != step.entity && *b != step.entity);
+        let clean = match state.violations_involving(model, step.var, &step.entity) {
+            Some(found) => found.is_empty(),
+            None => state
+                .violations(model, step.var)
+                .iter()
+                .all(|(_, a, b)| *a != step.entity && *b != step.entity),
+        };
         state.revert(step);
         clean
     } else {
@@ -447,7 +544,16 @@ fn smallest_group<'a>(
 /// move too and that the release it moves to must wait for ([`precedence`]: required products
 /// and capabilities; cycles share a wave). Variables that do not move get 0.
 fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
-    let nodes: Vec<Node> = moves
+    // one node per product and release moved to: the edges are wanted between products, and
+    // a node per entity made a product of N entities needing one of M cost N * M edges
+    let mut kept: Vec<&Move<'_>> = Vec::new();
+    let mut seen: BTreeSet<(usize, &str)> = BTreeSet::new();
+    for m in moves {
+        if seen.insert((m.var, m.to.version.as_str())) {
+            kept.push(m);
+        }
+    }
+    let nodes: Vec<Node> = kept
         .iter()
         .map(|m| Node {
             name: &m.entity,
@@ -459,7 +565,7 @@ fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
         .collect();
     let mut edges: Vec<(usize, usize)> = precedence::edges(&nodes)
         .into_iter()
-        .map(|b| (moves[b.after].var, moves[b.first].var))
+        .map(|b| (kept[b.after].var, kept[b.first].var))
         .filter(|(a, b)| a != b)
         .collect();
     edges.sort_unstable();
@@ -574,7 +680,7 @@ pub fn order<'a>(
     let wave = dependency_waves(model, &moves);
     moves.sort_by(|a, b| (wave[a.var], &a.entity).cmp(&(wave[b.var], &b.entity)));
     let total = moves.len();
-    let mut state = State::new(current);
+    let mut state = State::new(model, current, &moves);
     let mut blocked: Vec<Option<String>> = vec![None; moves.len()];
     // A step found blocked stays blocked until its product or a neighbour changes: skipping
     // it until then keeps "the first valid step in order" and saves re-checking constraints

@@ -273,6 +273,11 @@ pub fn group_order(o: &crate::grouping::GroupOrder, layout: &Layout) -> String {
             list(g)
         );
     }
+    // what keeps the order from being carried out, in entity terms as `order` says it
+    for cycle in &o.data_cycles {
+        data_cycle_line(&mut out, cycle, layout);
+    }
+    missing_lines(&mut out, &o.missing, &o.missing_capabilities, layout);
     let _ = writeln!(
         out,
         "{}: {} by {} in {}",
@@ -282,6 +287,50 @@ pub fn group_order(o: &crate::grouping::GroupOrder, layout: &Layout) -> String {
         plural(o.waves.len(), "wave")
     );
     out
+}
+
+/// An order's required dependencies and capabilities that nothing provides, a line each.
+fn missing_lines(
+    out: &mut String,
+    missing: &[crate::order::MissingDependency],
+    missing_capabilities: &[crate::order::MissingCapability],
+    layout: &Layout,
+) {
+    for m in missing {
+        let _ = writeln!(
+            out,
+            "{} {}: it requires {} {}, which is neither installed nor managed",
+            layout.paint("cannot install", Tone::Bad),
+            m.entity,
+            m.dependency,
+            m.range
+        );
+    }
+    for m in missing_capabilities {
+        let _ = writeln!(
+            out,
+            "{} {}: it requires capability {}{}, which no entity provides{}",
+            layout.paint("cannot install", Tone::Bad),
+            m.entity,
+            m.capability,
+            crate::constraint::range_words(&m.range),
+            if m.range.minimum.is_none() && m.range.maximum.is_none() {
+                ""
+            } else {
+                " in range"
+            }
+        );
+    }
+}
+
+/// A cycle of entities a data edge runs through, as a closed path.
+fn data_cycle_line(out: &mut String, cycle: &[String], layout: &Layout) {
+    let _ = writeln!(
+        out,
+        "{} (data flows around it, nothing can go first): {}",
+        layout.paint("data cycle", Tone::Bad),
+        cycle.join(" -> ")
+    );
 }
 
 /// Section 10 under the waves: the bindings and the wiring, as tables.
@@ -325,12 +374,7 @@ pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
     let data_cycles: Vec<&crate::order::Group> = o.data_cycles().collect();
     for g in &o.groups {
         if data_cycles.contains(&g) {
-            let _ = writeln!(
-                out,
-                "{} (data flows around it, nothing can go first): {}",
-                layout.paint("data cycle", Tone::Bad),
-                g.cycle.join(" -> ")
-            );
+            data_cycle_line(&mut out, &g.cycle, layout);
         } else {
             let _ = writeln!(
                 out,
@@ -342,31 +386,7 @@ pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
     if let Some(i) = &o.instances {
         instance_lists(&mut out, &i.lists, layout);
     }
-    for m in &o.missing {
-        let _ = writeln!(
-            out,
-            "{} {}: it requires {} {}, which is neither installed nor managed",
-            layout.paint("cannot install", Tone::Bad),
-            m.entity,
-            m.dependency,
-            m.range
-        );
-    }
-    for m in &o.missing_capabilities {
-        let _ = writeln!(
-            out,
-            "{} {}: it requires capability {}{}, which no entity provides{}",
-            layout.paint("cannot install", Tone::Bad),
-            m.entity,
-            m.capability,
-            crate::constraint::range_words(&m.range),
-            if m.range.minimum.is_none() && m.range.maximum.is_none() {
-                ""
-            } else {
-                " in range"
-            }
-        );
-    }
+    missing_lines(&mut out, &o.missing, &o.missing_capabilities, layout);
     for u in &o.unknown {
         let _ = writeln!(
             out,

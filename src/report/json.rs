@@ -181,17 +181,7 @@ pub fn install_order(o: &InstallOrder) -> String {
         "groups": o.groups.iter().map(|g| &g.members).collect::<Vec<_>>(),
         "cycles": o.groups.iter().map(|g| &g.cycle).collect::<Vec<_>>(),
         "order": o.order,
-        "missing": o.missing.iter().map(|m| json!({
-            "entity": m.entity,
-            "dependency": m.dependency,
-            "minimum": m.range.minimum.as_ref().map(Version::as_str),
-            "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
-        })).chain(o.missing_capabilities.iter().map(|m| json!({
-            "entity": m.entity,
-            "capability": m.capability,
-            "minimum": m.range.minimum.as_ref().map(Version::as_str),
-            "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
-        }))).collect::<Vec<_>>(),
+        "missing": missing(&o.missing, &o.missing_capabilities),
         "unknown": o.unknown,
     });
     // section 10, only where the environment uses it (plain outputs stay as they were)
@@ -219,8 +209,34 @@ pub fn install_order(o: &InstallOrder) -> String {
     to_json(&out)
 }
 
+/// An order's `missing` list: required dependencies, then required capabilities, that
+/// nothing provides.
+fn missing(
+    dependencies: &[crate::order::MissingDependency],
+    capabilities: &[crate::order::MissingCapability],
+) -> serde_json::Value {
+    let dependencies = dependencies.iter().map(|m| {
+        json!({
+            "entity": m.entity,
+            "dependency": m.dependency,
+            "minimum": m.range.minimum.as_ref().map(Version::as_str),
+            "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
+        })
+    });
+    let capabilities = capabilities.iter().map(|m| {
+        json!({
+            "entity": m.entity,
+            "capability": m.capability,
+            "minimum": m.range.minimum.as_ref().map(Version::as_str),
+            "maximum": m.range.maximum.as_ref().map(Matcher::as_str),
+        })
+    });
+    json!(dependencies.chain(capabilities).collect::<Vec<_>>())
+}
+
 /// `order --by`: `{"by", "waves", "groups", "order"}` as SPEC section 10 says, groups named
-/// by their key's value.
+/// by their key's value, plus what keeps the order from being carried out in `order`'s
+/// entity terms: `missing` and `data_cycles` (closed paths of entities).
 #[must_use]
 pub fn group_order(o: &crate::grouping::GroupOrder) -> String {
     to_json(&json!({
@@ -230,6 +246,8 @@ pub fn group_order(o: &crate::grouping::GroupOrder) -> String {
         "waves": o.waves,
         "groups": o.groups,
         "order": o.order,
+        "missing": missing(&o.missing, &o.missing_capabilities),
+        "data_cycles": o.data_cycles,
     }))
 }
 

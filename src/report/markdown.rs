@@ -116,7 +116,52 @@ pub fn group_order(o: &crate::grouping::GroupOrder) -> String {
             g.join(", ")
         );
     }
+    let data_cycles: Vec<&[String]> = o.data_cycles.iter().map(Vec::as_slice).collect();
+    data_cycle_list(&mut out, &data_cycles);
+    missing_lists(&mut out, &o.missing, &o.missing_capabilities);
     out
+}
+
+/// The cycles of entities a data edge runs through, as closed paths.
+fn data_cycle_list(out: &mut String, cycles: &[&[String]]) {
+    if !cycles.is_empty() {
+        out.push_str("\n**Data cycles:** data flows around these groups, so nothing in them can go first:\n\n");
+        for cycle in cycles {
+            let _ = writeln!(out, "- `{}`", cycle.join(" -> "));
+        }
+    }
+}
+
+/// An order's required capabilities and dependencies that nothing provides.
+fn missing_lists(
+    out: &mut String,
+    missing: &[crate::order::MissingDependency],
+    missing_capabilities: &[crate::order::MissingCapability],
+) {
+    if !missing_capabilities.is_empty() {
+        out.push_str(
+            "\n**Cannot be installed:** required capabilities that no entity provides:\n\n",
+        );
+        for m in missing_capabilities {
+            let _ = writeln!(
+                out,
+                "- `{}` requires capability `{}`{}",
+                m.entity,
+                m.capability,
+                crate::constraint::range_words(&m.range)
+            );
+        }
+    }
+    if !missing.is_empty() {
+        out.push_str("\n**Cannot be installed:** required dependencies that are neither installed nor managed:\n\n");
+        for m in missing {
+            let _ = writeln!(
+                out,
+                "- `{}` requires `{}` {}",
+                m.entity, m.dependency, m.range
+            );
+        }
+    }
 }
 
 /// The install order as a markdown section: waves table, groups, problems.
@@ -145,13 +190,8 @@ pub fn install_order(o: &InstallOrder) -> String {
             let _ = writeln!(out, "- `{}`", g.cycle.join(" -> "));
         }
     }
-    let data_cycles: Vec<_> = o.data_cycles().collect();
-    if !data_cycles.is_empty() {
-        out.push_str("\n**Data cycles:** data flows around these groups, so nothing in them can go first:\n\n");
-        for g in data_cycles {
-            let _ = writeln!(out, "- `{}`", g.cycle.join(" -> "));
-        }
-    }
+    let data_cycles: Vec<&[String]> = o.data_cycles().map(|g| g.cycle.as_slice()).collect();
+    data_cycle_list(&mut out, &data_cycles);
     if let Some(i) = o
         .instances
         .as_ref()
@@ -182,30 +222,7 @@ pub fn install_order(o: &InstallOrder) -> String {
             );
         }
     }
-    if !o.missing_capabilities.is_empty() {
-        out.push_str(
-            "\n**Cannot be installed:** required capabilities that no entity provides:\n\n",
-        );
-        for m in &o.missing_capabilities {
-            let _ = writeln!(
-                out,
-                "- `{}` requires capability `{}`{}",
-                m.entity,
-                m.capability,
-                crate::constraint::range_words(&m.range)
-            );
-        }
-    }
-    if !o.missing.is_empty() {
-        out.push_str("\n**Cannot be installed:** required dependencies that are neither installed nor managed:\n\n");
-        for m in &o.missing {
-            let _ = writeln!(
-                out,
-                "- `{}` requires `{}` {}",
-                m.entity, m.dependency, m.range
-            );
-        }
-    }
+    missing_lists(&mut out, &o.missing, &o.missing_capabilities);
     if !o.unknown.is_empty() {
         let _ = writeln!(
             out,

@@ -466,25 +466,30 @@ impl<'a> Model<'a> {
     }
 
     /// The manifests `p` runs under `value`, with their release index (for `Keep`, the
-    /// releases its entities run that the catalog knows).
+    /// releases its entities run that the catalog knows, each once, in entity order: every
+    /// judgement of a release covers each entity running it).
     #[must_use]
     pub fn manifests(&self, p: usize, value: Value) -> Vec<(usize, &'a Manifest)> {
         let var = &self.vars[p];
         match value {
             Value::Release(i) => vec![(i, &*var.releases[i])],
             Value::Absent => Vec::new(),
-            Value::Keep => var
-                .current
-                .iter()
-                .filter_map(|c| c.manifest)
-                .filter_map(|m| {
-                    let i = var
+            Value::Keep => {
+                let mut out: Vec<(usize, &'a Manifest)> = Vec::new();
+                for m in var.current.iter().filter_map(|c| c.manifest) {
+                    if out.iter().any(|&(_, seen)| std::ptr::eq(seen, m)) {
+                        continue;
+                    }
+                    if let Some(i) = var
                         .releases
                         .iter()
-                        .position(|r| std::ptr::eq(r.as_ref(), m))?;
-                    Some((i, m))
-                })
-                .collect(),
+                        .position(|r| std::ptr::eq(r.as_ref(), m))
+                    {
+                        out.push((i, m));
+                    }
+                }
+                out
+            }
         }
     }
 
@@ -503,10 +508,18 @@ impl<'a> Model<'a> {
             refuses: Vec::new(),
             reads: Vec::new(),
         };
+        // each release once: a kept product's entities mostly run one release, and every
+        // judgement of a release already covers each entity running it (once per entity
+        // made a product of N entities cost N^2)
+        let mut seen: Vec<&'a Manifest> = Vec::new();
         for m in release
             .into_iter()
             .chain(kept.into_iter().flatten().filter_map(|c| c.manifest))
         {
+            if seen.iter().any(|s| std::ptr::eq(*s, m)) {
+                continue;
+            }
+            seen.push(m);
             out.needs.extend(
                 m.dependencies
                     .iter()

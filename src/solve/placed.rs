@@ -44,6 +44,8 @@ pub struct Placed<'a> {
     doubts: std::sync::OnceLock<Doubts>,
     /// [`Placed::homes`], worked out once.
     homes: std::sync::OnceLock<Vec<BTreeSet<String>>>,
+    /// [`Placed::binders`]: entity name -> the members binding something to it.
+    binders: std::sync::OnceLock<BTreeMap<String, Vec<usize>>>,
 }
 
 impl<'a> Placed<'a> {
@@ -70,6 +72,7 @@ impl<'a> Placed<'a> {
             managed: env.entities.iter().filter(|e| !e.is_installed()).collect(),
             doubts: std::sync::OnceLock::new(),
             homes: std::sync::OnceLock::new(),
+            binders: std::sync::OnceLock::new(),
         })
     }
 
@@ -193,6 +196,61 @@ impl<'a> Placed<'a> {
             .map_or(crate::instance::Placement::none(), |i| {
                 self.index.member(i).placement
             })
+    }
+
+    /// The members that bind some requirement to entity `name` (worked out once).
+    fn binders(&self, name: &str) -> &[usize] {
+        let all = self.binders.get_or_init(|| {
+            let mut all: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+            // one version per member: the index holds the installed entities
+            for k in 0..self.versions.len() {
+                for to in self.index.member(k).placement.bindings.values() {
+                    all.entry(to.clone()).or_default().push(k);
+                }
+            }
+            all
+        });
+        all.get(name).map_or(&[][..], Vec::as_slice)
+    }
+
+    /// The names of the installed entities of `product` serving `consumer`'s dependency on
+    /// it under `criteria` (its serving set, [`crate::serving::Index::serving`]).
+    #[must_use]
+    pub fn serving_names<'s>(
+        &'s self,
+        consumer: &str,
+        product: &'s crate::product::ProductId,
+        criteria: Option<&crate::instance::Criteria>,
+    ) -> Vec<&'s str> {
+        let placement = self.placement(consumer);
+        self.index
+            .serving((consumer, placement), Key::Product(product), criteria)
+            .members
+            .into_iter()
+            .map(|i| self.index.member(i).name)
+            .collect()
+    }
+
+    /// Whether `names` are exactly the installed entities of `product` the index holds
+    /// (each once).
+    #[must_use]
+    pub fn holds_exactly<'n>(
+        &self,
+        product: &crate::product::ProductId,
+        names: impl Iterator<Item = &'n str>,
+    ) -> bool {
+        let mut count = 0;
+        for name in names {
+            count += 1;
+            let of_product = self
+                .index
+                .find(name)
+                .is_some_and(|i| *self.index.member(i).product == *product);
+            if !of_product {
+                return false;
+            }
+        }
+        count == self.index.count(Key::Product(product))
     }
 
     /// The managed entities of `product`, as a [`crate::constraint::World`] holds entities
@@ -770,13 +828,16 @@ impl<'a> Model<'a> {
     /// rolling upgrade), each with the entity of `q` it is about (`""` for a missing one).
     /// With section 10 in use, a dependency is judged against the entity's serving set among
     /// `theirs` and an incompatibility against what it sees; an entity the plan creates (not
-    /// in the environment) counts for everyone. `None` without section 10: every pair counts.
+    /// in the environment) counts for everyone: `unplaced` names those among `theirs` (the
+    /// caller knows them, so no call walks all of `theirs`). `None` without section 10, or
+    /// for an entity the index does not hold or whose release is unknown: every pair counts.
     #[must_use]
     pub fn placed_pairs(
         &self,
         (p, ours, mine): (usize, &str, &Instance<'a>),
         q: usize,
         theirs: &std::collections::BTreeMap<String, Instance<'a>>,
+        unplaced: &[&str],
     ) -> Option<Vec<(Violation, String)>> {
         let placed = self.placed.as_ref()?;
         let m = mine.manifest?;
@@ -784,25 +845,34 @@ impl<'a> Model<'a> {
         let Some(i) = placed.index.find(ours) else {
             return None; // a created entity: judged product-wide
         };
+        let mut out = Vec::new();
+        let depends = m.dependencies.iter().any(|d| d.product == vq.product);
+        let incompatible = m.incompatibilities.iter().any(|c| c.product == vq.product);
+        if !depends && !incompatible {
+            return Some(out);
+        }
         let placement = placed.index.member(i).placement;
         let key = Key::Product(&vq.product);
+        // the members of `theirs` among index members `members`, and the unplaced ones
         let pick = |members: &[usize]| -> Vec<(&String, &Instance<'a>)> {
-            theirs
+            let mut list: Vec<(&String, &Instance<'a>)> = members
                 .iter()
-                .filter(|(name, _)| placed.index.find(name).is_none_or(|k| members.contains(&k)))
-                .collect()
+                .filter_map(|&k| theirs.get_key_value(placed.index.member(k).name))
+                .chain(unplaced.iter().filter_map(|n| theirs.get_key_value(*n)))
+                .collect();
+            list.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            list
         };
         let one = std::slice::from_ref(mine);
-        let mut out = Vec::new();
-        let criteria = m.facets().instances.get(&vq.product);
-        let serving = pick(
-            &placed
-                .index
-                .serving((ours, placement), key, criteria)
-                .members,
-        );
-        let mut needs = |list: &[(&String, &Instance<'a>)]| {
-            if list.is_empty() {
+        if depends {
+            let criteria = m.facets().instances.get(&vq.product);
+            let serving = pick(
+                &placed
+                    .index
+                    .serving((ours, placement), key, criteria)
+                    .members,
+            );
+            if serving.is_empty() {
                 out.extend(
                     check(&vp.product, one, &vq.product, &[])
                         .into_iter()
@@ -810,25 +880,72 @@ impl<'a> Model<'a> {
                         .map(|v| (v, String::new())),
                 );
             }
-            for (name, inst) in list {
+            for (name, inst) in serving {
                 out.extend(
-                    check(&vp.product, one, &vq.product, std::slice::from_ref(*inst))
+                    check(&vp.product, one, &vq.product, std::slice::from_ref(inst))
                         .into_iter()
                         .filter(|v| v.code != Code::IncompatibleRelease)
-                        .map(|v| (v, (*name).clone())),
+                        .map(|v| (v, name.clone())),
                 );
             }
-        };
-        needs(&serving);
-        let seen = pick(&placed.index.visible(placement, key));
-        for (name, inst) in seen {
-            out.extend(
-                check(&vp.product, one, &vq.product, std::slice::from_ref(inst))
-                    .into_iter()
-                    .filter(|v| v.code == Code::IncompatibleRelease)
-                    .map(|v| (v, name.clone())),
-            );
+        }
+        if incompatible {
+            for (name, inst) in pick(&placed.index.visible(placement, key)) {
+                out.extend(
+                    check(&vp.product, one, &vq.product, std::slice::from_ref(inst))
+                        .into_iter()
+                        .filter(|v| v.code == Code::IncompatibleRelease)
+                        .map(|v| (v, name.clone())),
+                );
+            }
         }
         Some(out)
+    }
+
+    /// The entities of `q` whose serving sets or visible sets (for `p`'s product) can hold
+    /// `entity` of `p`: those in its namespace (every one of `q`'s, when it is global), and
+    /// those that bind `p`'s product to it. Only installed entities the index holds; `None`
+    /// without section 10 or for an entity the index does not hold.
+    #[must_use]
+    pub fn could_see(&self, p: usize, entity: &str, q: usize) -> Option<Vec<&str>> {
+        let placed = self.placed.as_ref()?;
+        let i = placed.index.find(entity)?;
+        let key = Key::Product(&self.vars[q].product);
+        let namespace = placed.index.member(i).placement.namespace.as_str();
+        let members = if namespace.is_empty() {
+            placed.index.of(key)
+        } else {
+            placed.index.at(key, namespace)
+        };
+        let mut out: Vec<&str> = members
+            .iter()
+            .map(|&k| placed.index.member(k).name)
+            .collect();
+        let bound = crate::instance::Requirement::Product(self.vars[p].product.clone());
+        out.extend(
+            placed
+                .binders(entity)
+                .iter()
+                .map(|&k| placed.index.member(k))
+                .filter(|m| *m.product == self.vars[q].product)
+                .filter(|m| {
+                    m.placement
+                        .bindings
+                        .get(&bound)
+                        .is_some_and(|to| to == entity)
+                })
+                .map(|m| m.name),
+        );
+        out.sort_unstable();
+        out.dedup();
+        Some(out)
+    }
+
+    /// Whether the serving index holds installed entity `name`.
+    #[must_use]
+    pub fn places(&self, name: &str) -> bool {
+        self.placed
+            .as_ref()
+            .is_some_and(|placed| placed.index.find(name).is_some())
     }
 }

@@ -78,35 +78,35 @@ impl<'a> Model<'a> {
             _ => vec![vp.product.name()],
         };
         let planned = format!("{}-{}", vp.product.name(), vq.product.name());
-        let sources: Vec<Running<'_>> = match b {
-            Value::Absent => Vec::new(),
-            Value::Keep => vq
-                .current
-                .iter()
-                .map(|c| Running {
-                    entity: c.entity.unwrap_or_default(),
-                    product: &vq.product,
-                    version: c.version,
-                    facets: c.manifest.map_or(Facets::none(), Manifest::facets),
-                    placement: placement(c.entity.unwrap_or_default()),
-                })
-                .collect(),
-            Value::Release(j) => {
-                let m: &'a Manifest = &vq.releases[j];
-                let names: Vec<&'a str> = vq.current.iter().filter_map(|c| c.entity).collect();
-                names
-                    .into_iter()
-                    .map(|entity| Running {
-                        entity,
-                        product: &vq.product,
-                        version: &m.version,
-                        facets: m.facets(),
-                        placement: placement(entity),
-                    })
-                    .collect()
-            }
-        };
+        let sources = self.sources(q, b, &placement);
         let installed = vq.installed();
+        // Each declarer's world holds only the sources that serve it (from the serving
+        // index built once for the model), not every entity of the source product: with
+        // thousands of namespaces a world per declarer over all of them was quadratic. The
+        // serving set of that smaller world is the same (every tier above the one that serves
+        // is empty in both), so the input binds alike. Where the index does not hold exactly
+        // the sources (entities the plan creates), every source goes in, as before.
+        let serving_only = match placed {
+            Some(placed) if !product_wide && p != q => {
+                placed.holds_exactly(&vq.product, sources.iter().map(|r| r.entity))
+            }
+            _ => false,
+        }
+        .then(|| {
+            sources
+                .iter()
+                .map(|r| (r.entity, *r))
+                .collect::<std::collections::BTreeMap<&str, Running<'_>>>()
+        });
+        let absent = match placed {
+            Some(placed) if !product_wide => placed.managed(&vq.product),
+            _ => Vec::new(),
+        };
+        let find = |name: &str| match &serving_only {
+            Some(by_name) => by_name.get(name).copied(),
+            None => sources.iter().find(|r| r.entity == name).copied(),
+        };
+        let criteria = release.facets().instances.get(&vq.product);
         let mut out = Vec::new();
         for entity in declarers {
             let mut running = vec![Running {
@@ -116,7 +116,15 @@ impl<'a> Model<'a> {
                 facets: release.facets(),
                 placement: placement(entity),
             }];
-            running.extend(sources.iter().copied());
+            match (&serving_only, placed) {
+                (Some(by_name), Some(placed)) => running.extend(
+                    placed
+                        .serving_names(entity, &vq.product, criteria)
+                        .into_iter()
+                        .filter_map(|name| by_name.get(name).copied()),
+                ),
+                _ => running.extend(sources.iter().copied()),
+            }
             if let (Value::Release(j), false) = (b, installed) {
                 // the entity the plan creates for it
                 let m: &'a Manifest = &vq.releases[j];
@@ -128,11 +136,7 @@ impl<'a> Model<'a> {
                     placement: Placement::none(),
                 });
             }
-            let absent = match placed {
-                Some(placed) if !product_wide => placed.managed(&vq.product),
-                _ => Vec::new(),
-            };
-            let world = World::placed(running, absent, self.runtime);
+            let world = World::placed(running, absent.clone(), self.runtime);
             for (fed, feed) in wiring::feeds(&world, entity, release) {
                 if !std::ptr::eq(fed, input) {
                     continue;
@@ -140,7 +144,7 @@ impl<'a> Model<'a> {
                 let fault = |code, source: Option<&str>| Fault {
                     entity: vp.installed().then(|| entity.to_owned()),
                     code,
-                    source: source.map(|s| match sources.iter().find(|r| r.entity == s) {
+                    source: source.map(|s| match find(s) {
                         Some(r) => (r.version.to_string(), Some(s.to_owned())),
                         None => (
                             vq.version(b).map_or_else(String::new, ToString::to_string),
@@ -156,6 +160,45 @@ impl<'a> Model<'a> {
             }
         }
         out
+    }
+
+    /// The entities of `q` under `b` (none when absent; an install's is added by the
+    /// caller), placed by `placement`.
+    fn sources<'s>(
+        &'s self,
+        q: usize,
+        b: Value,
+        placement: &dyn Fn(&str) -> &'s Placement,
+    ) -> Vec<Running<'s>> {
+        let vq = &self.vars[q];
+        match b {
+            Value::Absent => Vec::new(),
+            Value::Keep => vq
+                .current
+                .iter()
+                .map(|c| Running {
+                    entity: c.entity.unwrap_or_default(),
+                    product: &vq.product,
+                    version: c.version,
+                    facets: c.manifest.map_or(Facets::none(), Manifest::facets),
+                    placement: placement(c.entity.unwrap_or_default()),
+                })
+                .collect(),
+            Value::Release(j) => {
+                let m: &Manifest = &vq.releases[j];
+                vq.current
+                    .iter()
+                    .filter_map(|c| c.entity)
+                    .map(|entity| Running {
+                        entity,
+                        product: &vq.product,
+                        version: &m.version,
+                        facets: m.facets(),
+                        placement: placement(entity),
+                    })
+                    .collect()
+            }
+        }
     }
 
     /// Whether `q` under `b` feeds `input` of `p`'s `release` under `a`, for every entity of
@@ -182,6 +225,8 @@ impl<'a> Model<'a> {
     ) -> Vec<Violation> {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         let mut out = Vec::new();
+        // one fault per entity: a set keeps finding repeats cheap among thousands
+        let mut seen = std::collections::BTreeSet::new();
         for (_, m) in self.manifests(p, a) {
             for input in m
                 .facets()
@@ -191,7 +236,7 @@ impl<'a> Model<'a> {
             {
                 for fault in self.input_faults((p, a, m), input, q, b) {
                     let v = input_violation(&vp.product, m, input, fault);
-                    if !out.contains(&v) {
+                    if seen.insert(v.clone()) {
                         out.push(v);
                     }
                 }
