@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::{Explanation, Kind, Link};
 use crate::constraint::{span_text, term_text};
 use crate::diagnostic::FileLocation;
+use crate::manifest::Atom;
 use crate::product::ProductId;
 use crate::range::Placement;
 use crate::solve::conflict::{Cause, Conflict, Declaration, declared};
@@ -39,6 +40,8 @@ struct Parts {
     own: BTreeMap<usize, Vec<Link>>,
     /// Products that may not be installed.
     missing: BTreeMap<ProductId, Link>,
+    /// Products the policy pins (a part of the conflict).
+    pinned: BTreeSet<usize>,
 }
 
 fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
@@ -62,6 +65,9 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     .push(held_link(model, *product, *value));
             }
             Cause::Excluded { product, rule } => {
+                if *rule == Exclusion::Pinned {
+                    parts.pinned.insert(*product);
+                }
                 parts
                     .own
                     .entry(*product)
@@ -78,6 +84,8 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
             } => {
                 let (m, on) = declared(model, *product, *release, *declaration);
                 let on = on.unwrap_or(&model.vars[*product].product);
+                // the capabilities a section 9 item needs a provider of
+                let mut capabilities: Vec<String> = Vec::new();
                 let (kind, range, optional, location, unmet) = match *declaration {
                     Declaration::Dependency(i) => {
                         let d = &m.dependencies[i];
@@ -97,11 +105,19 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     }
                     Declaration::Requirement(i) => {
                         let r = &m.facets().requires[i];
+                        capabilities.push(r.name.clone());
                         let words = format!("capability {}{}", r.name, span_text(&r.range));
                         (Kind::Constrains, words, r.optional, r.location, false)
                     }
                     Declaration::Constraint(i) => {
                         let t = &m.facets().constraints[i];
+                        for atom in t.atoms() {
+                            if let Atom::Capability { name, .. } = atom
+                                && !capabilities.contains(name)
+                            {
+                                capabilities.push(name.clone());
+                            }
+                        }
                         let quoted = t
                             .description
                             .as_ref()
@@ -134,6 +150,7 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     .or_default();
                 entry.releases.insert(*release);
                 entry.unmet = unmet;
+                entry.capabilities = capabilities;
                 entry.location.get_or_insert_with(|| FileLocation {
                     file: Arc::clone(&m.file),
                     location,
@@ -174,6 +191,21 @@ fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
         }
         for (key, group) in mine {
             chain.push(declaration_link(model, &key, &group));
+            for name in &group.capabilities {
+                let providers = provider_links(model, p, name, &mut parts);
+                for q in providers.walked {
+                    if seen.insert(q) {
+                        queue.push_back(q);
+                    }
+                }
+                if let Some((words, provider)) = providers.merged
+                    && let Some(last) = chain.last_mut()
+                {
+                    last.text.push_str(&words);
+                    last.dependency = Some(provider);
+                }
+                chain.extend(providers.links);
+            }
             let (_, _, on, range, _) = key;
             if let Some(link) = parts.missing.remove(&on) {
                 chain.push(link);
@@ -205,6 +237,86 @@ struct Group {
     location: Option<FileLocation>,
     /// No release of the product it is about satisfies it.
     unmet: bool,
+    /// The capabilities it needs a provider of (a section 9 item).
+    capabilities: Vec<String>,
+}
+
+/// What follows a section 9 item about the providers of one of its capabilities.
+struct Providers {
+    /// Words that finish the item's sentence (`; the only provider, P, is pinned at V by
+    /// policy`), when its one provider is held by a pin and nothing else; and P.
+    merged: Option<(String, ProductId)>,
+    /// The providers' own links (pinned, excluded, ...), then the catalog's providers that
+    /// may not be installed.
+    links: Vec<Link>,
+    /// The providers whose links were said here, for the walk to go on from.
+    walked: Vec<usize>,
+}
+
+/// The parts of the conflict about the providers of capability `name` that `p` needs,
+/// taken out of `parts`: the providers among the model's products (other than `p`) with
+/// their own links, and the catalog's providers that may not be installed.
+fn provider_links(model: &Model<'_>, p: usize, name: &str, parts: &mut Parts) -> Providers {
+    let inside: Vec<usize> = (0..model.vars.len())
+        .filter(|&q| q != p)
+        .filter(|&q| {
+            model.vars[q]
+                .releases
+                .iter()
+                .any(|m| m.facets().provides(name))
+        })
+        .collect();
+    let open = crate::range::Range {
+        minimum: None,
+        maximum: None,
+    };
+    let outside: Vec<ProductId> = model
+        .outside_providers(name, &open)
+        .into_iter()
+        .filter(|q| parts.missing.contains_key(q))
+        .collect();
+    let mut out = Providers {
+        merged: None,
+        links: Vec::new(),
+        walked: Vec::new(),
+    };
+    if let [q] = inside[..]
+        && parts.pinned.contains(&q)
+        && parts.own.get(&q).is_some_and(|own| own.len() == 1)
+    {
+        parts.own.remove(&q);
+        let var = &model.vars[q];
+        let at = var
+            .installed_version()
+            .map_or_else(String::new, |v| format!(" at {v}"));
+        let only = if outside.is_empty() {
+            "the only provider"
+        } else {
+            "the only installed provider"
+        };
+        out.merged = Some((
+            format!("; {only}, {}, is pinned{at} by policy", var.product),
+            var.product.clone(),
+        ));
+        out.walked.push(q);
+    } else {
+        for q in inside {
+            if let Some(own) = parts.own.remove(&q) {
+                out.links.extend(own);
+                out.walked.push(q);
+            }
+        }
+    }
+    for q in outside {
+        parts.missing.remove(&q);
+        let mut link = missing_link(&q);
+        link.text = format!(
+            "{q} provides capability {name} but is not installed, and installing it needs \
+             --allow-install"
+        );
+        out.links.push(link);
+    }
+    out
 }
 
 /// Release indices of `p` as version spans, consecutive ones merged; and whether they are all
@@ -244,6 +356,7 @@ fn link(kind: Kind, product: ProductId, text: String) -> Link {
         flag: None,
         location: None,
         text,
+        capabilities: Vec::new(),
     }
 }
 
@@ -473,6 +586,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             flag: None,
             location,
             text: format!("{subject} {verb} {range}{condition}"),
+            capabilities: group.capabilities.clone(),
         };
     }
     if kind == Kind::Reads {
@@ -500,6 +614,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             flag: None,
             location,
             text: format!("{text}{condition}"),
+            capabilities: Vec::new(),
         };
     }
     let verb = match (kind, plural) {
@@ -525,5 +640,6 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
         flag: None,
         location,
         text,
+        capabilities: Vec::new(),
     }
 }

@@ -14,7 +14,10 @@
 //! encoding, and the item is then encoded whole. The encoded set grows, so this ends.
 //!
 //! The engine's questions and its conflict search share this; the conflict search gives each
-//! item a selector literal (a part of the conflict it can name).
+//! item a selector literal (a part of the conflict it can name), and each catalog provider of
+//! a capability that is not a variable one too (`missing`): the capability atom is also true
+//! by that provider while its selector is dropped, which is how `--allow-install` comes to be
+//! offered for a capability as it is for a product dependency.
 
 use std::collections::BTreeMap;
 
@@ -24,6 +27,7 @@ use super::Encoded;
 use super::cnf::Cnf;
 use crate::constraint::atom_text;
 use crate::manifest::{Atom, Term, TermKind};
+use crate::product::ProductId;
 use crate::solve::facets::FacetIndex;
 use crate::solve::model::{Model, Value};
 
@@ -48,6 +52,12 @@ pub(super) struct FacetClauses<'m> {
     pending: Vec<Pending>,
     /// (declarer, atom in words) -> the literal of "some other product makes it true".
     atoms: BTreeMap<(usize, String), Truth>,
+    /// In the conflict search only: the selector of each product that may not be installed
+    /// (its `Missing` cause, shared with the search's own). A capability atom is then also
+    /// true by a catalog provider that is not a variable once its selector is dropped, so a
+    /// conflict can name it and `--allow-install` be checked as its fix. `None` in the
+    /// engine's questions, which never see such products.
+    pub missing: Option<BTreeMap<ProductId, Lit>>,
 }
 
 impl<'m> FacetClauses<'m> {
@@ -56,6 +66,7 @@ impl<'m> FacetClauses<'m> {
             index: model.facets(),
             pending: Vec::new(),
             atoms: BTreeMap::new(),
+            missing: None,
         }
     }
 
@@ -194,6 +205,12 @@ impl<'m> FacetClauses<'m> {
                 if index.made_true_by(model, id, q, v) {
                     lits.push(l);
                 }
+            }
+        }
+        if let (Some(missing), Atom::Capability { name, range }) = (&mut self.missing, atom) {
+            for q in model.outside_providers(name, range) {
+                let selector = *missing.entry(q).or_insert_with(|| cnf.fresh(true));
+                lits.push(!selector);
             }
         }
         let truths: Vec<Truth> = lits.into_iter().map(Truth::Lit).collect();
