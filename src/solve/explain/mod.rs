@@ -319,6 +319,13 @@ pub fn explain_all(
     let mut wider: Option<Catalog> = None;
     let mut providers: std::collections::BTreeMap<String, Vec<ProductId>> =
         std::collections::BTreeMap::new();
+    let installed: BTreeSet<&ProductId> = context
+        .env
+        .entities
+        .iter()
+        .filter(|e| e.is_installed())
+        .map(|e| &e.product)
+        .collect();
     for round in 0..=ROUNDS {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
@@ -333,7 +340,8 @@ pub fn explain_all(
             break;
         };
         // The questions whose explanations name products read in part, and those products;
-        // a capability named names its providers (one not installed may be a fix).
+        // a capability named names its providers that are not installed (each may be a
+        // fix, and only a database's index knows them).
         let mut fresh: BTreeSet<ProductId> = BTreeSet::new();
         let mut again: Vec<usize> = Vec::new();
         for &i in &pending {
@@ -346,7 +354,11 @@ pub fn explain_all(
                     named.extend(
                         providers
                             .entry(name)
-                            .or_insert_with_key(|name| reload.providers(name).unwrap_or_default())
+                            .or_insert_with_key(|name| {
+                                let mut all = reload.providers(name).unwrap_or_default();
+                                all.retain(|p| !installed.contains(p));
+                                all
+                            })
                             .iter()
                             .cloned(),
                     );
