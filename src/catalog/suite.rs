@@ -580,7 +580,7 @@ fn providers_come_from_the_index_and_follow_replacements() {
              - name: sql-ng\n        version: 8.0.0\n",
         )
         .unwrap();
-        let (files, unreadable) = loader::read_sources_and_errors(&[dir.clone()]);
+        let (files, unreadable) = loader::read_sources_and_errors(std::slice::from_ref(&dir));
         let summary = location
             .create_store()
             .unwrap()

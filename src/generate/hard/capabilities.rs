@@ -189,11 +189,11 @@ fn section9(
             let capability = &plan.capabilities[r.capability];
             let _ = writeln!(text, "      - name: {}", capability.name);
             if let Some(anchor) = r.anchor {
-                let provider = &capability.providers[anchor];
+                let anchored = &capability.providers[anchor];
                 let (min, max) = if near(product, k) {
-                    around(rng, products, provider)
+                    around(rng, products, anchored)
                 } else {
-                    arbitrary(rng, products, provider)
+                    arbitrary(rng, products, anchored)
                 };
                 write_bounds(text, 8, min.as_deref(), max.as_deref());
             }

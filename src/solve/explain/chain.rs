@@ -18,7 +18,21 @@ use crate::solve::model::{Exclusion, Model, Value};
 #[must_use]
 pub fn chain(model: &Model<'_>, conflict: &Conflict) -> Explanation {
     Explanation {
-        chain: walk(model, parts(model, conflict)),
+        chain: walk(model, {
+            let mut parts = parts(model, conflict);
+            parts.pinned = conflict
+                .causes
+                .iter()
+                .filter_map(|c| match c {
+                    Cause::Excluded {
+                        product,
+                        rule: Exclusion::Pinned,
+                    } => Some(*product),
+                    _ => None,
+                })
+                .collect();
+            parts
+        }),
         fixes: Vec::new(),
         minimal: conflict.minimal,
         beyond: None,
@@ -65,9 +79,6 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     .push(held_link(model, *product, *value));
             }
             Cause::Excluded { product, rule } => {
-                if *rule == Exclusion::Pinned {
-                    parts.pinned.insert(*product);
-                }
                 parts
                     .own
                     .entry(*product)
@@ -84,8 +95,6 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
             } => {
                 let (m, on) = declared(model, *product, *release, *declaration);
                 let on = on.unwrap_or(&model.vars[*product].product);
-                // the capabilities a section 9 item needs a provider of
-                let mut capabilities: Vec<String> = Vec::new();
                 let (kind, range, optional, location, unmet) = match *declaration {
                     Declaration::Dependency(i) => {
                         let d = &m.dependencies[i];
@@ -105,19 +114,11 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     }
                     Declaration::Requirement(i) => {
                         let r = &m.facets().requires[i];
-                        capabilities.push(r.name.clone());
                         let words = format!("capability {}{}", r.name, span_text(&r.range));
                         (Kind::Constrains, words, r.optional, r.location, false)
                     }
                     Declaration::Constraint(i) => {
                         let t = &m.facets().constraints[i];
-                        for atom in t.atoms() {
-                            if let Atom::Capability { name, .. } = atom
-                                && !capabilities.contains(name)
-                            {
-                                capabilities.push(name.clone());
-                            }
-                        }
                         let quoted = t
                             .description
                             .as_ref()
@@ -150,7 +151,7 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     .or_default();
                 entry.releases.insert(*release);
                 entry.unmet = unmet;
-                entry.capabilities = capabilities;
+                entry.capabilities = needed_capabilities(m, *declaration);
                 entry.location.get_or_insert_with(|| FileLocation {
                     file: Arc::clone(&m.file),
                     location,
@@ -239,6 +240,26 @@ struct Group {
     unmet: bool,
     /// The capabilities it needs a provider of (a section 9 item).
     capabilities: Vec<String>,
+}
+
+/// The capabilities a section 9 item needs a provider of: a requirement's, and those a
+/// `constraints` item's capability atoms name.
+fn needed_capabilities(m: &crate::manifest::Manifest, declaration: Declaration) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    match declaration {
+        Declaration::Requirement(i) => out.push(m.facets().requires[i].name.clone()),
+        Declaration::Constraint(i) => {
+            for atom in m.facets().constraints[i].atoms() {
+                if let Atom::Capability { name, .. } = atom
+                    && !out.contains(name)
+                {
+                    out.push(name.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+    out
 }
 
 /// What follows a section 9 item about the providers of one of its capabilities.
