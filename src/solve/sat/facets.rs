@@ -32,11 +32,13 @@ use crate::solve::facets::FacetIndex;
 use crate::solve::model::{Model, Value};
 
 /// An item waiting for the products it names: the literal of its declaring value and its
-/// selector, if any.
+/// selector, if any, and how many of the products it names (in `FacetIndex::mentions`
+/// order) are known to be encoded: the encoded set only grows, so each is looked at once.
 struct Pending {
     item: usize,
     value: Lit,
     selector: Option<Lit>,
+    encoded: usize,
 }
 
 /// A term's truth in the encoding: known already, or a literal.
@@ -86,6 +88,7 @@ impl<'m> FacetClauses<'m> {
             item: k,
             value,
             selector,
+            encoded: 0,
         });
     }
 
@@ -93,12 +96,13 @@ impl<'m> FacetClauses<'m> {
     pub fn settle(&mut self, model: &Model<'_>, cnf: &mut Cnf, encoded: &[Option<Encoded>]) {
         let Some(index) = self.index else { return };
         let pending = std::mem::take(&mut self.pending);
-        for p in pending {
-            if index
-                .mentions(model, p.item)
-                .iter()
-                .all(|&q| encoded[q].is_some())
-            {
+        for mut p in pending {
+            // a rule item names most products and waits long: resume where it stopped
+            let mentions = index.mentions(model, p.item);
+            while p.encoded < mentions.len() && encoded[mentions[p.encoded]].is_some() {
+                p.encoded += 1;
+            }
+            if p.encoded == mentions.len() {
                 self.encode(model, cnf, encoded, &p);
             } else {
                 self.pending.push(p);
