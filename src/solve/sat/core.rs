@@ -4,9 +4,9 @@
 //! name (a [`Cause`]): each declaration of each release, each target, each held product, each
 //! policy rule that leaves releases out, each product that may not be installed (a catalog
 //! provider of a capability an item needs included). A part holds only while its selector is
-//! assumed true. Every catalog release gets a value, the ones the
-//! policy leaves out included (their rule's selector forbids them), so the core can say that a
-//! policy rule is part of the cause and the flags that would lift it can be tried.
+//! assumed true. Every catalog release gets a value, the ones the policy leaves out included
+//! (their rule's selector forbids them), so the core can say that a policy rule is part of
+//! the cause and the flags that would lift it can be tried.
 //!
 //! The encoding is lazy exactly as the engine's (see the parent module): only products the
 //! answers reach are encoded, and the encoded part is a relaxation (a subset of the parts).
