@@ -242,16 +242,39 @@ fn upgrading(c: &mut Criterion) {
 /// chains. In memory (the catalog loaded once); end-to-end figures from the database are in
 /// BENCHMARKS.md. Every answer here is proven (no time limit is set).
 fn hard(c: &mut Criterion) {
-    let mut group = c.benchmark_group("hard");
+    hard_family(c, "hard", Shape::Hard);
+}
+
+/// The hard family with section 9 (`generate --hard --capabilities`, issue 15): the same
+/// questions over capabilities, compound constraints, rules and runtime requirements, and
+/// validate and order (every entity) in memory.
+fn hard_capabilities(c: &mut Criterion) {
+    hard_family(c, "hard-capabilities", Shape::HardCapabilities);
+}
+
+/// The planning questions of one hard family in memory at 200 and 1,000 products x 40.
+fn hard_family(c: &mut Criterion, family: &str, shape: Shape) {
+    let mut group = c.benchmark_group(family);
     group.sample_size(10);
     for (name, products) in [("200x40", 200), ("1000x40", 1000)] {
         let g = generate(Params {
             products,
             releases: 40,
             seed: 1,
-            shape: Shape::Hard,
+            shape,
         });
         let (catalog, env) = load(&g);
+        if shape == Shape::HardCapabilities {
+            group.bench_function(format!("validate/{name}"), |b| {
+                b.iter(|| black_box(validate::validate(&env, &catalog)));
+            });
+            group.bench_function(format!("order/{name}"), |b| {
+                b.iter(|| {
+                    let graph = graph::build(&env, &catalog, None);
+                    black_box(order::install_order(&graph, true))
+                });
+            });
+        }
         group.bench_function(format!("upgrades/{name}"), |b| {
             b.iter(|| black_box(compat::upgrade::upgrades(&env, &catalog, false)));
         });
@@ -368,6 +391,7 @@ criterion_group!(
     planning,
     upgrading,
     hard,
+    hard_capabilities,
     capabilities,
     instances
 );

@@ -66,6 +66,13 @@ impl Reread {
         })
     }
 
+    /// The products some release of which provides capability `name` (every layer's, from
+    /// its index where it has one); `None` when the catalog cannot be read again.
+    #[must_use]
+    pub fn providers(&self, name: &str) -> Option<Vec<ProductId>> {
+        Layers::open(&self.locations).ok()?.providing(name).ok()
+    }
+
     fn load(&self, scope: &Scope) -> Option<Catalog> {
         Layers::open(&self.locations).ok()?.load(scope).ok()
     }

@@ -14,7 +14,7 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::Listing;
+use super::{Listing, ReleaseFacets, facet_cell};
 use crate::diagnostic::{InputError, Location};
 use crate::finding::Code;
 use crate::manifest::{Dependency, Incompatibility, Issue, Manifest};
@@ -156,6 +156,29 @@ pub fn damaged(path: &str, what: &str) -> InputError {
         path: path.to_owned(),
         reason: format!("damaged catalog: {what}"),
     }
+}
+
+/// One release's stored section 9 cell, decoded (`catalog list` and `catalog providers` read
+/// only these cells); a cell that does not decode is a damaged catalog.
+///
+/// # Errors
+/// A product, version or cell that does not decode.
+pub fn release_facets(
+    path: &str,
+    group: &str,
+    name: &str,
+    version: &str,
+    cell: &str,
+) -> Result<ReleaseFacets, InputError> {
+    let product = ProductId::new(group, name).map_err(|m| damaged(path, &m))?;
+    let version = Version::parse(version).map_err(|e| damaged(path, &e.to_string()))?;
+    let facets = facet_cell::decode(cell)
+        .map_err(|m| damaged(path, &format!("section 9 of {product} {version}: {m}")))?;
+    Ok(ReleaseFacets {
+        product,
+        version,
+        facets: Arc::new(facets),
+    })
 }
 
 /// Product ids read from rows, shared: 200,000 releases name only a few thousand products,

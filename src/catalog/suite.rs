@@ -422,57 +422,193 @@ fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
     assert_eq!(schema, 3);
 }
 
-/// Schema 3 adds the `provision` index: a file of schema 2 answers `providers` from the cells
-/// that name the capability, an import fills the index from the cells already stored, and
-/// both ways give the same answers, the index's read through it.
-#[test]
-fn a_catalog_file_of_schema_2_answers_providers_before_and_after_its_index() {
-    let db = imported("schema2");
-    let location = Location::Sqlite(db.clone());
-    let capabilities = || {
-        let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(CAPABILITIES)]);
-        Batch::check(files, unreadable).unwrap()
-    };
-    let mut store = location.create_store().unwrap();
-    store.import(&capabilities(), true).unwrap();
-    drop(store);
-    let answers = |location: &Location| -> Vec<String> {
-        let store = location.open_store().unwrap();
-        section_9_questions()
-            .iter()
-            .map(|(_, name, range)| format!("{:?}", store.providers(name, range).unwrap()))
-            .collect()
-    };
-    let indexed = answers(&location);
-    assert!(indexed.iter().any(|a| a.contains("mysql")), "{indexed:?}");
-    {
-        // what a catalog made before the index looks like
-        let conn = rusqlite::Connection::open(&db).unwrap();
-        conn.execute_batch("DROP TABLE provision; PRAGMA user_version = 2;")
+/// Runs `sqlite` on a catalog file or `postgres` on a PostgreSQL catalog (statements that
+/// make a catalog look older or damaged; PostgreSQL's with the schema `compat` on the search
+/// path, so a table is named as in SQLite), then answers `count`, a query for one number.
+fn tamper(location: &Location, sqlite: &str, postgres: &str, count: &str) -> i64 {
+    match location {
+        Location::Sqlite(db) => {
+            let conn = rusqlite::Connection::open(db).unwrap();
+            conn.execute_batch(sqlite).unwrap();
+            conn.query_row(count, [], |row| row.get(0)).unwrap()
+        }
+        Location::Postgres(url) => {
+            let mut client = url.config().unwrap().connect(::postgres::NoTls).unwrap();
+            client.batch_execute("SET search_path = compat").unwrap();
+            client.batch_execute(postgres).unwrap();
+            client.query_one(count, &[]).unwrap().get(0)
+        }
+        Location::Directory(_) => unreachable!("a directory is not tampered with"),
+    }
+}
+
+/// A fresh catalog file and, when there is a test server, a fresh PostgreSQL catalog, both
+/// holding the examples and then the capability examples.
+fn capability_stores(name: &str) -> Vec<Location> {
+    let mut out = vec![Location::Sqlite(imported(name))];
+    out.extend(imported_postgres(name));
+    for location in &out {
+        location
+            .create_store()
+            .unwrap()
+            .import(&capabilities(), true)
             .unwrap();
     }
-    assert_eq!(answers(&location), indexed, "schema 2: read from the cells");
-    let summary = location
-        .create_store()
-        .unwrap()
-        .import(&capabilities(), true)
-        .unwrap();
-    assert_eq!(summary.added, 0);
-    assert_eq!(answers(&location), indexed, "migrated: read from the index");
-    let conn = rusqlite::Connection::open(&db).unwrap();
-    let rows: i64 = conn
-        .query_row("SELECT count(*) FROM provision", [], |row| row.get(0))
-        .unwrap();
-    assert!(
-        rows > 5,
-        "the migration filled the index from the cells: {rows}"
-    );
-    let plan: String = conn
-        .query_row(
-            "EXPLAIN QUERY PLAN SELECT release_id FROM provision WHERE capability = 'sql'",
-            [],
-            |row| row.get(3),
+    out
+}
+
+fn capabilities() -> Batch {
+    let (files, unreadable) = loader::read_sources_and_errors(&[PathBuf::from(CAPABILITIES)]);
+    Batch::check(files, unreadable).unwrap()
+}
+
+/// The `providers` answers of [`section_9_questions`], as text.
+fn provider_answers(location: &Location) -> Vec<String> {
+    let store = location.open_store().unwrap();
+    section_9_questions()
+        .iter()
+        .map(|(_, name, range)| format!("{:?}", store.providers(name, range).unwrap()))
+        .collect()
+}
+
+/// Schema 3 adds the `provision` index (to both databases): a catalog of schema 2 answers
+/// `providers` from the cells that name the capability, an import fills the index from the
+/// cells already stored, and both ways give the same answers, the index's read through it.
+#[test]
+fn a_catalog_of_schema_2_answers_providers_before_and_after_its_index() {
+    for location in capability_stores("schema2") {
+        let indexed = provider_answers(&location);
+        assert!(
+            indexed.iter().any(|a| a.contains("mysql")),
+            "{location}: {indexed:?}"
+        );
+        // what a catalog made before the index looks like
+        tamper(
+            &location,
+            "DROP TABLE provision; PRAGMA user_version = 2;",
+            "DROP TABLE provision; DELETE FROM schema_migration WHERE version = 3;",
+            "SELECT count(*) FROM release",
+        );
+        assert_eq!(
+            provider_answers(&location),
+            indexed,
+            "{location}: schema 2, read from the cells"
+        );
+        let summary = location
+            .create_store()
+            .unwrap()
+            .import(&capabilities(), true)
+            .unwrap();
+        assert_eq!(summary.added, 0, "{location}");
+        assert_eq!(
+            provider_answers(&location),
+            indexed,
+            "{location}: migrated, read from the index"
+        );
+        let rows = tamper(&location, "", "", "SELECT count(*) FROM provision");
+        assert!(
+            rows > 5,
+            "{location}: the migration filled the index from the cells: {rows}"
+        );
+        if let Location::Sqlite(db) = &location {
+            let conn = rusqlite::Connection::open(db).unwrap();
+            let plan: String = conn
+                .query_row(
+                    "EXPLAIN QUERY PLAN SELECT release_id FROM provision WHERE capability = 'sql'",
+                    [],
+                    |row| row.get(3),
+                )
+                .unwrap();
+            assert!(plan.contains("USING"), "{plan}");
+        }
+    }
+}
+
+/// `providers` and the `--allow-install` closure's `providing` read only the releases the
+/// index names (a damaged cell of a release that provides nothing asked for is never read),
+/// and the index follows a replaced release.
+#[test]
+fn providers_come_from_the_index_and_follow_replacements() {
+    let sql = &section_9_questions()[0].2;
+    for location in capability_stores("index") {
+        let before = location
+            .open_store()
+            .unwrap()
+            .providers("sql", sql)
+            .unwrap();
+        let names = |rows: &[super::Providing]| -> Vec<String> {
+            rows.iter()
+                .map(|p| format!("{} {}", p.product, p.version))
+                .collect()
+        };
+        assert_eq!(
+            names(&before),
+            [
+                "com.example:mariadb 11.4.0",
+                "com.example:mysql 5.7.0",
+                "com.example:mysql 8.0.0"
+            ],
+            "{location}"
+        );
+        // com.example:web requires `sql` and provides nothing
+        let damage = "UPDATE release SET facets = '{\"v\":99}' WHERE product_name = 'web'";
+        tamper(&location, damage, damage, "SELECT count(*) FROM release");
+        let store = location.open_store().unwrap();
+        assert!(
+            store.facets(None).is_err(),
+            "{location}: the damaged cell is there to be read"
+        );
+        assert_eq!(store.providers("sql", sql).unwrap(), before, "{location}");
+        assert_eq!(
+            location.open().unwrap().providing("sql").unwrap(),
+            [id("com.example:mariadb"), id("com.example:mysql")],
+            "{location}"
+        );
+        drop(store);
+        // mysql 8.0.0 replaced by a release that provides `sql-ng` instead
+        let dir = std::env::temp_dir().join(format!(
+            "compat-suite-{}-index-{}",
+            std::process::id(),
+            matches!(location, Location::Postgres(_))
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(
+            dir.join("mysql.yml"),
+            "manifest-version: '1.0'\nproduct-group: com.example\nproduct-name: mysql\n\
+             product-version: 8.0.0\nextensions:\n  capabilities:\n    provides:\n      \
+             - name: sql-ng\n        version: 8.0.0\n",
         )
         .unwrap();
-    assert!(plan.contains("USING"), "{plan}");
+        let (files, unreadable) = loader::read_sources_and_errors(std::slice::from_ref(&dir));
+        let summary = location
+            .create_store()
+            .unwrap()
+            .import(&Batch::check(files, unreadable).unwrap(), true)
+            .unwrap();
+        assert_eq!(summary.replaced, 1, "{location}");
+        let store = location.open_store().unwrap();
+        assert_eq!(
+            names(&store.providers("sql", sql).unwrap()),
+            ["com.example:mariadb 11.4.0", "com.example:mysql 5.7.0"],
+            "{location}"
+        );
+        assert_eq!(
+            names(&store.providers("sql-ng", sql).unwrap()),
+            ["com.example:mysql 8.0.0", "com.example:mysql 9.0.0"],
+            "{location}"
+        );
+        let orphans = tamper(
+            &location,
+            "",
+            "",
+            "SELECT count(*) FROM provision p WHERE NOT EXISTS \
+             (SELECT 1 FROM release r WHERE r.id = p.release_id)",
+        );
+        assert_eq!(
+            orphans, 0,
+            "{location}: the replaced release left the index"
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

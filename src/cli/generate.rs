@@ -31,8 +31,10 @@ pub struct GenerateArgs {
     #[arg(long, conflicts_with = "tight")]
     pub hard: bool,
     /// The capability family: the realistic one plus capabilities, constraints, runtime
-    /// requirements, properties, deprecations and an environment `runtime:` and `policy:`
-    #[arg(long, conflicts_with_all = ["tight", "hard"])]
+    /// requirements, properties, deprecations and an environment `runtime:` and `policy:`;
+    /// with --hard, the hard family plus capabilities, compound constraints, rules and
+    /// runtime requirements (both states still valid)
+    #[arg(long, conflicts_with = "tight")]
     pub capabilities: bool,
     /// The instance family: the realistic one plus namespaces, labels, bindings, outputs
     /// and wired inputs (SPEC section 10)
@@ -50,6 +52,8 @@ pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
     use compat::generate::Shape;
     let shape = if args.instances {
         Shape::Instances
+    } else if args.hard && args.capabilities {
+        Shape::HardCapabilities
     } else if args.capabilities {
         Shape::Capabilities
     } else if args.hard {

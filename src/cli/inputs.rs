@@ -186,8 +186,10 @@ pub fn reload_for(
         targets,
     )?);
     let whole = Arc::clone(&reread);
+    let providers = Arc::clone(&reread);
     Some(Reload::new(
         move |policy| reread.upgrades(policy.allow_downgrade, policy.allow_install),
         move |products| whole.products(products),
+        move |capability| providers.providers(capability),
     ))
 }

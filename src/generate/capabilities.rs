@@ -32,9 +32,9 @@ const CAPABILITIES: usize = 50;
 /// The deepest compound nesting generated (SPEC allows 16).
 const DEPTH: usize = 3;
 /// The environment's kubernetes.
-const KUBERNETES: &str = "1.29.4";
+pub(super) const KUBERNETES: &str = "1.29.4";
 /// Descriptions of constraint items, by turn.
-const DESCRIPTIONS: [&str; 6] = [
+pub(super) const DESCRIPTIONS: [&str; 6] = [
     "needs a cache",
     "a supported platform",
     "not beside retired services",
@@ -142,14 +142,14 @@ impl Plan {
 }
 
 /// A constraint item: an atom's keys and values, or a compound of items.
-enum Node {
+pub(super) enum Node {
     Atom(Vec<(&'static str, String)>),
     Compound(&'static str, Vec<Item>),
 }
 
-struct Item {
-    description: Option<&'static str>,
-    node: Node,
+pub(super) struct Item {
+    pub(super) description: Option<&'static str>,
+    pub(super) node: Node,
 }
 
 /// Generates the capability family over the realistic family's `products`.
@@ -257,7 +257,7 @@ fn section9(
 
 /// One `runtime-requirements` entry; for a release `newer` than the installed one it may need
 /// a newer kubernetes than the environment's.
-fn runtime_requirement(rng: &mut Rng, newer: bool, text: &mut String) {
+pub(super) fn runtime_requirement(rng: &mut Rng, newer: bool, text: &mut String) {
     text.push_str("  runtime-requirements:\n");
     let (name, min, max) = if rng.chance(5) {
         ("istio", Some("1.20.0".to_owned()), None)
@@ -306,7 +306,7 @@ fn around(
 }
 
 /// Bounds holding the environment's kubernetes.
-fn kubernetes(rng: &mut Rng) -> (Option<String>, Option<String>) {
+pub(super) fn kubernetes(rng: &mut Rng) -> (Option<String>, Option<String>) {
     let min = rng.chance(80).then(|| format!("1.{}.0", 24 + rng.below(6)));
     let max = rng.chance(60).then(|| format!("1.{}.x", 29 + rng.below(3)));
     (min, max)
@@ -468,7 +468,7 @@ fn capability_atom(
     Some(Node::Atom(keys))
 }
 
-fn runtime_atom(rng: &mut Rng, want: bool) -> Node {
+pub(super) fn runtime_atom(rng: &mut Rng, want: bool) -> Node {
     let mut keys = Vec::new();
     if want {
         keys.push(("runtime", "kubernetes".to_owned()));
@@ -486,7 +486,7 @@ fn runtime_atom(rng: &mut Rng, want: bool) -> Node {
 
 /// A CEL rule over the other installed entities' properties (products `i % 5 == 0` are gold
 /// and certified, so with six products or more some other entity is).
-fn rule_atom(rng: &mut Rng, count: usize, want: bool) -> Option<Node> {
+pub(super) fn rule_atom(rng: &mut Rng, count: usize, want: bool) -> Option<Node> {
     if count < 6 {
         return None;
     }
@@ -500,7 +500,7 @@ fn rule_atom(rng: &mut Rng, count: usize, want: bool) -> Option<Node> {
 }
 
 /// Writes `- item` at `indent` columns.
-fn write_item(text: &mut String, indent: usize, item: &Item) {
+pub(super) fn write_item(text: &mut String, indent: usize, item: &Item) {
     let mut first = true;
     let mut key = |text: &mut String, key: &str, value: &str| {
         let lead = if first { "- " } else { "  " };
@@ -527,7 +527,7 @@ fn write_item(text: &mut String, indent: usize, item: &Item) {
 }
 
 /// `min`/`max` bounds at `indent` columns.
-fn write_bounds(text: &mut String, indent: usize, min: Option<&str>, max: Option<&str>) {
+pub(super) fn write_bounds(text: &mut String, indent: usize, min: Option<&str>, max: Option<&str>) {
     if let Some(min) = min {
         let _ = writeln!(text, "{:indent$}minimum-version: {min}", "");
     }

@@ -2,6 +2,9 @@ use super::{
     Generated, Release, Rng, Style, covers, manifest_file, matcher, write_dependency, write_entity,
 };
 
+/// The hard family with section 9 ([`super::Shape::HardCapabilities`]).
+mod capabilities;
+
 /// How near (in release indices) to the installed or the consistent release a release's
 /// windows are built to hold the dependency's needed releases.
 const NEAR: usize = 6;
@@ -64,9 +67,22 @@ fn targets(rng: &mut Rng, i: usize, count: usize) -> Vec<usize> {
 
 pub(super) fn generate(count: usize, releases: usize, seed: u64) -> Generated {
     let mut rng = Rng(seed);
-    let products: Vec<Product> = (0..count)
+    let products = products(&mut rng, count, releases);
+    render(&products, &mut rng, |_, _, _, _| {})
+}
+
+/// The hard family with section 9 ([`super::Shape::HardCapabilities`]).
+pub(super) fn generate_with_capabilities(count: usize, releases: usize, seed: u64) -> Generated {
+    let mut rng = Rng(seed);
+    let products = products(&mut rng, count, releases);
+    capabilities::generate(&products, &mut rng)
+}
+
+/// The products with their releases and both states.
+fn products(rng: &mut Rng, count: usize, releases: usize) -> Vec<Product> {
+    (0..count)
         .map(|i| {
-            let releases = versions(&mut rng, releases);
+            let releases = versions(rng, releases);
             let n = releases.len();
             let consistent = if rng.chance(60) {
                 n - 1
@@ -82,11 +98,16 @@ pub(super) fn generate(count: usize, releases: usize, seed: u64) -> Generated {
                 installed,
             }
         })
-        .collect();
-    render(&products, &mut rng)
+        .collect()
 }
 
-fn render(products: &[Product], rng: &mut Rng) -> Generated {
+/// Renders the products: each release's dependencies, then what `section9(rng, product,
+/// release, text)` writes (lines under `extensions:`); the installed and the consistent state.
+fn render(
+    products: &[Product],
+    rng: &mut Rng,
+    mut section9: impl FnMut(&mut Rng, usize, usize, &mut String),
+) -> Generated {
     let mut manifests = Vec::with_capacity(products.len());
     for (i, product) in products.iter().enumerate() {
         let file = manifest_file(
@@ -99,10 +120,15 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
                     .into_iter()
                     .map(|t| (t, rng.chance(25)))
                     .collect();
-                if deps.is_empty() {
+                let mut more = String::new();
+                section9(rng, i, k, &mut more);
+                if deps.is_empty() && more.is_empty() {
                     return;
                 }
-                text.push_str("extensions:\n  product-dependencies:\n");
+                text.push_str("extensions:\n");
+                if !deps.is_empty() {
+                    text.push_str("  product-dependencies:\n");
+                }
                 let near_installed = k.abs_diff(product.installed) <= NEAR;
                 let near = near_installed || k.abs_diff(product.consistent) <= NEAR;
                 for &(target, optional) in &deps {
@@ -132,6 +158,7 @@ fn render(products: &[Product], rng: &mut Rng) -> Generated {
                         optional,
                     );
                 }
+                text.push_str(&more);
             },
         );
         manifests.push(file);

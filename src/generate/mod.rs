@@ -61,6 +61,10 @@ pub enum Shape {
     /// A hidden consistent state behind arbitrary windows: hard for a search without
     /// conflict learning (the module documentation describes it).
     Hard,
+    /// The hard family plus section 9: capabilities, compound constraints, CEL rules and
+    /// runtime requirements, true in both states near them and arbitrary elsewhere (the
+    /// module `generate/hard/capabilities.rs` describes it).
+    HardCapabilities,
     /// The realistic family plus section 9: capabilities, constraints, runtime requirements,
     /// properties, deprecations, and an environment with `runtime:` and `policy:` (the
     /// module `generate/capabilities.rs` describes it).
@@ -79,7 +83,7 @@ pub struct Generated {
     pub environment: String,
     /// How many entities the environment has.
     pub entities: usize,
-    /// [`Shape::Hard`] only: the hidden consistent state (every product at the release the
+    /// [`Shape::Hard`] and [`Shape::HardCapabilities`] only: the hidden consistent state (every product at the release the
     /// catalog was built around) as an environment file's YAML text; it is valid too.
     pub consistent: Option<String>,
 }
@@ -251,6 +255,9 @@ pub fn generate(params: Params) -> Generated {
     let releases = releases.max(1);
     if shape == Shape::Hard {
         return hard::generate(count, releases, seed);
+    }
+    if shape == Shape::HardCapabilities {
+        return hard::generate_with_capabilities(count, releases, seed);
     }
     let mut rng = Rng(seed);
     let products = realistic(&mut rng, count, releases, shape == Shape::Tight);
@@ -654,6 +661,103 @@ mod tests {
             deps.len()
         );
         assert!(missed * 100 > deps.len() * 30, "{missed}/{}", deps.len());
+    }
+
+    fn hard_capabilities(products: usize, releases: usize, seed: u64) -> Generated {
+        generate(Params {
+            products,
+            releases,
+            seed,
+            shape: Shape::HardCapabilities,
+        })
+    }
+
+    #[test]
+    fn hard_capabilities_same_seed_same_bytes_and_the_plain_hard_family_unchanged() {
+        let (a, b, c) = (
+            hard_capabilities(120, 20, 3),
+            hard_capabilities(120, 20, 3),
+            hard_capabilities(120, 20, 4),
+        );
+        assert_eq!(a.manifests, b.manifests);
+        assert_eq!(
+            (&a.environment, &a.consistent),
+            (&b.environment, &b.consistent)
+        );
+        assert_ne!(a.manifests, c.manifests);
+        // the same products, versions and states as the hard family of the seed
+        let plain = hard(120, 20, 3);
+        let entities = |text: &str| {
+            text.split_once("runtime:")
+                .map_or(text, |(e, _)| e)
+                .to_owned()
+        };
+        assert_eq!(entities(&a.environment), plain.environment);
+        assert_eq!(
+            entities(a.consistent.as_deref().unwrap()),
+            plain.consistent.unwrap()
+        );
+    }
+
+    #[test]
+    fn hard_capabilities_both_states_are_valid_and_section_9_is_used() {
+        for seed in 0..3 {
+            let g = hard_capabilities(200, 30, seed);
+            let (catalog, env) = load(&g);
+            assert_eq!(catalog.len(), 200 * 30, "seed {seed}");
+            let issues: Vec<String> = catalog
+                .products()
+                .flat_map(|p| catalog.releases(p))
+                .flat_map(|m| &m.issues)
+                .filter(|i| i.code == crate::finding::Code::InvalidManifest)
+                .map(|i| i.message.clone())
+                .collect();
+            assert!(issues.is_empty(), "seed {seed}: {issues:#?}");
+            let errors = error_messages(&env, &catalog);
+            assert!(errors.is_empty(), "seed {seed}, installed: {errors:#?}");
+            let text = g.consistent.as_deref().unwrap();
+            let consistent = environment::parse(text, &Arc::from("c.yml"), "c").unwrap();
+            assert_eq!(consistent.runtime, env.runtime);
+            let errors = error_messages(&consistent, &catalog);
+            assert!(errors.is_empty(), "seed {seed}, consistent: {errors:#?}");
+        }
+        let g = hard_capabilities(1000, 12, 1);
+        let (catalog, _) = load(&g);
+        let releases: Vec<_> = catalog
+            .products()
+            .flat_map(|p| catalog.releases(p))
+            .collect();
+        let share = |f: &dyn Fn(&manifest::Manifest) -> bool| {
+            releases.iter().filter(|m| f(m)).count() * 100 / releases.len()
+        };
+        let mut providers =
+            std::collections::BTreeMap::<&str, std::collections::BTreeSet<_>>::new();
+        for m in &releases {
+            for p in &m.facets().provides {
+                providers
+                    .entry(p.name.as_str())
+                    .or_default()
+                    .insert(&m.product);
+            }
+        }
+        assert_eq!(providers.len(), 50);
+        assert!(providers.values().all(|p| (1..=5).contains(&p.len())));
+        let providing: std::collections::BTreeSet<_> = providers.values().flatten().collect();
+        assert!(
+            (8..=16).contains(&(providing.len() / 10)),
+            "{}",
+            providing.len()
+        );
+        assert!(share(&|m| !m.facets().requires.is_empty()).abs_diff(10) < 4);
+        let compound = share(&|m| {
+            m.facets()
+                .constraints
+                .iter()
+                .any(|t| t.kind.compound_name().is_some())
+        });
+        assert!(compound.abs_diff(20) < 3, "{compound}");
+        assert!(g.manifests.iter().any(|(_, text)| text.contains("rule: ")));
+        assert!(share(&|m| !m.facets().runtime.is_empty()).abs_diff(5) < 2);
     }
 
     fn capabilities(products: usize, releases: usize, seed: u64) -> Generated {

@@ -10,10 +10,12 @@
 //! Entries are keyed by a product and the slot of a neighbour in [`Model::neighbors`], so
 //! reading one needs no lock and no hashing.
 
-use std::sync::OnceLock;
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use super::conflict::Declaration;
 use super::model::{Exclusion, Model, Value};
+use crate::product::ProductId;
 
 /// The caches of one model (empty until used).
 pub struct Memo {
@@ -27,6 +29,9 @@ pub struct Memo {
     pub(super) facets: OnceLock<Option<super::facets::FacetIndex>>,
     /// Where section 10's wiring is more than pairwise ([`Model::wiring_risk`]).
     pub(super) wiring: OnceLock<super::wired::Risk>,
+    /// Per capability: the catalog's providers that are not variables
+    /// ([`Model::outside_providers`]), looked up once (the catalog walks every product).
+    pub(super) providers: Mutex<BTreeMap<String, Arc<[ProductId]>>>,
 }
 
 /// Every value a product could take under any policy, as the conflict search encodes it: its
@@ -65,6 +70,7 @@ impl Memo {
             reach: neighbors.iter().map(|_| OnceLock::new()).collect(),
             facets: OnceLock::new(),
             wiring: OnceLock::new(),
+            providers: Mutex::new(BTreeMap::new()),
         }
     }
 }

@@ -212,6 +212,19 @@ pub struct Model<'a> {
     pub(super) placed: Option<Arc<super::placed::Placed<'a>>>,
     /// The products asked for by name (`extra` of [`Model::build`]: targets), sorted.
     pub asked: Vec<usize>,
+    /// The catalog the model was built from: where the conflict search finds the providers
+    /// of a capability that are not variables ([`Model::outside_providers`]).
+    catalog: Built<'a>,
+}
+
+/// The catalog a model was built from (shown as a name only).
+#[derive(Clone, Copy)]
+struct Built<'a>(&'a dyn Releases);
+
+impl std::fmt::Debug for Built<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Releases")
+    }
 }
 
 impl<'a> Model<'a> {
@@ -285,6 +298,7 @@ impl<'a> Model<'a> {
             memo,
             placed: super::placed::Placed::build(env).map(Arc::new),
             asked: Vec::new(),
+            catalog: Built(catalog),
         };
         model.asked = extra
             .iter()
@@ -303,6 +317,39 @@ impl<'a> Model<'a> {
             })
             .collect();
         model
+    }
+
+    /// The catalog's products that provide capability `name` at a version in `range` and
+    /// are not variables (not installed, and not allowed to be): what `--allow-install`
+    /// could add for a capability atom. The conflict search names each as a `Missing` cause;
+    /// the engine's questions never see them. Sorted.
+    #[must_use]
+    pub fn outside_providers(&self, name: &str, range: &crate::range::Range) -> Vec<ProductId> {
+        let all = {
+            let mut known = self
+                .memo
+                .providers
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(known.entry(name.to_owned()).or_insert_with(|| {
+                self.catalog
+                    .0
+                    .providers(name)
+                    .into_iter()
+                    .filter(|q| !self.index.contains_key(q))
+                    .collect()
+            }))
+        };
+        all.iter()
+            .filter(|q| {
+                self.catalog.0.releases(q).iter().any(|m| {
+                    m.facets().provides.iter().any(|p| {
+                        p.name == name && constraint::provision_in(range, p.version.as_ref())
+                    })
+                })
+            })
+            .cloned()
+            .collect()
     }
 
     /// The section 9 items of this model (module `facets`), or `None` when no release in it

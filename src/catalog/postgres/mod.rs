@@ -39,11 +39,13 @@ pub use url::PostgresUrl;
 use ::postgres::error::SqlState;
 use ::postgres::{Client, NoTls};
 
+use super::capabilities::{self, Providing, ReleaseFacets};
 use super::import;
 use super::{Batch, Catalog, CatalogSource, CatalogStore, ImportError, ImportSummary, Listing};
 use crate::diagnostic::{InputError, InputErrors};
 use crate::manifest::Manifest;
 use crate::product::ProductId;
+use crate::range::Range;
 use crate::version::Version;
 use tables::Pick;
 use writer::Writer;
@@ -113,11 +115,31 @@ const MIGRATIONS: &[&str] = &[
     -- section 9 as one JSON cell (`catalog::facet_cell`); NULL for a release without any
     ALTER TABLE compat.release ADD COLUMN facets text;
 ",
+    r#"
+    -- section 9: which release provides which capability, the index `catalog providers` and
+    -- the --allow-install closure ask (filled from the cells stored so far; the writer keeps
+    -- it with the releases, as it keeps their declarations)
+    CREATE TABLE compat.provision (
+        capability text COLLATE "C" NOT NULL,
+        release_id bigint NOT NULL,
+        PRIMARY KEY (capability, release_id)
+    );
+    CREATE INDEX provision_release ON compat.provision(release_id);
+    INSERT INTO compat.provision (capability, release_id)
+        SELECT DISTINCT p.value ->> 'name', r.id
+        FROM compat.release r,
+             jsonb_array_elements(r.facets::jsonb -> 'provides') p
+        WHERE r.facets IS NOT NULL;
+"#,
 ];
 
 /// The first schema version with `release.facets`; an older catalog is read without it (its
 /// releases were stored before section 9 existed) until an import migrates it.
 pub const FACETS_SINCE: usize = 2;
+
+/// The first schema version with the `provision` index; an older catalog's providers are
+/// found by reading the cells that name the capability, until an import migrates it.
+pub const PROVISION_SINCE: usize = 3;
 
 /// An open PostgreSQL catalog: one connection.
 pub struct Store {
@@ -406,6 +428,28 @@ impl CatalogStore for Store {
             tables::read_manifests(&mut *self.client(), &self.name, &Pick::Releases(&wanted))?;
         Ok(manifests.pop())
     }
+
+    /// The stored section 9 cells, without reading the releases' other rows.
+    ///
+    /// # Errors
+    /// A database failure or a damaged cell.
+    fn facets(&self, product: Option<&ProductId>) -> Result<Vec<ReleaseFacets>, InputErrors> {
+        Ok(tables::read_facets(
+            &mut *self.client(),
+            &self.name,
+            product,
+            None,
+        )?)
+    }
+
+    /// Only the cells of the releases the `provision` index names are read and decoded.
+    ///
+    /// # Errors
+    /// A database failure or a damaged cell.
+    fn providers(&self, name: &str, range: &Range) -> Result<Vec<Providing>, InputErrors> {
+        let cells = tables::read_facets(&mut *self.client(), &self.name, None, Some(name))?;
+        Ok(capabilities::providers_in(&cells, name, range))
+    }
 }
 
 impl Store {
@@ -429,6 +473,19 @@ impl CatalogSource for Store {
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors> {
         self.collect(&Pick::From(products))
+    }
+
+    /// Only the cells of the releases the `provision` index names are read and decoded.
+    fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
+        let cells = tables::read_facets(&mut *self.client(), &self.name, None, Some(name))?;
+        let mut out: Vec<ProductId> = cells
+            .into_iter()
+            .filter(|c| c.facets.provides(name))
+            .map(|c| c.product)
+            .collect();
+        out.sort();
+        out.dedup();
+        Ok(out)
     }
 }
 
@@ -573,14 +630,19 @@ mod tests {
         store
             .client()
             .batch_execute(
-                "ALTER TABLE compat.release DROP COLUMN facets;
-                 DELETE FROM compat.schema_migration WHERE version = 2",
+                "DROP TABLE compat.provision;
+                 ALTER TABLE compat.release DROP COLUMN facets;
+                 DELETE FROM compat.schema_migration WHERE version >= 2",
             )
             .unwrap();
         assert_eq!(store.schema_version().unwrap(), 1);
-        assert!(Store::open(&url).unwrap().load_all().unwrap().is_empty());
+        let old = Store::open(&url).unwrap();
+        assert!(old.load_all().unwrap().is_empty());
+        assert!(old.facets(None).unwrap().is_empty());
+        assert!(old.providing("sql").unwrap().is_empty());
+        drop(old);
         Store::create(&url).unwrap();
-        assert_eq!(store.schema_version().unwrap(), 2);
+        assert_eq!(store.schema_version().unwrap(), 3);
         store
             .client()
             .execute(
@@ -589,7 +651,7 @@ mod tests {
             )
             .unwrap();
         let newer = "URL: cannot read: catalog schema version 99 is newer than this compat \
-                     supports (2); upgrade compat";
+                     supports (3); upgrade compat";
         assert_eq!(message(Store::open(&url)), newer);
         assert_eq!(message(Store::create(&url)), newer);
     }

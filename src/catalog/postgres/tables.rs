@@ -9,6 +9,7 @@ use ::postgres::types::FromSql;
 use ::postgres::{GenericClient, Row};
 
 use super::pg_error;
+use crate::catalog::ReleaseFacets;
 use crate::catalog::rows::{
     self, Decoder, DependencyRow, IncompatibilityRow, IssueRow, ReleaseRow,
 };
@@ -30,6 +31,72 @@ pub enum Pick<'a> {
 pub fn cell<'r, T: FromSql<'r>>(name: &str, row: &'r Row, i: usize) -> Result<T, InputError> {
     row.try_get(i)
         .map_err(|e| rows::damaged(name, &format!("column {i}: {e}")))
+}
+
+/// How many migrations the catalog has had.
+fn schema_version(client: &mut impl GenericClient, name: &str) -> Result<usize, InputError> {
+    let version: i32 = client
+        .query_one(
+            "SELECT coalesce(max(version), 0) FROM compat.schema_migration",
+            &[],
+        )
+        .map_err(|e| pg_error(name, &e))?
+        .get(0);
+    Ok(usize::try_from(version).unwrap_or(0))
+}
+
+/// The section 9 cells of the releases (of every product, or only `product`) that have one,
+/// decoded, in catalog order, without reading the releases' other rows; with `provides`, only
+/// the cells of releases that provide that capability (from the `provision` index; a catalog
+/// of schema 2: the cells whose text holds it as a `"name"`, the caller keeps what it needs of
+/// them). A catalog of schema 1 has none.
+pub fn read_facets(
+    client: &mut impl GenericClient,
+    name: &str,
+    product: Option<&ProductId>,
+    provides: Option<&str>,
+) -> Result<Vec<ReleaseFacets>, InputError> {
+    let schema = schema_version(client, name)?;
+    if schema < super::FACETS_SINCE {
+        return Ok(Vec::new());
+    }
+    let (filter, needle) = match provides {
+        Some(capability) if schema >= super::PROVISION_SINCE => (
+            "r.id IN (SELECT release_id FROM compat.provision WHERE capability = $3)",
+            Some(capability.to_owned()),
+        ),
+        Some(capability) => (
+            "strpos(r.facets, $3) > 0",
+            Some(format!("\"name\":{}", serde_json::Value::from(capability))),
+        ),
+        None => ("$3::text IS NULL", None),
+    };
+    let rows = client
+        .query(
+            &format!(
+                "SELECT r.product_group, r.product_name, r.version, r.facets
+                 FROM compat.release r
+                 WHERE r.facets IS NOT NULL
+                   AND ($1::text IS NULL OR (r.product_group = $1 AND r.product_name = $2))
+                   AND {filter}
+                 ORDER BY r.product_group, r.product_name, r.version_key, r.version"
+            ),
+            &[
+                &product.map(ProductId::group),
+                &product.map(ProductId::name),
+                &needle,
+            ],
+        )
+        .map_err(|e| pg_error(name, &e))?;
+    rows.iter()
+        .map(|row| {
+            let group: &str = cell(name, row, 0)?;
+            let product: &str = cell(name, row, 1)?;
+            let version: &str = cell(name, row, 2)?;
+            let facets: &str = cell(name, row, 3)?;
+            rows::release_facets(name, group, product, version, facets)
+        })
+        .collect()
 }
 
 /// The picked releases' ids (ascending) and manifests (in the same order), rebuilt by the
@@ -61,14 +128,7 @@ fn read_releases(
 ) -> Result<Vec<i64>, InputError> {
     let err = |e: ::postgres::Error| pg_error(name, &e);
     // a catalog of schema 1 has no `facets` column (and no section 9 data)
-    let version: i32 = client
-        .query_one(
-            "SELECT coalesce(max(version), 0) FROM compat.schema_migration",
-            &[],
-        )
-        .map_err(err)?
-        .get(0);
-    let facets = if usize::try_from(version).unwrap_or(0) >= super::FACETS_SINCE {
+    let facets = if schema_version(client, name)? >= super::FACETS_SINCE {
         "r.facets"
     } else {
         "NULL::text"

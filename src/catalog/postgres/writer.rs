@@ -5,7 +5,9 @@
 //! the batch), and at the end writes it with one binary `COPY` per table: the rows are encoded
 //! by [`copy`](super::copy) in chunks on all cores while the sources already stream, and the
 //! ids come from each table's sequence in one round trip. The cells are those of
-//! [`rows`](crate::catalog::rows), as for SQLite.
+//! [`rows`](crate::catalog::rows), as for SQLite; the `provision` index (which release
+//! provides which capability) is written and deleted with the releases, as their
+//! declarations are.
 
 use std::collections::BTreeMap;
 use std::io::Write;
@@ -96,7 +98,7 @@ impl<'c, 'n> Writer<'c, 'n, '_> {
         let removed = &self.removed;
         let mut removed_sources: Vec<i64> = Vec::new();
         if !removed.is_empty() {
-            for table in ["dependency", "incompatibility", "issue"] {
+            for table in ["dependency", "incompatibility", "issue", "provision"] {
                 tx.execute(
                     &format!("DELETE FROM compat.{table} WHERE release_id = ANY($1)"),
                     &[removed],
@@ -126,7 +128,7 @@ impl<'c, 'n> Writer<'c, 'n, '_> {
             || encode_releases(added, &release_ids, &source_ids),
         );
         sent?;
-        let tables: [(&str, RowsOf); 4] = [
+        let tables: [(&str, RowsOf); 5] = [
             (
                 "release (id, product_group, product_name, version, version_key, product_type, \
                  source_id, line, col, facets)",
@@ -146,6 +148,7 @@ impl<'c, 'n> Writer<'c, 'n, '_> {
                 "issue (release_id, ord, code, message, dependency, line, col)",
                 |c| &c.issues,
             ),
+            ("provision (capability, release_id)", |c| &c.provisions),
         ];
         for (table, rows) in tables {
             copy_rows(tx, name, table, encoded.iter().map(rows))?;
@@ -185,6 +188,8 @@ struct Chunk {
     dependencies: Rows,
     incompatibilities: Rows,
     issues: Rows,
+    /// The `provision` index: one row per capability a release provides.
+    provisions: Rows,
 }
 
 /// The source rows: id, path, text.
@@ -271,6 +276,16 @@ fn encode_release(chunk: &mut Chunk, id: i64, source: i64, m: &Manifest) {
         c.optional_text(i.dependency.as_deref());
         c.bigint(i.line);
         c.bigint(i.col);
+    }
+    // a capability provided at two versions is one row of the index
+    let provides = &m.facets().provides;
+    let c = &mut chunk.provisions;
+    for (n, p) in provides.iter().enumerate() {
+        if provides[..n].iter().all(|q| q.name != p.name) {
+            c.row(2);
+            c.text(&p.name);
+            c.bigint(id);
+        }
     }
 }
 

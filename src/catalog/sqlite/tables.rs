@@ -3,16 +3,14 @@
 //! back through the shared [`Decoder`]. The cells are those of [`rows`](crate::catalog::rows);
 //! only the SQL is this backend's.
 
-use std::sync::Arc;
-
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::{sql_error, to_i64};
+use crate::catalog::ReleaseFacets;
 use crate::catalog::import::ImportTarget;
 use crate::catalog::rows::{
     self, Decoder, DependencyRow, IncompatibilityRow, IssueRow, ReleaseRow,
 };
-use crate::catalog::{ReleaseFacets, facet_cell};
 use crate::diagnostic::InputError;
 use crate::loader::SourceFile;
 use crate::manifest::Manifest;
@@ -325,15 +323,7 @@ pub fn read_facets(
             row.get(2).map_err(err)?,
             row.get(3).map_err(err)?,
         );
-        let product = ProductId::new(&group, &name).map_err(|m| rows::damaged(path, &m))?;
-        let version = Version::parse(&version).map_err(|e| rows::damaged(path, &e.to_string()))?;
-        let facets = facet_cell::decode(&cell)
-            .map_err(|m| rows::damaged(path, &format!("section 9 of {product} {version}: {m}")))?;
-        out.push(ReleaseFacets {
-            product,
-            version,
-            facets: Arc::new(facets),
-        });
+        out.push(rows::release_facets(path, &group, &name, &version, &cell)?);
     }
     Ok(out)
 }

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use super::{Explanation, Kind, Link};
 use crate::constraint::{span_text, term_text};
 use crate::diagnostic::FileLocation;
+use crate::manifest::Atom;
 use crate::product::ProductId;
 use crate::range::Placement;
 use crate::solve::conflict::{Cause, Conflict, Declaration, declared};
@@ -17,7 +18,21 @@ use crate::solve::model::{Exclusion, Model, Value};
 #[must_use]
 pub fn chain(model: &Model<'_>, conflict: &Conflict) -> Explanation {
     Explanation {
-        chain: walk(model, parts(model, conflict)),
+        chain: walk(model, {
+            let mut parts = parts(model, conflict);
+            parts.pinned = conflict
+                .causes
+                .iter()
+                .filter_map(|c| match c {
+                    Cause::Excluded {
+                        product,
+                        rule: Exclusion::Pinned,
+                    } => Some(*product),
+                    _ => None,
+                })
+                .collect();
+            parts
+        }),
         fixes: Vec::new(),
         minimal: conflict.minimal,
         beyond: None,
@@ -39,6 +54,8 @@ struct Parts {
     own: BTreeMap<usize, Vec<Link>>,
     /// Products that may not be installed.
     missing: BTreeMap<ProductId, Link>,
+    /// Products the policy pins (a part of the conflict).
+    pinned: BTreeSet<usize>,
 }
 
 fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
@@ -134,6 +151,7 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                     .or_default();
                 entry.releases.insert(*release);
                 entry.unmet = unmet;
+                entry.capabilities = needed_capabilities(m, *declaration);
                 entry.location.get_or_insert_with(|| FileLocation {
                     file: Arc::clone(&m.file),
                     location,
@@ -174,6 +192,21 @@ fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
         }
         for (key, group) in mine {
             chain.push(declaration_link(model, &key, &group));
+            for name in &group.capabilities {
+                let providers = provider_links(model, p, name, &mut parts);
+                for q in providers.walked {
+                    if seen.insert(q) {
+                        queue.push_back(q);
+                    }
+                }
+                if let Some((words, provider)) = providers.merged
+                    && let Some(last) = chain.last_mut()
+                {
+                    last.text.push_str(&words);
+                    last.dependency = Some(provider);
+                }
+                chain.extend(providers.links);
+            }
             let (_, _, on, range, _) = key;
             if let Some(link) = parts.missing.remove(&on) {
                 chain.push(link);
@@ -205,6 +238,106 @@ struct Group {
     location: Option<FileLocation>,
     /// No release of the product it is about satisfies it.
     unmet: bool,
+    /// The capabilities it needs a provider of (a section 9 item).
+    capabilities: Vec<String>,
+}
+
+/// The capabilities a section 9 item needs a provider of: a requirement's, and those a
+/// `constraints` item's capability atoms name.
+fn needed_capabilities(m: &crate::manifest::Manifest, declaration: Declaration) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    match declaration {
+        Declaration::Requirement(i) => out.push(m.facets().requires[i].name.clone()),
+        Declaration::Constraint(i) => {
+            for atom in m.facets().constraints[i].atoms() {
+                if let Atom::Capability { name, .. } = atom
+                    && !out.contains(name)
+                {
+                    out.push(name.clone());
+                }
+            }
+        }
+        _ => {}
+    }
+    out
+}
+
+/// What follows a section 9 item about the providers of one of its capabilities.
+struct Providers {
+    /// Words that finish the item's sentence (`; the only provider, P, is pinned at V by
+    /// policy`), when its one provider is held by a pin and nothing else; and P.
+    merged: Option<(String, ProductId)>,
+    /// The providers' own links (pinned, excluded, ...), then the catalog's providers that
+    /// may not be installed.
+    links: Vec<Link>,
+    /// The providers whose links were said here, for the walk to go on from.
+    walked: Vec<usize>,
+}
+
+/// The parts of the conflict about the providers of capability `name` that `p` needs,
+/// taken out of `parts`: the providers among the model's products (other than `p`) with
+/// their own links, and the catalog's providers that may not be installed.
+fn provider_links(model: &Model<'_>, p: usize, name: &str, parts: &mut Parts) -> Providers {
+    let inside: Vec<usize> = (0..model.vars.len())
+        .filter(|&q| q != p)
+        .filter(|&q| {
+            model.vars[q]
+                .releases
+                .iter()
+                .any(|m| m.facets().provides(name))
+        })
+        .collect();
+    let open = crate::range::Range {
+        minimum: None,
+        maximum: None,
+    };
+    let outside: Vec<ProductId> = model
+        .outside_providers(name, &open)
+        .into_iter()
+        .filter(|q| parts.missing.contains_key(q))
+        .collect();
+    let mut out = Providers {
+        merged: None,
+        links: Vec::new(),
+        walked: Vec::new(),
+    };
+    if let [q] = inside[..]
+        && parts.pinned.contains(&q)
+        && parts.own.get(&q).is_some_and(|own| own.len() == 1)
+    {
+        parts.own.remove(&q);
+        let var = &model.vars[q];
+        let at = var
+            .installed_version()
+            .map_or_else(String::new, |v| format!(" at {v}"));
+        let only = if outside.is_empty() {
+            "the only provider"
+        } else {
+            "the only installed provider"
+        };
+        out.merged = Some((
+            format!("; {only}, {}, is pinned{at} by policy", var.product),
+            var.product.clone(),
+        ));
+        out.walked.push(q);
+    } else {
+        for q in inside {
+            if let Some(own) = parts.own.remove(&q) {
+                out.links.extend(own);
+                out.walked.push(q);
+            }
+        }
+    }
+    for q in outside {
+        parts.missing.remove(&q);
+        let mut link = missing_link(&q);
+        link.text = format!(
+            "{q} provides capability {name} but is not installed, and installing it needs \
+             --allow-install"
+        );
+        out.links.push(link);
+    }
+    out
 }
 
 /// Release indices of `p` as version spans, consecutive ones merged; and whether they are all
@@ -244,6 +377,7 @@ fn link(kind: Kind, product: ProductId, text: String) -> Link {
         flag: None,
         location: None,
         text,
+        capabilities: Vec::new(),
     }
 }
 
@@ -473,6 +607,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             flag: None,
             location,
             text: format!("{subject} {verb} {range}{condition}"),
+            capabilities: group.capabilities.clone(),
         };
     }
     if kind == Kind::Reads {
@@ -500,6 +635,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             flag: None,
             location,
             text: format!("{text}{condition}"),
+            capabilities: Vec::new(),
         };
     }
     let verb = match (kind, plural) {
@@ -525,5 +661,6 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
         flag: None,
         location,
         text,
+        capabilities: Vec::new(),
     }
 }

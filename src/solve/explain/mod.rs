@@ -87,6 +87,9 @@ pub struct Link {
     /// Where the (first) declaration is written.
     pub location: Option<FileLocation>,
     pub text: String,
+    /// The capabilities a section 9 item needs a provider of: a partly read catalog reads
+    /// their providers for the next round of [`explain_all`].
+    pub capabilities: Vec<String>,
 }
 
 /// A relaxation that makes the question answerable, checked by solving it again.
@@ -141,6 +144,16 @@ impl Explanation {
         }
         if let Some((_, next)) = &self.beyond {
             next.named(out);
+        }
+    }
+
+    /// Every capability the chain's items need a provider of, here and beyond.
+    fn capabilities(&self, out: &mut BTreeSet<String>) {
+        for link in &self.chain {
+            out.extend(link.capabilities.iter().cloned());
+        }
+        if let Some((_, next)) = &self.beyond {
+            next.capabilities(out);
         }
     }
 
@@ -206,25 +219,30 @@ pub type Asked = Vec<(ProductId, Vec<Pick>)>;
 
 /// Reads more of the catalog when the one at hand was read only as far as the command's
 /// policy needs (a database catalog): `policy(p)` the releases a relaxed policy reaches,
-/// `whole(products)` every release of those products. `None` from either means the catalog
-/// at hand holds them all.
+/// `whole(products)` every release of those products, `providers(capability)` the products
+/// that provide a capability (those not installed are read only for an explanation that
+/// names the capability). `None` from any means the catalog at hand holds them all.
 #[derive(Clone)]
 pub struct Reload {
     policy: Arc<PolicyLoader>,
     whole: Arc<WholeLoader>,
+    providers: Arc<ProvidersLoader>,
 }
 
 type PolicyLoader = dyn Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync;
 type WholeLoader = dyn Fn(&[ProductId]) -> Option<Catalog> + Send + Sync;
+type ProvidersLoader = dyn Fn(&str) -> Option<Vec<ProductId>> + Send + Sync;
 
 impl Reload {
     pub fn new(
         policy: impl Fn(Policy) -> Option<Arc<Catalog>> + Send + Sync + 'static,
         whole: impl Fn(&[ProductId]) -> Option<Catalog> + Send + Sync + 'static,
+        providers: impl Fn(&str) -> Option<Vec<ProductId>> + Send + Sync + 'static,
     ) -> Self {
         Reload {
             policy: Arc::new(policy),
             whole: Arc::new(whole),
+            providers: Arc::new(providers),
         }
     }
 
@@ -236,6 +254,10 @@ impl Reload {
 
     fn whole(&self, products: &[ProductId]) -> Option<Catalog> {
         (self.whole)(products)
+    }
+
+    fn providers(&self, capability: &str) -> Option<Vec<ProductId>> {
+        (self.providers)(capability)
     }
 }
 
@@ -295,6 +317,15 @@ pub fn explain_all(
     let mut pending: Vec<usize> = (0..questions.len()).collect();
     let mut whole: BTreeSet<ProductId> = BTreeSet::new();
     let mut wider: Option<Catalog> = None;
+    let mut providers: std::collections::BTreeMap<String, Vec<ProductId>> =
+        std::collections::BTreeMap::new();
+    let installed: BTreeSet<&ProductId> = context
+        .env
+        .entities
+        .iter()
+        .filter(|e| e.is_installed())
+        .map(|e| &e.product)
+        .collect();
     for round in 0..=ROUNDS {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
@@ -308,13 +339,30 @@ pub fn explain_all(
         let Some(reload) = context.reload.filter(|_| round < ROUNDS) else {
             break;
         };
-        // The questions whose explanations name products read in part, and those products.
+        // The questions whose explanations name products read in part, and those products;
+        // a capability named names its providers that are not installed (each may be a
+        // fix, and only a database's index knows them).
         let mut fresh: BTreeSet<ProductId> = BTreeSet::new();
         let mut again: Vec<usize> = Vec::new();
         for &i in &pending {
             let mut named = BTreeSet::new();
             if let Some(e) = &out[i] {
                 e.named(&mut named);
+                let mut capabilities = BTreeSet::new();
+                e.capabilities(&mut capabilities);
+                for name in capabilities {
+                    named.extend(
+                        providers
+                            .entry(name)
+                            .or_insert_with_key(|name| {
+                                let mut all = reload.providers(name).unwrap_or_default();
+                                all.retain(|p| !installed.contains(p));
+                                all
+                            })
+                            .iter()
+                            .cloned(),
+                    );
+                }
             }
             if !named.is_subset(&whole) {
                 again.push(i);

@@ -2,10 +2,11 @@
 //!
 //! The question is encoded again, this time with one selector literal per part a user can
 //! name (a [`Cause`]): each declaration of each release, each target, each held product, each
-//! policy rule that leaves releases out, each product that may not be installed. A part holds
-//! only while its selector is assumed true. Every catalog release gets a value, the ones the
-//! policy leaves out included (their rule's selector forbids them), so the core can say that a
-//! policy rule is part of the cause and the flags that would lift it can be tried.
+//! policy rule that leaves releases out, each product that may not be installed (a catalog
+//! provider of a capability an item needs included). A part holds only while its selector is
+//! assumed true. Every catalog release gets a value, the ones the policy leaves out included
+//! (their rule's selector forbids them), so the core can say that a policy rule is part of
+//! the cause and the flags that would lift it can be tried.
 //!
 //! The encoding is lazy exactly as the engine's (see the parent module): only products the
 //! answers reach are encoded, and the encoded part is a relaxation (a subset of the parts).
@@ -69,7 +70,11 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             encoded: (0..model.vars.len()).map(|_| None).collect(),
             order: Vec::new(),
             selectors: BTreeMap::new(),
-            facets: FacetClauses::new(model),
+            facets: {
+                let mut facets = FacetClauses::new(model);
+                facets.missing = Some(BTreeMap::new());
+                facets
+            },
         }
     }
 
@@ -315,7 +320,13 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         if let Some(&l) = self.selectors.get(&cause) {
             return l;
         }
-        let l = self.cnf.fresh(true);
+        let l = match (&cause, &mut self.facets.missing) {
+            // one selector per missing product, whether a dependency or a capability names it
+            (Cause::Missing { product }, Some(missing)) => *missing
+                .entry(product.clone())
+                .or_insert_with(|| self.cnf.fresh(true)),
+            _ => self.cnf.fresh(true),
+        };
         self.selectors.insert(cause, l);
         l
     }
@@ -414,6 +425,14 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             }
         }
         self.facets.settle(self.model, &mut self.cnf, &self.encoded);
+        // the providers capability atoms named that may not be installed are parts too
+        for (product, &l) in self.facets.missing.iter().flatten() {
+            self.selectors
+                .entry(Cause::Missing {
+                    product: product.clone(),
+                })
+                .or_insert(l);
+        }
     }
 
     /// The declarations of `p`'s releases on `q`: for each value `a` of `p`, each manifest it

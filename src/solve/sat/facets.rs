@@ -14,7 +14,10 @@
 //! encoding, and the item is then encoded whole. The encoded set grows, so this ends.
 //!
 //! The engine's questions and its conflict search share this; the conflict search gives each
-//! item a selector literal (a part of the conflict it can name).
+//! item a selector literal (a part of the conflict it can name), and each catalog provider of
+//! a capability that is not a variable one too (`missing`): the capability atom is also true
+//! by that provider while its selector is dropped, which is how `--allow-install` comes to be
+//! offered for a capability as it is for a product dependency.
 
 use std::collections::BTreeMap;
 
@@ -24,15 +27,18 @@ use super::Encoded;
 use super::cnf::Cnf;
 use crate::constraint::atom_text;
 use crate::manifest::{Atom, Term, TermKind};
+use crate::product::ProductId;
 use crate::solve::facets::FacetIndex;
 use crate::solve::model::{Model, Value};
 
 /// An item waiting for the products it names: the literal of its declaring value and its
-/// selector, if any.
+/// selector, if any, and how many of the products it names (in `FacetIndex::mentions`
+/// order) are known to be encoded: the encoded set only grows, so each is looked at once.
 struct Pending {
     item: usize,
     value: Lit,
     selector: Option<Lit>,
+    encoded: usize,
 }
 
 /// A term's truth in the encoding: known already, or a literal.
@@ -48,6 +54,12 @@ pub(super) struct FacetClauses<'m> {
     pending: Vec<Pending>,
     /// (declarer, atom in words) -> the literal of "some other product makes it true".
     atoms: BTreeMap<(usize, String), Truth>,
+    /// In the conflict search only: the selector of each product that may not be installed
+    /// (its `Missing` cause, shared with the search's own). A capability atom is then also
+    /// true by a catalog provider that is not a variable once its selector is dropped, so a
+    /// conflict can name it and `--allow-install` be checked as its fix. `None` in the
+    /// engine's questions, which never see such products.
+    pub missing: Option<BTreeMap<ProductId, Lit>>,
 }
 
 impl<'m> FacetClauses<'m> {
@@ -56,6 +68,7 @@ impl<'m> FacetClauses<'m> {
             index: model.facets(),
             pending: Vec::new(),
             atoms: BTreeMap::new(),
+            missing: None,
         }
     }
 
@@ -75,6 +88,7 @@ impl<'m> FacetClauses<'m> {
             item: k,
             value,
             selector,
+            encoded: 0,
         });
     }
 
@@ -82,12 +96,13 @@ impl<'m> FacetClauses<'m> {
     pub fn settle(&mut self, model: &Model<'_>, cnf: &mut Cnf, encoded: &[Option<Encoded>]) {
         let Some(index) = self.index else { return };
         let pending = std::mem::take(&mut self.pending);
-        for p in pending {
-            if index
-                .mentions(model, p.item)
-                .iter()
-                .all(|&q| encoded[q].is_some())
-            {
+        for mut p in pending {
+            // a rule item names most products and waits long: resume where it stopped
+            let mentions = index.mentions(model, p.item);
+            while p.encoded < mentions.len() && encoded[mentions[p.encoded]].is_some() {
+                p.encoded += 1;
+            }
+            if p.encoded == mentions.len() {
                 self.encode(model, cnf, encoded, &p);
             } else {
                 self.pending.push(p);
@@ -194,6 +209,12 @@ impl<'m> FacetClauses<'m> {
                 if index.made_true_by(model, id, q, v) {
                     lits.push(l);
                 }
+            }
+        }
+        if let (Some(missing), Atom::Capability { name, range }) = (&mut self.missing, atom) {
+            for q in model.outside_providers(name, range) {
+                let selector = *missing.entry(q).or_insert_with(|| cnf.fresh(true));
+                lits.push(!selector);
             }
         }
         let truths: Vec<Truth> = lits.into_iter().map(Truth::Lit).collect();
