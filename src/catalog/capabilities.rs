@@ -77,6 +77,20 @@ pub fn providers_in(releases: &[ReleaseFacets], name: &str, range: &Range) -> Ve
     out
 }
 
+/// The products of `releases` that provide capability `name` at any version, sorted, each
+/// once (a database backend's `CatalogSource::providing` over the cells its index names).
+#[must_use]
+pub fn products_providing(releases: Vec<ReleaseFacets>, name: &str) -> Vec<ProductId> {
+    let mut out: Vec<ProductId> = releases
+        .into_iter()
+        .filter(|c| c.facets.provides(name))
+        .map(|c| c.product)
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

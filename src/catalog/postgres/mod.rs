@@ -478,14 +478,7 @@ impl CatalogSource for Store {
     /// Only the cells of the releases the `provision` index names are read and decoded.
     fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
         let cells = tables::read_facets(&mut *self.client(), &self.name, None, Some(name))?;
-        let mut out: Vec<ProductId> = cells
-            .into_iter()
-            .filter(|c| c.facets.provides(name))
-            .map(|c| c.product)
-            .collect();
-        out.sort();
-        out.dedup();
-        Ok(out)
+        Ok(capabilities::products_providing(cells, name))
     }
 }
 

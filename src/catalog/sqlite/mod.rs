@@ -414,14 +414,7 @@ impl CatalogSource for Store {
     /// Only the section 9 cells that name the capability are read and decoded.
     fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
         let cells = tables::read_facets(&self.conn, &self.path, None, Some(name))?;
-        let mut out: Vec<ProductId> = cells
-            .into_iter()
-            .filter(|c| c.facets.provides(name))
-            .map(|c| c.product)
-            .collect();
-        out.sort();
-        out.dedup();
-        Ok(out)
+        Ok(capabilities::products_providing(cells, name))
     }
 
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
