@@ -699,19 +699,24 @@ mod tests {
         );
     }
 
+    /// The messages of every `invalid-manifest` issue in `catalog`.
+    fn invalid_manifests(catalog: &Catalog) -> Vec<String> {
+        catalog
+            .products()
+            .flat_map(|p| catalog.releases(p))
+            .flat_map(|m| &m.issues)
+            .filter(|i| i.code == crate::finding::Code::InvalidManifest)
+            .map(|i| i.message.clone())
+            .collect()
+    }
+
     #[test]
     fn hard_capabilities_both_states_are_valid_and_section_9_is_used() {
         for seed in 0..3 {
             let g = hard_capabilities(200, 30, seed);
             let (catalog, env) = load(&g);
             assert_eq!(catalog.len(), 200 * 30, "seed {seed}");
-            let issues: Vec<String> = catalog
-                .products()
-                .flat_map(|p| catalog.releases(p))
-                .flat_map(|m| &m.issues)
-                .filter(|i| i.code == crate::finding::Code::InvalidManifest)
-                .map(|i| i.message.clone())
-                .collect();
+            let issues = invalid_manifests(&catalog);
             assert!(issues.is_empty(), "seed {seed}: {issues:#?}");
             let errors = error_messages(&env, &catalog);
             assert!(errors.is_empty(), "seed {seed}, installed: {errors:#?}");
@@ -789,13 +794,7 @@ mod tests {
             let (catalog, env) = load(&g);
             assert_eq!(catalog.len(), 300 * 12, "seed {seed}");
             // Every section 9 entry is well formed: no manifest issue at the error level.
-            let issues: Vec<String> = catalog
-                .products()
-                .flat_map(|p| catalog.releases(p))
-                .flat_map(|m| &m.issues)
-                .filter(|i| i.code == crate::finding::Code::InvalidManifest)
-                .map(|i| i.message.clone())
-                .collect();
+            let issues = invalid_manifests(&catalog);
             assert!(issues.is_empty(), "seed {seed}: {issues:#?}");
             assert!(!env.runtime.is_empty(), "seed {seed}");
             let errors = error_messages(&env, &catalog);
