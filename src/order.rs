@@ -89,6 +89,39 @@ pub fn layers(nodes: usize, edges: &[(usize, usize)]) -> Layers {
     }
 }
 
+/// The cycles among `nodes` that run through a data edge (section 10: they cannot be
+/// installed, `data-cycle`), each as its members (node indices, sorted); cycles of required
+/// dependencies alone are groups, not data cycles. `validate` reports them for an
+/// environment, and the rolling steps of a plan for each state they pass through.
+#[must_use]
+pub fn data_cycles(nodes: &[crate::precedence::Node<'_>]) -> Vec<Vec<usize>> {
+    let before = crate::precedence::edges(nodes);
+    let edges: Vec<(usize, usize)> = before.iter().map(|b| (b.after, b.first)).collect();
+    let layers = layers(nodes.len(), &edges);
+    let mut component = vec![usize::MAX; nodes.len()];
+    for (c, members) in layers.cycles.iter().enumerate() {
+        for &m in members {
+            component[m] = c;
+        }
+    }
+    let mut data = vec![false; layers.cycles.len()];
+    for b in &before {
+        let c = component[b.after];
+        if matches!(b.why, crate::precedence::Why::Data(_))
+            && c != usize::MAX
+            && c == component[b.first]
+        {
+            data[c] = true;
+        }
+    }
+    layers
+        .cycles
+        .into_iter()
+        .zip(data)
+        .filter_map(|(members, data)| data.then_some(members))
+        .collect()
+}
+
 /// The shortest cycle through `start` using only edges inside `members`, as a path that ends
 /// where it starts (`[a, b, a]`). `next` lists each node's successors in ascending order, so
 /// the result is deterministic.

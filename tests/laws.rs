@@ -780,8 +780,8 @@ mod planner {
     }
 
     /// A newest target against the oracle. `wired`: the catalog wires data (section 10), so
-    /// a plan may stop short of proof only for a data cycle, and only its final state is
-    /// judged (rolling steps do not check wiring).
+    /// a plan may stop short of proof only for a data cycle; its rolling steps are held to
+    /// the wiring like everything else.
     fn single_target(w: &World, target: usize, wired: bool) -> Result<(), TestCaseError> {
         let (catalog, env) = load(w);
         prop_assume!(valid(&catalog, &w.installed));
@@ -806,13 +806,11 @@ mod planner {
             .filter(|&p| p != target && got[p] != w.installed[p])
             .count();
         prop_assert_eq!(changed, fewest, "fewest other products changed");
-        if !wired {
-            prop_assert!(
-                replay_is_valid(&catalog, &w.installed, &plan),
-                "steps {:?}",
-                plan.steps
-            );
-        }
+        prop_assert!(
+            replay_is_valid(&catalog, &w.installed, &plan),
+            "steps {:?}",
+            plan.steps
+        );
         Ok(())
     }
 
@@ -861,10 +859,14 @@ mod planner {
             let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
             prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
         }
+        prop_assert!(
+            replay_is_valid(&catalog, &w.installed, &plan),
+            "steps {:?}",
+            plan.steps
+        );
         if wired {
-            return Ok(());
+            return Ok(()); // the shuffled-input check is left to the catalogs without wiring
         }
-        prop_assert!(replay_is_valid(&catalog, &w.installed, &plan));
         // the same question asked of shuffled input gives the same answer
         let mut reversed = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
         reversed.reverse();
@@ -1181,9 +1183,8 @@ mod planner {
             .filter(|&p| p != target && got[p] != w.installed[p])
             .count();
         prop_assert_eq!(changed, fewest, "fewest other products changed");
-        // rolling steps do not judge data wiring yet: only the final state is held to it
         prop_assert!(
-            !w.inputs.is_empty() || placed_replay_is_valid(&catalog, &env, &plan),
+            placed_replay_is_valid(&catalog, &env, &plan),
             "steps {:?}",
             plan.steps
         );
@@ -1231,9 +1232,8 @@ mod planner {
             let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
             prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
         }
-        // rolling steps do not judge data wiring yet: only the final state is held to it
         prop_assert!(
-            !w.inputs.is_empty() || placed_replay_is_valid(&catalog, &env, &plan),
+            placed_replay_is_valid(&catalog, &env, &plan),
             "steps {:?}",
             plan.steps
         );
@@ -1429,8 +1429,8 @@ mod planner {
 
         /// Data wiring among namespaces: an input is judged against the serving set of its
         /// `from` requirement (the model asks the serving index for it, declarer by
-        /// declarer); the final state held to `validate` (the steps are not: they do not
-        /// judge wiring yet).
+        /// declarer); the final state and every state the steps pass through held to
+        /// `validate`.
         #[test]
         fn in_namespaces_with_data_wiring_single_targets_match_the_oracle(
             w in world10(), spots in placements(), target in 0usize..5

@@ -48,6 +48,23 @@ struct State<'a> {
     /// Section 10, per variable: some entity it has or may get is judged product-wide (not
     /// in the index, or its release unknown), so no judgement of it is local.
     odd: Vec<bool>,
+    /// Section 10's data edges of the final state between moving entities: by consumer,
+    /// the sources whose moves it waits for ([`awaits`]).
+    awaits: BTreeMap<String, Vec<Await<'a>>>,
+}
+
+/// A source whose step a consumer's step waits for: an input of the consumer's release
+/// feeds from it in the final state, and one of the two steps installs (SPEC 10: every fed
+/// input orders its source's installation before the consumer's, for optional requirements
+/// too). Between two entities that are both installed, the source moves first where it can
+/// (the steps are tried in install order), and the consumer's input must stay fed at every
+/// step, but a valid rolling path that moves the consumer first is not refused.
+struct Await<'a> {
+    var: usize,
+    source: String,
+    /// Where the source's move takes it.
+    to: &'a crate::version::Version,
+    input: String,
 }
 
 /// A variable's value in a [`State`], if worked out already.
@@ -75,6 +92,17 @@ impl<'a> State<'a> {
             let other = &model.vars[q];
             // section 10: each entity against its serving set, in both directions
             let unplaced = [self.unplaced_in(p), self.unplaced_in(q)];
+            // section 10: inputs wired from the other product, in both directions
+            if model.wiring_in_use() {
+                for (x, y) in [(p, q), (q, p)] {
+                    let unplaced = &unplaced[usize::from(y == q)];
+                    for (a, ia) in &self.instances[x] {
+                        let faults =
+                            model.step_input_faults((x, a, ia), y, &self.instances[y], unplaced);
+                        out.extend(faults.into_iter().map(|(c, b)| (c, a.clone(), b)));
+                    }
+                }
+            }
             let placed = |x: usize, y: usize, name: &str, inst: &Instance<'a>| {
                 let unplaced = &unplaced[usize::from(y == q)];
                 model.placed_pairs((x, name, inst), y, &self.instances[y], unplaced)
@@ -149,10 +177,21 @@ impl<'a> State<'a> {
             }
             let ours = model.placed_pairs((p, entity, mine), q, &self.instances[q], &[])?;
             out.extend(ours.into_iter().map(|(c, b)| (c, entity.to_owned(), b)));
+            let wired = model.wiring_in_use();
+            if wired {
+                let faults = model.step_input_faults((p, entity, mine), q, &self.instances[q], &[]);
+                out.extend(faults.into_iter().map(|(c, b)| (c, entity.to_owned(), b)));
+            }
             for b in model.could_see(p, entity, q)? {
                 let Some(theirs) = self.instances[q].get(b) else {
                     continue;
                 };
+                if wired {
+                    // its inputs from `p` may now be bound to, or away from, the moved entity
+                    let faults =
+                        model.step_input_faults((q, b, theirs), p, &self.instances[p], &[]);
+                    out.extend(faults.into_iter().map(|(c, s)| (c, b.to_owned(), s)));
+                }
                 let found = model.placed_pairs((q, b, theirs), p, &self.instances[p], &[])?;
                 out.extend(
                     found
@@ -203,12 +242,27 @@ impl<'a> State<'a> {
                 odd[q] |= instance.manifest.is_none();
             }
         }
+        let awaits = awaits(model, &instances, moves);
         State {
             instances,
             values,
             unplaced,
             odd,
+            awaits,
         }
+    }
+
+    /// Whether every source `entity` waits for ([`awaits`]) has made its move.
+    fn awaited(&self, entity: &str) -> bool {
+        self.awaits
+            .get(entity)
+            .is_none_or(|list| list.iter().all(|w| self.moved(w)))
+    }
+
+    fn moved(&self, w: &Await<'_>) -> bool {
+        self.instances[w.var]
+            .get(&w.source)
+            .is_some_and(|i| i.version.as_str() == w.to.as_str())
     }
 
     fn apply(&mut self, step: &Move<'a>) {
@@ -248,6 +302,7 @@ enum Broken {
 impl Broken {
     fn describe(&self) -> String {
         match self {
+            Broken::Pair(c) if c.input.is_some() => c.describe(),
             Broken::Pair(c) => format!(
                 "{} {} requires {} {}",
                 c.declarer, c.declarer_version, c.dependency, c.range
@@ -381,6 +436,9 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
 /// stand. Then the step adds no violation (a new one would have to involve it), so this
 /// cheap test, which builds nothing unless it fails, spares most calls to [`added`].
 fn clean<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> bool {
+    if model.wiring_in_use() && (model.wiring_risk(step.var) || !state.awaited(&step.entity)) {
+        return false; // judged in full by `added`
+    }
     let pairs = if model.is_placed() {
         // section 10: judged through serving sets, over the state with the step applied
         state.apply(step);
@@ -394,9 +452,34 @@ fn clean<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> bool 
         state.revert(step);
         clean
     } else {
-        pairs_clean(model, state, step)
+        pairs_clean(model, state, step) && wiring_clean(model, state, step)
     };
     pairs && (model.facets().is_none() || items_added(model, state, &[step]).is_empty())
+}
+
+/// [`clean`] for section 10's data wiring between products, without serving sets: no input
+/// of the moved entity, nor of the entities of its neighbours, is left unfed once it moves.
+fn wiring_clean<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> bool {
+    if !model.wiring_in_use() {
+        return true;
+    }
+    state.apply(step);
+    let p = step.var;
+    let clean = state.instances[p].get(&step.entity).is_none_or(|mine| {
+        model.neighbors[p].iter().all(|&q| {
+            let theirs = &state.instances[q];
+            model
+                .step_input_faults((p, &step.entity, mine), q, theirs, &[])
+                .is_empty()
+                && theirs.iter().all(|(b, ib)| {
+                    model
+                        .step_input_faults((q, b, ib), p, &state.instances[p], &[])
+                        .is_empty()
+                })
+        })
+    });
+    state.revert(step);
+    clean
 }
 
 /// [`clean`] for the constraints between products.
@@ -427,6 +510,110 @@ fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> V
         .map(|c| Broken::Pair(Box::new(c)))
         .collect();
     out.extend(items_added(model, state, steps));
+    out.extend(wiring_added(model, state, steps));
+    out
+}
+
+/// What applying `steps` together breaks of section 10's data wiring beyond pairs of
+/// products (nothing when no release wires an input): a consumer moving before a source it
+/// reads from ([`awaits`]), and, for steps of a product at [`crate::solve::wired::Risk`],
+/// inputs from capabilities left unfed and data cycles that were not there before.
+fn wiring_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
+    if !model.wiring_in_use() {
+        return Vec::new();
+    }
+    let risky = steps.iter().any(|s| model.wiring_risk(s.var));
+    let before = if risky {
+        model.state_wiring(&state.instances)
+    } else {
+        BTreeMap::new()
+    };
+    for s in steps {
+        state.apply(s);
+    }
+    let mut out: Vec<Broken> = Vec::new();
+    for s in steps {
+        for w in state.awaits.get(&s.entity).into_iter().flatten() {
+            if !state.moved(w) {
+                out.push(Broken::Item {
+                    involved: vec![s.var, w.var],
+                    words: format!(
+                        "{} reads its input {} from {}, which changes first",
+                        s.entity, w.input, w.source
+                    ),
+                });
+            }
+        }
+    }
+    if risky {
+        let after = model.state_wiring(&state.instances);
+        out.extend(
+            after
+                .into_iter()
+                .filter(|(words, _)| !before.contains_key(words))
+                .map(|(words, involved)| Broken::Item { involved, words }),
+        );
+    }
+    for s in steps.iter().rev() {
+        state.revert(s);
+    }
+    out
+}
+
+/// Section 10's data edges between the entities `moves` change, in the state they reach
+/// (`instances` with every move applied), where one of the two is installed by the plan: by
+/// consumer, the sources it waits for ([`Await`]). Empty when no release wires an input.
+fn awaits<'a>(
+    model: &Model<'a>,
+    instances: &[BTreeMap<String, Instance<'a>>],
+    moves: &[Move<'a>],
+) -> BTreeMap<String, Vec<Await<'a>>> {
+    let mut out: BTreeMap<String, Vec<Await<'a>>> = BTreeMap::new();
+    if !model.wiring_in_use() || moves.is_empty() {
+        return out;
+    }
+    let mut after: Vec<BTreeMap<&str, &Instance<'a>>> = instances
+        .iter()
+        .map(|list| list.iter().map(|(n, i)| (n.as_str(), i)).collect())
+        .collect();
+    let mut moving: BTreeMap<&str, &Move<'a>> = BTreeMap::new();
+    for m in moves {
+        after[m.var].insert(&m.entity, &m.to);
+        moving.insert(&m.entity, m);
+    }
+    let mut all: Vec<(&str, usize, &Instance<'a>)> = after
+        .iter()
+        .enumerate()
+        .flat_map(|(q, list)| list.iter().map(move |(&n, &i)| (n, q, i)))
+        .collect();
+    all.sort_unstable_by_key(|&(n, _, _)| n);
+    let nodes: Vec<Node> = all
+        .iter()
+        .map(|&(n, q, i)| Node {
+            name: n,
+            product: &model.vars[q].product,
+            version: i.version,
+            release: i.manifest,
+            placement: model.placement_of(n),
+        })
+        .collect();
+    for b in precedence::edges(&nodes) {
+        let precedence::Why::Data(input) = b.why else {
+            continue;
+        };
+        let (consumer, source) = (nodes[b.after].name, nodes[b.first].name);
+        let (Some(c), Some(m)) = (moving.get(consumer), moving.get(source)) else {
+            continue;
+        };
+        if c.from.is_none() || m.from.is_none() {
+            out.entry(consumer.to_owned()).or_default().push(Await {
+                var: m.var,
+                source: source.to_owned(),
+                to: m.to.version,
+                input: input.name.clone(),
+            });
+        }
+    }
     out
 }
 
@@ -857,6 +1044,97 @@ mod tests {
         assert!(
             wave[web] > wave[db],
             "the capability alone orders web after db"
+        );
+    }
+    /// SPEC 10: an entity the plan installs waits for the source of its inputs, for an
+    /// optional requirement too, even where reading nothing would be valid: `front` (created)
+    /// reads `store` (created), and `store` can go in only once `zlegacy` moves, which needs
+    /// `front`. Judging validity alone installed `front` first, on its own.
+    #[test]
+    fn an_installed_consumer_waits_for_the_source_it_reads() {
+        let text = "\
+manifest-version: '1.0'
+product-group: z
+product-name: store
+product-version: 1.0.0
+extensions:
+  outputs: [data]
+  product-incompatibilities:
+    - {product-group: z, product-name: zlegacy, maximum-version: 1.x.x}
+---
+manifest-version: '1.0'
+product-group: z
+product-name: front
+product-version: 1.0.0
+extensions:
+  product-dependencies:
+    - {product-group: z, product-name: store, minimum-version: 1.0.0, maximum-version: 1.x.x, optional: true}
+  inputs:
+    - {name: feed, from: 'z:store', output: data, optional: true}
+---
+manifest-version: '1.0'
+product-group: z
+product-name: zlegacy
+product-version: 1.0.0
+---
+manifest-version: '1.0'
+product-group: z
+product-name: zlegacy
+product-version: 2.0.0
+extensions:
+  product-dependencies:
+    - {product-group: z, product-name: front, minimum-version: 1.0.0, maximum-version: 1.x.x}
+";
+        let manifests = crate::manifest::parse(text, &std::sync::Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = crate::environment::parse(
+            "entities:\n  - {name: zlegacy, product: 'z:zlegacy', version: 1.0.0}\n",
+            &std::sync::Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        let policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        let var = |name: &str| model.index[&crate::product::ProductId::parse(name).unwrap()];
+        let install = |name: &str| {
+            let p = var(name);
+            Move {
+                var: p,
+                entity: name[2..].to_owned(),
+                from: None,
+                to: model.vars[p].planned(0),
+            }
+        };
+        let legacy = var("z:zlegacy");
+        let mut current = vec![BTreeMap::new(); model.vars.len()];
+        current[legacy].insert("zlegacy".to_owned(), model.vars[legacy].current[0].clone());
+        let moves = vec![
+            install("z:front"),
+            install("z:store"),
+            Move {
+                var: legacy,
+                entity: "zlegacy".to_owned(),
+                from: Some(model.vars[legacy].current[0].clone()),
+                to: model.vars[legacy].planned(1),
+            },
+        ];
+        let (steps, complete) = order(&model, current, moves, None, &mut |_, _| {});
+        assert!(complete);
+        let at = |name: &str| {
+            let o = steps.iter().find(|o| o.step.entity == name).unwrap();
+            (o.group, steps.iter().position(|x| x.step.entity == name))
+        };
+        let (front, store) = (at("front"), at("store"));
+        assert!(
+            front.0.is_some() && front.0 == store.0 || front.1 > store.1,
+            "front installed before the store it reads: {:?}",
+            steps
+                .iter()
+                .map(|o| (&o.step.entity, o.group, &o.why))
+                .collect::<Vec<_>>()
         );
     }
 }

@@ -18,7 +18,9 @@
 
 #![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
 
-use super::model::{Model, Value};
+use std::collections::BTreeMap;
+
+use super::model::{Instance, Model, Value};
 use super::violation::Violation;
 use crate::constraint::{Running, World};
 use crate::finding::Code;
@@ -405,6 +407,190 @@ impl Model<'_> {
     #[must_use]
     pub fn wiring_in_use(&self) -> bool {
         self.memo.wiring.get_or_init(|| Risk::build(self)).wired
+    }
+}
+
+/// Section 10's data wiring in the rolling steps, where entities of one product may run two
+/// releases half-way through: the same judgements ([`wiring::feeds`], data cycles) over the
+/// entities as they stand at one moment, by name.
+impl<'a> Model<'a> {
+    /// The placement the serving index gives `name` (plain when section 10 is not in use).
+    #[must_use]
+    pub fn placement_of(&self, name: &str) -> &'a Placement {
+        self.placed
+            .as_deref()
+            .map_or(Placement::none(), |placed| placed.placement(name))
+    }
+
+    /// The inputs of entity `name` of `p`, running `mine`, wired from `q`'s product, that
+    /// `q`'s entities as they stand (`theirs`) leave unfed, as violations, each with the
+    /// source entity it names (empty when none). Judged over a world of the consumer and
+    /// the entities of `theirs` that serve it by the serving index, with those of them the
+    /// index does not hold (`unplaced`), as [`Model::input_faults`] does for values.
+    #[must_use]
+    pub fn step_input_faults(
+        &self,
+        (p, name, mine): (usize, &str, &Instance<'a>),
+        q: usize,
+        theirs: &BTreeMap<String, Instance<'a>>,
+        unplaced: &[&str],
+    ) -> Vec<(Violation, String)> {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        let Some(release) = mine.manifest.filter(|m| {
+            m.facets.is_some()
+                && m.facets()
+                    .inputs
+                    .iter()
+                    .any(|i| from_product(i, &vq.product))
+        }) else {
+            return Vec::new();
+        };
+        let placed = self.placed.as_deref();
+        let mut running = vec![Running {
+            entity: name,
+            product: &vp.product,
+            version: mine.version,
+            facets: release.facets(),
+            placement: self.placement_of(name),
+        }];
+        let sources: Vec<(&String, &Instance<'a>)> = match placed {
+            Some(placed) => {
+                let criteria = release.facets().instances.get(&vq.product);
+                placed
+                    .serving_names(name, &vq.product, criteria)
+                    .into_iter()
+                    .chain(unplaced.iter().copied())
+                    .filter_map(|n| theirs.get_key_value(n))
+                    .collect()
+            }
+            None => theirs.iter().collect(),
+        };
+        running.extend(sources.into_iter().map(|(n, i)| Running {
+            entity: n,
+            product: &vq.product,
+            version: i.version,
+            facets: i.manifest.map_or(Facets::none(), Manifest::facets),
+            placement: self.placement_of(n),
+        }));
+        let absent = placed.map_or_else(Vec::new, |placed| placed.managed(&vq.product));
+        let world = World::placed(running, absent, self.runtime);
+        let mut out = Vec::new();
+        for (input, feed) in wiring::feeds(&world, name, release) {
+            if !from_product(input, &vq.product) {
+                continue;
+            }
+            let (code, source) = match feed {
+                Feed::MissingOutput(s) => (Code::MissingOutput, Some(s)),
+                Feed::Unfed => (Code::UnfedInput, None),
+                Feed::Fed(_) | Feed::Quiet => continue,
+            };
+            let fault = Fault {
+                entity: Some(name.to_owned()),
+                code,
+                source: source.and_then(|s| {
+                    let i = theirs.get(s)?;
+                    Some((i.version.to_string(), Some(s.to_owned())))
+                }),
+            };
+            let v = input_violation(&vp.product, release, input, fault);
+            out.push((v, source.unwrap_or_default().to_owned()));
+        }
+        out
+    }
+
+    /// The data wiring findings of a whole state (`instances`: each product's entities by
+    /// name) that are not judged pair by pair: inputs wired from capabilities left unfed,
+    /// and data cycles; each in words, with the products it involves. What the rolling steps
+    /// compare before and after a step of a product at [`Risk`] (the only ones that can
+    /// change such a finding). Costs a world over every entity: such steps are rare.
+    #[must_use]
+    pub fn state_wiring(
+        &self,
+        instances: &[BTreeMap<String, Instance<'a>>],
+    ) -> BTreeMap<String, Vec<usize>> {
+        let mut all: Vec<(&str, usize, &Instance<'a>)> = instances
+            .iter()
+            .enumerate()
+            .flat_map(|(q, list)| list.iter().map(move |(n, i)| (n.as_str(), q, i)))
+            .collect();
+        all.sort_unstable_by_key(|&(n, _, _)| n);
+        let by_name: BTreeMap<&str, usize> = all.iter().map(|&(n, q, _)| (n, q)).collect();
+        let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
+        let nodes: Vec<crate::precedence::Node<'_>> = all
+            .iter()
+            .map(|&(n, q, i)| crate::precedence::Node {
+                name: n,
+                product: &self.vars[q].product,
+                version: i.version,
+                release: i.manifest,
+                placement: self.placement_of(n),
+            })
+            .collect();
+        for members in crate::order::data_cycles(&nodes) {
+            let names: Vec<&str> = members.iter().map(|&m| nodes[m].name).collect();
+            let mut involved: Vec<usize> = members.iter().map(|&m| all[m].1).collect();
+            involved.sort_unstable();
+            involved.dedup();
+            out.insert(
+                format!(
+                    "{} would feed data into one another in a cycle",
+                    names.join(", ")
+                ),
+                involved,
+            );
+        }
+        let running = nodes
+            .iter()
+            .map(|n| Running {
+                entity: n.name,
+                product: n.product,
+                version: n.version,
+                facets: n.release.map_or(Facets::none(), Manifest::facets),
+                placement: n.placement,
+            })
+            .collect();
+        let world = World::new(running, self.runtime);
+        for &(name, q, i) in &all {
+            let Some(release) = i.manifest.filter(|m| {
+                m.facets.is_some()
+                    && m.facets()
+                        .inputs
+                        .iter()
+                        .any(|i| matches!(i.from, Requirement::Capability(_)))
+            }) else {
+                continue;
+            };
+            for (input, feed) in wiring::feeds(&world, name, release) {
+                let Requirement::Capability(c) = &input.from else {
+                    continue;
+                };
+                let (words, source) = match feed {
+                    Feed::MissingOutput(s) => (
+                        format!(
+                            "{name} {} reads output `{}` of {s} (input {} from {c}), which \
+                             declares no such output",
+                            i.version,
+                            input.output.as_deref().unwrap_or_default(),
+                            input.name
+                        ),
+                        Some(s),
+                    ),
+                    Feed::Unfed => (
+                        format!(
+                            "{name} {} has a required input {} from the optional {c}, but \
+                             nothing would provide it",
+                            i.version, input.name
+                        ),
+                        None,
+                    ),
+                    Feed::Fed(_) | Feed::Quiet => continue,
+                };
+                let mut involved = vec![q];
+                involved.extend(source.and_then(|s| by_name.get(s).copied()));
+                out.insert(words, involved);
+            }
+        }
+        out
     }
 }
 

@@ -11,8 +11,7 @@ use crate::diagnostic::FileLocation;
 use crate::environment::Environment;
 use crate::finding::{Code, Finding};
 use crate::manifest::Manifest;
-use crate::order;
-use crate::precedence::{self, Node, Why};
+use crate::precedence::Node;
 use crate::wiring::{self, Feed};
 
 impl EntityChecker<'_> {
@@ -83,28 +82,9 @@ pub fn data_cycles(environment: &Environment, catalog: &Catalog) -> Vec<Finding>
             placement: &e.placement,
         })
         .collect();
-    let before = precedence::edges(&nodes);
-    let edges: Vec<(usize, usize)> = before.iter().map(|b| (b.after, b.first)).collect();
-    let layers = order::layers(nodes.len(), &edges);
-    let mut component = vec![usize::MAX; nodes.len()];
-    for (c, members) in layers.cycles.iter().enumerate() {
-        for &m in members {
-            component[m] = c;
-        }
-    }
-    let mut data = vec![false; layers.cycles.len()];
-    for b in &before {
-        let c = component[b.after];
-        if matches!(b.why, Why::Data(_)) && c != usize::MAX && c == component[b.first] {
-            data[c] = true;
-        }
-    }
-    layers
-        .cycles
-        .iter()
-        .zip(data)
-        .filter(|(_, data)| *data)
-        .map(|(members, _)| {
+    crate::order::data_cycles(&nodes)
+        .into_iter()
+        .map(|members| {
             // node indices follow entity-name order: the first member is the first by name
             let names: Vec<String> = members.iter().map(|&m| nodes[m].name.to_owned()).collect();
             let (first, _) = installed[members[0]];
