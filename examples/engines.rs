@@ -259,6 +259,7 @@ impl Ours<'_, '_> {
             frozen: 0,
             objective,
             deadline: None,
+            forbid: Vec::new(),
         };
         match self.engine.solve(self.model, &query) {
             Outcome::Found(values) => Some(values),

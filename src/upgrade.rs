@@ -456,6 +456,7 @@ fn examine(
             ..Fewest::default()
         }),
         deadline,
+        forbid: Vec::new(),
     };
     let outcome = engine.solve(model, &query);
     // the search may reach anything connected to `p`

@@ -200,6 +200,7 @@ fn conflict_names(
         frozen: 0,
         objective: None,
         deadline: None,
+        forbid: Vec::new(),
     };
     if Sat.solve(&model, &query).values().is_some() {
         return None;
@@ -289,6 +290,7 @@ fn every_declaration_in_a_conflict_is_needed() {
                 frozen: 0,
                 objective: None,
                 deadline: None,
+                forbid: Vec::new(),
             };
             let conflict = Sat.explain(&model, &query).unwrap().conflict;
             assert!(conflict.minimal);

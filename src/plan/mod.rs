@@ -19,6 +19,7 @@
 
 mod all;
 mod create;
+mod cycles;
 mod final_state;
 pub mod steps;
 mod targets;
@@ -283,9 +284,17 @@ struct Asker<'e, 'm, 'a> {
     /// no explanations are wanted).
     inputs: Option<(&'a Environment, &'a Catalog, Option<&'m Reload>)>,
     current: &'m [Value],
+    /// Data cycles learnt from answers (module `cycles`), when learning is on.
+    learnt: Option<&'m cycles::Learnt>,
 }
 
 impl Asker<'_, '_, '_> {
+    /// The data cycles that made answers no answers, in words (module `cycles`): said where
+    /// the engine's conflict cannot say why (it knows no learnt cycle).
+    fn cycles_said(&self) -> Vec<String> {
+        self.learnt.map_or_else(Vec::new, cycles::Learnt::said)
+    }
+
     /// Today's values, where questions start.
     fn baseline(&self) -> &[Value] {
         self.current
@@ -336,14 +345,25 @@ impl Asker<'_, '_, '_> {
         frozen: usize,
         objective: Option<Fewest>,
     ) -> Outcome {
-        let query = Query {
+        // an answer that closes a data cycle is no answer: its cycle is learnt, and the
+        // question asked again (module `cycles`)
+        let mut query = Query {
             baseline,
             restrict,
             frozen,
             objective,
             deadline: self.deadline,
+            forbid: Vec::new(),
         };
-        self.engine.solve(self.model, &query)
+        loop {
+            query.forbid = self.learnt.map_or_else(Vec::new, cycles::Learnt::forbid);
+            let outcome = self.engine.solve(self.model, &query);
+            match (&outcome, self.learnt) {
+                (Outcome::Found(values), Some(learnt))
+                    if learnt.learn(self.model, self.current, values) => {}
+                _ => return outcome,
+            }
+        }
     }
 }
 
@@ -382,16 +402,20 @@ fn plan_in(
         .collect();
     let model = Model::build(env, catalog, request.policy, &extra);
     let current = model.current();
+    // What is broken today, and which products it involves (nothing, usually: then no repair
+    // is sought and nothing is spent on it).
+    let today = crate::validate::validate(env, catalog);
+    // SPEC 10: a data cycle cannot be executed; plan reports it as validate does (exit 1)
+    let data_cycles = data_cycles(&today);
+    let learnt = cycles::Learnt::new(&model, !data_cycles.is_empty());
     let asker = Asker {
         engine,
         model: &model,
         deadline: request.deadline,
         inputs: explain.then_some((env, catalog, request.reload.as_ref())),
         current: &current,
+        learnt: Some(&learnt),
     };
-    // What is broken today, and which products it involves (nothing, usually: then no repair
-    // is sought and nothing is spent on it).
-    let today = crate::validate::validate(env, catalog);
     let involved: std::collections::BTreeSet<ProductId> = today
         .findings()
         .filter(|f| f.severity == crate::finding::Severity::Error)
@@ -432,8 +456,6 @@ fn plan_in(
     if (0..model.vars.len()).any(|p| model.doubt_reaches(p) && looks(p, values.as_deref())) {
         unproven.push(Unproven::Placement);
     }
-    // SPEC 10: a data cycle cannot be executed; plan reports it as validate does (exit 1)
-    let data_cycles = data_cycles(&today);
     let Some(values) = values else {
         explanation.extend(unproven.iter().filter_map(said));
         return Plan {
@@ -589,6 +611,7 @@ pub fn all_values(
         deadline,
         inputs: None,
         current: &current,
+        learnt: None,
     };
     let mut complete = true;
     let values = all::maximize_all(
@@ -1100,6 +1123,46 @@ mod tests {
         );
     }
 
+    /// A nogood (`Query::forbid`) is a constraint of the question: the engine never answers
+    /// with all of its values, and a question only they could answer is infeasible (proven);
+    /// a nogood on a value outside a product's domain forbids nothing.
+    #[test]
+    fn nogoods_forbid_combinations_of_values() {
+        let lines = ["g:a 1.0.0", "g:a 2.0.0", "g:b 1.0.0", "g:b 2.0.0"];
+        let catalog = Catalog::from_manifests(manifests(&lines)).unwrap();
+        let environment = env(&[("g:a", "1.0.0"), ("g:b", "1.0.0")]);
+        let model = Model::build(&environment, &catalog, Policy::default(), &[]);
+        let (a, b) = (0, 1);
+        let ask = |restrict: Vec<(usize, Vec<Value>)>, forbid: Vec<Vec<(usize, Value)>>| {
+            let query = Query {
+                baseline: &[Value::Keep, Value::Keep],
+                restrict,
+                frozen: 0,
+                objective: Some(Fewest::default()),
+                deadline: None,
+                forbid,
+            };
+            crate::solve::sat::Sat.solve(&model, &query)
+        };
+        let a2 = (a, Value::Release(1));
+        // the fewest changes would keep b; the nogood moves it
+        assert_eq!(
+            ask(vec![(a, vec![a2.1])], vec![vec![a2, (b, Value::Keep)]]),
+            Outcome::Found(vec![Value::Release(1), Value::Release(1)])
+        );
+        assert_eq!(
+            ask(
+                vec![(a, vec![a2.1])],
+                vec![vec![a2, (b, Value::Keep)], vec![a2, (b, Value::Release(1))]]
+            ),
+            Outcome::Infeasible
+        );
+        assert_eq!(
+            ask(vec![(a, vec![a2.1])], vec![vec![a2, (b, Value::Absent)]]),
+            Outcome::Found(vec![Value::Release(1), Value::Keep])
+        );
+    }
+
     /// The search runs on any `Releases`, not only on a catalog: here two hand-made ones.
     #[test]
     fn the_search_runs_on_any_source_of_releases() {
@@ -1136,6 +1199,7 @@ mod tests {
                 frozen: 0,
                 objective: Some(Fewest::default()),
                 deadline: None,
+                forbid: Vec::new(),
             };
             let found = engine.solve(&model, &query);
             assert_eq!(

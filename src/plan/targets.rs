@@ -87,15 +87,15 @@ pub(super) fn decide(
         fixed.push((p, value));
     }
     if !fixed.is_empty() && !notes.feasible(asker, &fixed) {
-        match asker.why(&fixed) {
-            Some(mut why) => {
-                size_fixes(asker, targets, &mut why, &[]);
-                notes.lines.extend(why.lines());
-                notes.conflict = Some(why);
-            }
-            None => notes
+        if let Some(mut why) = asker.why(&fixed) {
+            size_fixes(asker, targets, &mut why, &[]);
+            notes.lines.extend(why.lines());
+            notes.conflict = Some(why);
+        } else {
+            notes
                 .lines
-                .push("the targets cannot all be reached together".to_owned()),
+                .push("the targets cannot all be reached together".to_owned());
+            notes.lines.extend(cycles_said(asker));
         }
         return None;
     }
@@ -178,10 +178,11 @@ fn newest(
                 let mut attempt = fixed.clone();
                 attempt.push((p, n));
                 let why = asker.why(&attempt);
-                if let Some(why) = &why {
-                    notes
+                match &why {
+                    Some(why) => notes
                         .lines
-                        .extend(why.lines().into_iter().map(|l| format!("  {l}")));
+                        .extend(why.lines().into_iter().map(|l| format!("  {l}"))),
+                    None => notes.lines.extend(cycles_said(asker)),
                 }
                 notes.blocked.push(BlockedTarget {
                     product: product.clone(),
@@ -241,4 +242,14 @@ pub(super) fn size_fixes(
         let all: Vec<&'static str> = on.iter().chain(flags.iter()).copied().collect();
         size_fixes(asker, targets, next, &all);
     }
+}
+
+/// The data cycles that refused answers (SPEC 10), as indented lines: the reason where the
+/// engine's conflict has none.
+fn cycles_said(asker: Asker<'_, '_, '_>) -> Vec<String> {
+    asker
+        .cycles_said()
+        .into_iter()
+        .map(|words| format!("  states that reach it close a data cycle: {words}"))
+        .collect()
 }

@@ -370,6 +370,11 @@ impl super::Engine for Dfs {
 
     fn solve(&self, model: &Model<'_>, query: &super::Query<'_>) -> super::Outcome {
         use super::Outcome;
+        if !query.forbid.is_empty() {
+            // nogoods are section 10's, which this engine does not know: nothing it could
+            // answer would be proven
+            return Outcome::Cut(None);
+        }
         let budget = Budget {
             nodes: self.nodes,
             deadline: query.deadline,

@@ -80,6 +80,10 @@ pub struct Query<'q> {
     pub objective: Option<Fewest>,
     /// Stop at this moment and report what was found so far.
     pub deadline: Option<Instant>,
+    /// Combinations the answer must not hold: each a set of (product, value) that may not all
+    /// hold at once (nogoods). The planner learns them from answers that close a section 10
+    /// data cycle, which no pair of products can say (`plan::cycles`).
+    pub forbid: Vec<Vec<(usize, Value)>>,
 }
 
 impl Query<'_> {

@@ -401,6 +401,7 @@ fn explain_in(
         frozen: 0,
         objective: None,
         deadline: context.deadline,
+        forbid: Vec::new(),
     };
     let explained = context.engine.explain(model, &query)?;
     Some(render(context, model, asked, &explained, &[], depth))
@@ -500,6 +501,7 @@ fn relaxed<R>(
         frozen: 0,
         objective: None,
         deadline: context.deadline,
+        forbid: Vec::new(),
     };
     then(&model, &query)
 }

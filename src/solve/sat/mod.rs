@@ -144,6 +144,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         for p in named {
             self.encode(p);
         }
+        self.forbid();
         if let Some(fewest) = &self.query.objective {
             for &(p, q, _) in &fewest.repair {
                 self.encode(p);
@@ -333,6 +334,24 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 }
                 Ok(SolverResult::Unsat) => return Answer::Infeasible,
                 Ok(SolverResult::Interrupted) | Err(_) => return Answer::Interrupted,
+            }
+        }
+    }
+
+    /// The query's nogoods ([`Query::forbid`]) as clauses, their products encoded: "not all
+    /// of these values". One whose value is outside a product's domain cannot hold anyway.
+    fn forbid(&mut self) {
+        let query = self.query;
+        for nogood in &query.forbid {
+            for &(p, _) in nogood {
+                self.encode(p);
+            }
+            let clause: Option<Vec<Lit>> = nogood
+                .iter()
+                .map(|&(p, v)| Some(!self.lit(p, v)?))
+                .collect();
+            if let Some(clause) = clause {
+                self.add(clause);
             }
         }
     }
