@@ -631,6 +631,18 @@ impl<'a> Model<'a> {
             return Some(self.one_way_to_created(placed, p, a, q, b));
         }
         let theirs = vq.instances(b);
+        // where each index member of q stands in `vq.current`: a serving set picks its
+        // instances by lookup (filtering all of q's entities for each entity of p was
+        // quadratic in the namespaces)
+        let at: BTreeMap<usize, usize> = match b {
+            Value::Keep => vq
+                .current
+                .iter()
+                .enumerate()
+                .filter_map(|(k, t)| Some((placed.index.find(t.entity?)?, k)))
+                .collect(),
+            _ => BTreeMap::new(),
+        };
         let mut out = Vec::new();
         for (entity, ours) in vp.current.iter().filter_map(|c| c.entity.map(|e| (e, c))) {
             // a product that moves is one planned instance, as `Var::instances` has it
@@ -650,16 +662,14 @@ impl<'a> Model<'a> {
             let seen = placed.index.visible(placement, key);
             let pick = |members: &[usize]| -> Vec<Instance<'a>> {
                 match b {
-                    Value::Keep => vq
-                        .current
-                        .iter()
-                        .filter(|t| {
-                            t.entity
-                                .and_then(|n| placed.index.find(n))
-                                .is_some_and(|k| members.contains(&k))
-                        })
-                        .cloned()
-                        .collect(),
+                    Value::Keep => {
+                        // in `vq.current`'s order, as before
+                        let mut picked: Vec<usize> =
+                            members.iter().filter_map(|k| at.get(k).copied()).collect();
+                        picked.sort_unstable();
+                        picked.dedup();
+                        picked.into_iter().map(|k| vq.current[k].clone()).collect()
+                    }
                     _ if members.is_empty() => Vec::new(),
                     _ => theirs.clone(),
                 }
