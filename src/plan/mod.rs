@@ -1123,6 +1123,37 @@ mod tests {
         );
     }
 
+    /// Distance is per entity, so a product of many entities moves far; its ladder then has
+    /// a rung only at each distance a value moves (weighted), and the least move still wins:
+    /// twelve entities of a one release up (12) rather than two (24) or a move of b.
+    #[test]
+    fn the_least_move_of_a_product_of_many_entities() {
+        let lines = [
+            "g:a 1.0.0",
+            "g:a 2.0.0",
+            "g:a 3.0.0",
+            "g:t 1.0.0",
+            "g:t 2.0.0 g:a 2.0.0 3.x.x",
+        ];
+        let mut entities: Vec<(String, &str, &str)> = (0..12)
+            .map(|k| (format!("a{k:02}"), "g:a", "1.0.0"))
+            .collect();
+        entities.push(("t".to_owned(), "g:t", "1.0.0"));
+        let entities: Vec<(&str, &str, &str)> = entities
+            .iter()
+            .map(|(n, p, v)| (n.as_str(), *p, *v))
+            .collect();
+        let plan = run_in(&lines, &named(&entities), newest("g:t"), false);
+        assert!(plan.feasible && plan.complete);
+        let versions: std::collections::BTreeSet<&str> = plan
+            .final_state
+            .iter()
+            .filter(|e| e.product.to_string() == "g:a")
+            .map(|e| e.version.as_str())
+            .collect();
+        assert_eq!(versions, ["2.0.0"].into());
+    }
+
     /// A nogood (`Query::forbid`) is a constraint of the question: the engine never answers
     /// with all of its values, and a question only they could answer is infeasible (proven);
     /// a nogood on a value outside a product's domain forbids nothing.

@@ -102,7 +102,7 @@ struct Session<'m, 'a, 'q> {
     /// Per repair item, its "still broken" literal once made (pairs, then section 9 items).
     broken: Vec<Option<Lit>>,
     /// Per product, its distance ladder once made ([`Session::ladder`]).
-    ladders: Vec<Option<(usize, Vec<Lit>)>>,
+    ladders: Vec<Option<objective::Ladder>>,
     /// Products held at their baseline value (assumed), and whether products encoded from now
     /// on are held too ([`Moves::WithinChanged`] once the changed products are settled).
     held: Vec<bool>,

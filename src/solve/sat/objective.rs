@@ -28,12 +28,14 @@ impl Encoding {
     }
 
     /// More terms: encoded from the next [`Encoding::encode`] on, next to those already in.
-    fn extend(&mut self, terms: Vec<(Lit, usize)>) {
+    /// A count given weighted terms becomes a weighted sum of `all` (every term so far,
+    /// these included), made anew.
+    fn extend(&mut self, terms: Vec<(Lit, usize)>, all: &[(Lit, usize)]) {
         match self {
-            Encoding::Count(t) => t.extend(terms.into_iter().map(|(l, w)| {
-                debug_assert_eq!(w, 1, "a count has unit weights");
-                l
-            })),
+            Encoding::Count(_) if terms.iter().any(|&(_, w)| w != 1) => {
+                *self = Encoding::Weighted(all.iter().copied().collect());
+            }
+            Encoding::Count(t) => t.extend(terms.into_iter().map(|(l, _)| l)),
             Encoding::Weighted(t) => t.extend(terms),
         }
     }
@@ -70,9 +72,15 @@ impl Encoding {
     }
 }
 
+/// A product's distance ([`Session::ladder`]): the least any value moves, and the rungs above
+/// it with their weights.
+pub(super) type Ladder = (usize, Vec<(Lit, usize)>);
+
 /// One objective level's weighted sum over the encoded products.
 pub(super) struct Sum {
     products: usize,
+    /// Every term so far (a count that meets a weighted term is made again from them).
+    terms: Vec<(Lit, usize)>,
     fixed: usize,
     total: usize,
     encoding: Encoding,
@@ -105,13 +113,15 @@ impl Session<'_, '_, '_> {
                     sum.fixed += fixed;
                     sum.total += weight;
                     if !terms.is_empty() {
-                        sum.encoding.extend(terms);
+                        sum.terms.extend(terms.iter().copied());
+                        sum.encoding.extend(terms, &sum.terms);
                         sum.top = None;
                     }
                 }
                 None => {
                     self.sums[level] = Some(Sum {
                         products,
+                        terms: terms.clone(),
                         fixed,
                         total: weight,
                         encoding: Encoding::new(terms),
@@ -225,7 +235,7 @@ impl Session<'_, '_, '_> {
                     }
                     let (least, ladder) = self.ladder(p);
                     fixed += least;
-                    terms.extend(ladder.iter().map(|&l| (l, 1)));
+                    terms.extend(ladder);
                 }
             }
         }
@@ -236,7 +246,14 @@ impl Session<'_, '_, '_> {
     /// can avoid it) and literals "moves at least least + t" for t = 1, 2, ..., each implied
     /// by the values that move that far. Counting them makes distance a plain cardinality,
     /// far smaller to bound than a sum of per-value weights. Made once per product.
-    fn ladder(&mut self, p: usize) -> (usize, Vec<Lit>) {
+    ///
+    /// A product of many entities moves far (distance is per entity: 1,000 entities one
+    /// release on move 1,000), and a ladder of thousands of rungs made the totalizer the
+    /// larger part of `upgrades` among thousands of tenants. When the ladder would be more
+    /// than twice as long as the product has values, it has a rung only at each distance a
+    /// value moves, weighted by the step from the rung below (the level is then a weighted
+    /// sum); the sum of the rungs that hold is the same.
+    fn ladder(&mut self, p: usize) -> Ladder {
         if let Some(made) = &self.ladders[p] {
             return made.clone();
         }
@@ -252,16 +269,33 @@ impl Session<'_, '_, '_> {
             .collect();
         let least = moves.iter().map(|&(d, _)| d).min().unwrap_or(0);
         let most = moves.iter().map(|&(d, _)| d).max().unwrap_or(0) - least;
-        let ladder: Vec<Lit> = (0..most).map(|_| self.fresh(false)).collect();
-        for pair in ladder.windows(2) {
-            self.add(vec![!pair[1], pair[0]]); // at least t+1 -> at least t
+        // the distances above `least` each rung stands for, in order
+        let steps: Vec<usize> = if most > 2 * moves.len() {
+            let mut at: Vec<usize> = moves
+                .iter()
+                .map(|&(d, _)| d - least)
+                .filter(|&d| d > 0)
+                .collect();
+            at.sort_unstable();
+            at.dedup();
+            at
+        } else {
+            (1..=most).collect()
+        };
+        let rungs: Vec<Lit> = steps.iter().map(|_| self.fresh(false)).collect();
+        for pair in rungs.windows(2) {
+            self.add(vec![!pair[1], pair[0]]); // at least the next -> at least this one
         }
         for (d, l) in moves {
             if d > least {
-                self.add(vec![!l, ladder[d - least - 1]]);
+                let k = steps.partition_point(|&s| s < d - least);
+                self.add(vec![!l, rungs[k]]);
             }
         }
-        let made = (least, ladder);
+        let weights = steps
+            .iter()
+            .scan(0, |below, &s| Some(s - std::mem::replace(below, s)));
+        let made = (least, rungs.into_iter().zip(weights).collect());
         self.ladders[p] = Some(made.clone());
         made
     }
