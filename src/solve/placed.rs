@@ -644,6 +644,8 @@ impl<'a> Model<'a> {
             _ => BTreeMap::new(),
         };
         let mut out = Vec::new();
+        // one violation per entity found: a set keeps finding repeats cheap among thousands
+        let mut found: BTreeSet<Violation> = BTreeSet::new();
         for (entity, ours) in vp.current.iter().filter_map(|c| c.entity.map(|e| (e, c))) {
             // a product that moves is one planned instance, as `Var::instances` has it
             let mine = match a {
@@ -689,7 +691,7 @@ impl<'a> Model<'a> {
             );
             refuses.retain(|v| v.code == Code::IncompatibleRelease);
             for v in needs.into_iter().chain(refuses) {
-                if !out.contains(&v) {
+                if found.insert(v.clone()) {
                     out.push(v);
                 }
             }
