@@ -14,9 +14,11 @@
 //! version), so the dependency holds iff that version is in range; without the flag it is
 //! missing. An entity the plan creates stands in one of its consumers' namespaces
 //! ([`Placed::homes`]): an existing entity that can see none of those places is bound by none
-//! of its incompatibilities or optional dependencies on it. What is still judged
-//! product-wide (a created entity's own declarations, a judging entity that sees some of
-//! those places but not all) and the section 9 items (judged as if every entity saw every
+//! of its incompatibilities or optional dependencies on it. The entities created of a product
+//! that is not installed, when they can stand in one place only, are judged from there like
+//! installed ones ([`Placed::created_home`]). What is still judged product-wide (a created
+//! entity's own declarations where it may stand in several places or carries a name-made
+//! label criterion, a judging entity that sees some of those places but not all) and the section 9 items (judged as if every entity saw every
 //! other) are exact only in the cases [`Doubts`] lists; elsewhere the answers they touch are
 //! marked not proven, and a plan's final state is validated as a whole besides.
 #![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
@@ -162,6 +164,28 @@ impl<'a> Placed<'a> {
         })
     }
 
+    /// The one namespace every entity a plan creates of `p` (a product not installed)
+    /// stands in, when there is one: `p` has a single home ([`Placed::homes`]), no managed
+    /// entity (an install fills that one, placed as it is), and no release of it asks a
+    /// dependency for labels made from `{entity}` (the created entity's name, which the
+    /// model does not know). Its declarations are then judged from there, exactly.
+    pub fn created_home(&self, model: &Model<'a>, p: usize) -> Option<&str> {
+        let var = &model.vars[p];
+        let homes = &self.homes(model)[p];
+        let by_name = var.every_manifest().any(|m| {
+            m.facets.is_some()
+                && m.facets()
+                    .instances
+                    .values()
+                    .flat_map(|c| c.labels.values())
+                    .any(|t| t.as_str().contains("{entity}"))
+        });
+        let managed = self.managed.iter().any(|e| e.product == var.product);
+        (homes.len() == 1 && !managed && !by_name && !var.installed())
+            .then(|| homes.first().map(String::as_str))
+            .flatten()
+    }
+
     /// Each product's namespaces today: where its installed entities stand.
     fn standing(&self, model: &Model<'a>) -> Vec<BTreeSet<String>> {
         model
@@ -283,20 +307,39 @@ impl<'a> Placed<'a> {
     ) -> Option<Vec<&'a Version>> {
         let i = self.index.find(entity)?;
         let placement = self.index.member(i).placement;
+        Some(self.serving_at((entity, placement), release, d))
+    }
+
+    /// The versions serving dependency `d` of `release` run by `entity` standing at
+    /// `placement` (an installed entity, or one the plan creates there).
+    fn serving_at(
+        &self,
+        (entity, placement): (&str, &crate::instance::Placement),
+        release: &Manifest,
+        d: &'a Dependency,
+    ) -> Vec<&'a Version> {
         let criteria = release.facets().instances.get(&d.product);
         let members = self
             .index
             .serving((entity, placement), Key::Product(&d.product), criteria)
             .members;
-        Some(members.into_iter().map(|m| self.versions[m]).collect())
+        members.into_iter().map(|m| self.versions[m]).collect()
     }
 
     /// The versions of `product` that `entity` sees (its namespace and the global one).
     fn visible(&self, entity: &str, c: &'a Incompatibility) -> Option<Vec<&'a Version>> {
         let i = self.index.find(entity)?;
-        let placement = self.index.member(i).placement;
+        Some(self.visible_at(self.index.member(i).placement, c))
+    }
+
+    /// The versions of `c`'s product seen from `placement`.
+    fn visible_at(
+        &self,
+        placement: &crate::instance::Placement,
+        c: &'a Incompatibility,
+    ) -> Vec<&'a Version> {
         let members = self.index.visible(placement, Key::Product(&c.product));
-        Some(members.into_iter().map(|m| self.versions[m]).collect())
+        members.into_iter().map(|m| self.versions[m]).collect()
     }
 }
 
@@ -312,8 +355,9 @@ impl<'a> Placed<'a> {
 /// - With `--allow-install`, an entity the plan creates stands where its consumer is
 ///   ([`Placed::homes`]). Judging against it is exact when the judging entity sees none of
 ///   those places or all of them (and for optional dependencies, without label criteria or a
-///   binding); a created entity's own declarations are judged product-wide, exact when every
-///   entity of the other product is in one namespace it sees from each place.
+///   binding); a created entity's own declarations are judged from its place when it has one
+///   ([`Placed::created_home`]: exact), else product-wide, exact when every entity of the
+///   other product is in one namespace it sees from each place.
 ///
 /// A doubt touches its products' connected part of the model (neighbours and items): an
 /// answer about products elsewhere never depends on it.
@@ -579,7 +623,7 @@ impl<'a> Placed<'a> {
         // in one namespace every such place sees, and no label criteria choose among them
         let now = &places.standing[p];
         let mine: Vec<&String> = homes[p].iter().filter(|h| !now.contains(*h)).collect();
-        if mine.is_empty() {
+        if mine.is_empty() || (vq.installed() && self.created_home(model, p).is_some()) {
             return true;
         }
         let theirs = &places.spots[q];
@@ -625,7 +669,7 @@ impl<'a> Model<'a> {
         let placed = self.placed.as_ref()?;
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         if !vp.installed() {
-            return None;
+            return self.one_way_from_created(placed, p, a, q, b);
         }
         if !vq.installed() {
             return Some(self.one_way_to_created(placed, p, a, q, b));
@@ -652,44 +696,13 @@ impl<'a> Model<'a> {
                 Value::Release(i) => vp.planned(i),
                 _ => ours.clone(),
             };
-            let Some(m) = mine.manifest else { continue };
+            if mine.manifest.is_none() {
+                continue;
+            }
             let i = placed.index.find(entity)?;
             let placement = placed.index.member(i).placement;
-            let key = Key::Product(&vq.product);
-            let criteria = m.facets().instances.get(&vq.product);
-            let serving = placed
-                .index
-                .serving((entity, placement), key, criteria)
-                .members;
-            let seen = placed.index.visible(placement, key);
-            let pick = |members: &[usize]| -> Vec<Instance<'a>> {
-                match b {
-                    Value::Keep => {
-                        // in `vq.current`'s order, as before
-                        let mut picked: Vec<usize> =
-                            members.iter().filter_map(|k| at.get(k).copied()).collect();
-                        picked.sort_unstable();
-                        picked.dedup();
-                        picked.into_iter().map(|k| vq.current[k].clone()).collect()
-                    }
-                    _ if members.is_empty() => Vec::new(),
-                    _ => theirs.clone(),
-                }
-            };
-            let mut needs = check(
-                &vp.product,
-                std::slice::from_ref(&mine),
-                &vq.product,
-                &pick(&serving),
-            );
-            needs.retain(|v| v.code != Code::IncompatibleRelease);
-            let mut refuses = check(
-                &vp.product,
-                std::slice::from_ref(&mine),
-                &vq.product,
-                &pick(&seen),
-            );
-            refuses.retain(|v| v.code == Code::IncompatibleRelease);
+            let (needs, refuses) =
+                self.judged_from(placed, (entity, placement, &mine), q, b, (&theirs, &at));
             for v in needs.into_iter().chain(refuses) {
                 if found.insert(v.clone()) {
                     out.push(v);
@@ -697,6 +710,103 @@ impl<'a> Model<'a> {
             }
         }
         Some(out)
+    }
+
+    /// What entity `entity` (standing at `placement`, running `mine`, which has a release)
+    /// declares on `q` under `b` and breaks: its dependencies against its serving set, its
+    /// incompatibilities against what it sees. `theirs` is `q`'s instances under `b`, `at`
+    /// where each index member of `q` stands in `q`'s entities (for `Keep`).
+    fn judged_from(
+        &self,
+        placed: &Placed<'a>,
+        (entity, placement, mine): (&str, &crate::instance::Placement, &Instance<'a>),
+        q: usize,
+        b: Value,
+        (theirs, at): (&[Instance<'a>], &BTreeMap<usize, usize>),
+    ) -> (Vec<Violation>, Vec<Violation>) {
+        let (Some(m), vq) = (mine.manifest, &self.vars[q]) else {
+            return (Vec::new(), Vec::new());
+        };
+        let product = &m.product;
+        let key = Key::Product(&vq.product);
+        let criteria = m.facets().instances.get(&vq.product);
+        let serving = placed
+            .index
+            .serving((entity, placement), key, criteria)
+            .members;
+        let seen = placed.index.visible(placement, key);
+        let pick = |members: &[usize]| -> Vec<Instance<'a>> {
+            match b {
+                Value::Keep => {
+                    // in `vq.current`'s order, as before
+                    let mut picked: Vec<usize> =
+                        members.iter().filter_map(|k| at.get(k).copied()).collect();
+                    picked.sort_unstable();
+                    picked.dedup();
+                    picked.into_iter().map(|k| vq.current[k].clone()).collect()
+                }
+                _ if members.is_empty() => Vec::new(),
+                _ => theirs.to_vec(),
+            }
+        };
+        let one = std::slice::from_ref(mine);
+        let mut needs = check(product, one, &vq.product, &pick(&serving));
+        needs.retain(|v| v.code != Code::IncompatibleRelease);
+        let mut refuses = check(product, one, &vq.product, &pick(&seen));
+        refuses.retain(|v| v.code == Code::IncompatibleRelease);
+        (needs, refuses)
+    }
+
+    /// [`Model::one_way_placed`] when `p` is not installed: the entities the plan creates
+    /// of it stand where [`Placed::created_home`] says, the one namespace they can be in, and
+    /// each is judged from there as an installed entity is (`None` where that place is not
+    /// known: judged product-wide).
+    fn one_way_from_created(
+        &self,
+        placed: &Placed<'a>,
+        p: usize,
+        a: Value,
+        q: usize,
+        b: Value,
+    ) -> Option<Vec<Violation>> {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        if !vq.installed() {
+            return None;
+        }
+        let home = placed.created_home(self, p)?;
+        let Value::Release(i) = a else {
+            return Some(Vec::new()); // absent: nothing of it declares anything
+        };
+        let placement = crate::instance::Placement {
+            namespace: home.to_owned(),
+            ..crate::instance::Placement::default()
+        };
+        let at: BTreeMap<usize, usize> = match b {
+            Value::Keep => vq
+                .current
+                .iter()
+                .enumerate()
+                .filter_map(|(k, t)| Some((placed.index.find(t.entity?)?, k)))
+                .collect(),
+            _ => BTreeMap::new(),
+        };
+        let theirs = vq.instances(b);
+        let mine = vp.planned(i);
+        let (needs, refuses) = self.judged_from(
+            placed,
+            (vp.product.name(), &placement, &mine),
+            q,
+            b,
+            (&theirs, &at),
+        );
+        let mut found: BTreeSet<Violation> = BTreeSet::new();
+        Some(
+            needs
+                .into_iter()
+                .chain(refuses)
+                .filter(|v| found.insert(v.clone()))
+                .collect(),
+        )
     }
 
     /// [`Model::one_way_placed`] when `q` is not installed: its entities would be created
@@ -765,10 +875,29 @@ impl<'a> Model<'a> {
         let Some(placed) = &self.placed else {
             return self.meets(d, q, b);
         };
+        let holds = |kept: Vec<&Version>| match b {
+            // nothing serves it: with --allow-install the plan creates an entity of `q` for
+            // it, at `q`'s version under `b` (see `plan::create`)
+            _ if kept.is_empty() && !d.optional && self.policy.allow_install => self.vars[q]
+                .version(b)
+                .is_some_and(|v| constraint::dependency_holds(d, [v])),
+            _ if kept.is_empty() => constraint::dependency_absent(d) == Verdict::Holds,
+            Value::Keep => constraint::dependency_holds(d, kept),
+            Value::Release(j) => {
+                constraint::dependency_holds(d, [&self.vars[q].releases[j].version])
+            }
+            Value::Absent => constraint::dependency_holds(d, []),
+        };
         let declarers = self.declarers(p, a, release);
         if declarers.is_empty() {
-            // an install of the declarer: judged product-wide (see the module doc)
-            return self.meets(d, q, b);
+            // an install of the declarer: judged from where it is created when that is one
+            // place, else product-wide (see the module doc)
+            return match self.created_at(placed, p, q) {
+                Some(at) => {
+                    holds(placed.serving_at((self.vars[p].product.name(), &at), release, d))
+                }
+                None => self.meets(d, q, b),
+            };
         }
         if !self.vars[q].installed() {
             // created where its consumers are: an optional need of an entity that can see
@@ -781,19 +910,26 @@ impl<'a> Model<'a> {
             let Some(kept) = placed.serving(entity, release, d) else {
                 return self.meets(d, q, b);
             };
-            match b {
-                // nothing serves it: with --allow-install the plan creates an entity of `q`
-                // for it, at `q`'s version under `b` (see `plan::create`)
-                _ if kept.is_empty() && !d.optional && self.policy.allow_install => self.vars[q]
-                    .version(b)
-                    .is_some_and(|v| constraint::dependency_holds(d, [v])),
-                _ if kept.is_empty() => constraint::dependency_absent(d) == Verdict::Holds,
-                Value::Keep => constraint::dependency_holds(d, kept),
-                Value::Release(j) => {
-                    constraint::dependency_holds(d, [&self.vars[q].releases[j].version])
-                }
-                Value::Absent => constraint::dependency_holds(d, []),
-            }
+            holds(kept)
+        })
+    }
+
+    /// Where the entities a plan creates of `p` (not installed) stand when that is one
+    /// place ([`Placed::created_home`]) and `q` is installed: their declarations on `q`
+    /// are judged from there, as an installed entity's are.
+    fn created_at(
+        &self,
+        placed: &Placed<'a>,
+        p: usize,
+        q: usize,
+    ) -> Option<crate::instance::Placement> {
+        if !self.vars[q].installed() {
+            return None;
+        }
+        let home = placed.created_home(self, p)?;
+        Some(crate::instance::Placement {
+            namespace: home.to_owned(),
+            ..crate::instance::Placement::default()
         })
     }
 
@@ -810,26 +946,30 @@ impl<'a> Model<'a> {
         let Some(placed) = &self.placed else {
             return self.avoids(c, q, b);
         };
+        let avoided = |v: &Version| constraint::incompatibility_on(c, v) == Verdict::Holds;
+        let holds = |seen: Vec<&Version>| match b {
+            _ if seen.is_empty() => true,
+            Value::Keep => seen.into_iter().all(avoided),
+            Value::Release(j) => avoided(&self.vars[q].releases[j].version),
+            Value::Absent => true,
+        };
         let declarers = self.declarers(p, a, release);
         if declarers.is_empty() {
-            return self.avoids(c, q, b);
+            return match self.created_at(placed, p, q) {
+                Some(at) => holds(placed.visible_at(&at, c)),
+                None => self.avoids(c, q, b),
+            };
         }
         if !self.vars[q].installed() {
             return declarers
                 .into_iter()
                 .all(|e| placed.unseen(self, e, q) || self.avoids(c, q, b));
         }
-        let avoided = |v: &Version| constraint::incompatibility_on(c, v) == Verdict::Holds;
         declarers.into_iter().all(|entity| {
             let Some(seen) = placed.visible(entity, c) else {
                 return self.avoids(c, q, b);
             };
-            match b {
-                _ if seen.is_empty() => true,
-                Value::Keep => seen.into_iter().all(avoided),
-                Value::Release(j) => avoided(&self.vars[q].releases[j].version),
-                Value::Absent => true,
-            }
+            holds(seen)
         })
     }
 }
