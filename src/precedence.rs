@@ -41,6 +41,21 @@ pub struct Node<'a> {
     pub placement: &'a Placement,
 }
 
+impl<'a> Node<'a> {
+    /// The node as a [`World`] holds it (a release the catalog does not know declares and
+    /// provides nothing).
+    #[must_use]
+    pub fn running(&self) -> Running<'a> {
+        Running {
+            entity: self.name,
+            product: self.product,
+            version: self.version,
+            facets: self.release.map_or(Facets::none(), Manifest::facets),
+            placement: self.placement,
+        }
+    }
+}
+
 /// Why one node waits for another.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Why<'a> {
@@ -150,16 +165,7 @@ struct Capabilities<'a> {
 impl<'a> Capabilities<'a> {
     fn new(nodes: &[Node<'a>]) -> Self {
         static NO_RUNTIME: BTreeMap<String, Version> = BTreeMap::new();
-        let running = nodes
-            .iter()
-            .map(|n| Running {
-                entity: n.name,
-                product: n.product,
-                version: n.version,
-                facets: n.release.map_or(Facets::none(), Manifest::facets),
-                placement: n.placement,
-            })
-            .collect();
+        let running = nodes.iter().map(Node::running).collect();
         Capabilities {
             world: World::new(running, &NO_RUNTIME),
             index: nodes.iter().enumerate().map(|(i, n)| (n.name, i)).collect(),

@@ -186,6 +186,22 @@ impl<'a> Placed<'a> {
             .flatten()
     }
 
+    /// Under `Keep`, where each index member of `var`'s product stands among its entities
+    /// (`var.current`), so a serving set picks its instances by lookup (filtering all of a
+    /// product's entities for each entity of another was quadratic in the namespaces);
+    /// empty for any other value, whose instance is one planned release.
+    fn positions(&self, var: &super::model::Var<'a>, b: Value) -> BTreeMap<usize, usize> {
+        match b {
+            Value::Keep => var
+                .current
+                .iter()
+                .enumerate()
+                .filter_map(|(k, t)| Some((self.index.find(t.entity?)?, k)))
+                .collect(),
+            _ => BTreeMap::new(),
+        }
+    }
+
     /// Each product's namespaces today: where its installed entities stand.
     fn standing(&self, model: &Model<'a>) -> Vec<BTreeSet<String>> {
         model
@@ -675,18 +691,7 @@ impl<'a> Model<'a> {
             return Some(self.one_way_to_created(placed, p, a, q, b));
         }
         let theirs = vq.instances(b);
-        // where each index member of q stands in `vq.current`: a serving set picks its
-        // instances by lookup (filtering all of q's entities for each entity of p was
-        // quadratic in the namespaces)
-        let at: BTreeMap<usize, usize> = match b {
-            Value::Keep => vq
-                .current
-                .iter()
-                .enumerate()
-                .filter_map(|(k, t)| Some((placed.index.find(t.entity?)?, k)))
-                .collect(),
-            _ => BTreeMap::new(),
-        };
+        let at = placed.positions(vq, b);
         let mut out = Vec::new();
         // one violation per entity found: a set keeps finding repeats cheap among thousands
         let mut found: BTreeSet<Violation> = BTreeSet::new();
@@ -770,26 +775,11 @@ impl<'a> Model<'a> {
         b: Value,
     ) -> Option<Vec<Violation>> {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        if !vq.installed() {
-            return None;
-        }
-        let home = placed.created_home(self, p)?;
+        let placement = self.created_at(placed, p, q)?;
         let Value::Release(i) = a else {
             return Some(Vec::new()); // absent: nothing of it declares anything
         };
-        let placement = crate::instance::Placement {
-            namespace: home.to_owned(),
-            ..crate::instance::Placement::default()
-        };
-        let at: BTreeMap<usize, usize> = match b {
-            Value::Keep => vq
-                .current
-                .iter()
-                .enumerate()
-                .filter_map(|(k, t)| Some((placed.index.find(t.entity?)?, k)))
-                .collect(),
-            _ => BTreeMap::new(),
-        };
+        let at = placed.positions(vq, b);
         let theirs = vq.instances(b);
         let mine = vp.planned(i);
         let (needs, refuses) = self.judged_from(

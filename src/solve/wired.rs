@@ -539,16 +539,7 @@ impl<'a> Model<'a> {
                 involved,
             );
         }
-        let running = nodes
-            .iter()
-            .map(|n| Running {
-                entity: n.name,
-                product: n.product,
-                version: n.version,
-                facets: n.release.map_or(Facets::none(), Manifest::facets),
-                placement: n.placement,
-            })
-            .collect();
+        let running = nodes.iter().map(crate::precedence::Node::running).collect();
         let world = World::new(running, self.runtime);
         for &(name, q, i) in &all {
             let Some(release) = i.manifest.filter(|m| {
