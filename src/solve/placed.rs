@@ -907,7 +907,7 @@ impl<'a> Model<'a> {
     /// Where the entities a plan creates of `p` (not installed) stand when that is one
     /// place ([`Placed::created_home`]) and `q` is installed: their declarations on `q`
     /// are judged from there, as an installed entity's are.
-    fn created_at(
+    pub(super) fn created_at(
         &self,
         placed: &Placed<'a>,
         p: usize,

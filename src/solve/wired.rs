@@ -61,8 +61,7 @@ impl<'a> Model<'a> {
             return Vec::new();
         }
         let placed = self.placed.as_deref();
-        // an install on either side is judged product-wide: every entity global and plain
-        let product_wide = !vp.installed() || !vq.installed();
+        let (home, product_wide) = self.judged_where(p, q);
         let placement = |name: &str| -> &Placement {
             match placed {
                 Some(placed) if !product_wide => placed.placement(name),
@@ -89,7 +88,7 @@ impl<'a> Model<'a> {
         // is empty in both), so the input binds alike. Where the index does not hold exactly
         // the sources (entities the plan creates), every source goes in, as before.
         let serving_only = match placed {
-            Some(placed) if !product_wide && p != q => {
+            Some(placed) if !product_wide && p != q && home.is_none() => {
                 placed.holds_exactly(&vq.product, sources.iter().map(|r| r.entity))
             }
             _ => false,
@@ -116,7 +115,7 @@ impl<'a> Model<'a> {
                 product: &vp.product,
                 version: &release.version,
                 facets: release.facets(),
-                placement: placement(entity),
+                placement: home.as_ref().unwrap_or_else(|| placement(entity)),
             }];
             match (&serving_only, placed) {
                 (Some(by_name), Some(placed)) => running.extend(
@@ -162,6 +161,21 @@ impl<'a> Model<'a> {
             }
         }
         out
+    }
+
+    /// Where an input of `p` wired from `q` is judged: an install of the declarer created in
+    /// one known place from there (`Placed::created_home`), against every source where it
+    /// stands; any other install on either side product-wide (every entity global and
+    /// plain, the second value).
+    fn judged_where(&self, p: usize, q: usize) -> (Option<Placement>, bool) {
+        let (vp, vq) = (&self.vars[p], &self.vars[q]);
+        let home = self
+            .placed
+            .as_deref()
+            .filter(|_| !vp.installed())
+            .and_then(|placed| self.created_at(placed, p, q));
+        let product_wide = (!vp.installed() && home.is_none()) || !vq.installed();
+        (home, product_wide)
     }
 
     /// The entities of `q` under `b` (none when absent; an install's is added by the
