@@ -46,6 +46,8 @@ pub struct Placed<'a> {
     doubts: std::sync::OnceLock<Doubts>,
     /// [`Placed::homes`], worked out once.
     homes: std::sync::OnceLock<Vec<BTreeSet<String>>>,
+    /// [`Placed::created_home`] of each product, worked out once.
+    created_homes: std::sync::OnceLock<Vec<Option<String>>>,
     /// [`Placed::binders`]: entity name -> the members binding something to it.
     binders: std::sync::OnceLock<BTreeMap<String, Vec<usize>>>,
 }
@@ -74,6 +76,7 @@ impl<'a> Placed<'a> {
             managed: env.entities.iter().filter(|e| !e.is_installed()).collect(),
             doubts: std::sync::OnceLock::new(),
             homes: std::sync::OnceLock::new(),
+            created_homes: std::sync::OnceLock::new(),
             binders: std::sync::OnceLock::new(),
         })
     }
@@ -170,20 +173,29 @@ impl<'a> Placed<'a> {
     /// dependency for labels made from `{entity}` (the created entity's name, which the
     /// model does not know). Its declarations are then judged from there, exactly.
     pub fn created_home(&self, model: &Model<'a>, p: usize) -> Option<&str> {
-        let var = &model.vars[p];
-        let homes = &self.homes(model)[p];
-        let by_name = var.every_manifest().any(|m| {
-            m.facets.is_some()
-                && m.facets()
-                    .instances
-                    .values()
-                    .flat_map(|c| c.labels.values())
-                    .any(|t| t.as_str().contains("{entity}"))
+        let all = self.created_homes.get_or_init(|| {
+            let homes = self.homes(model);
+            model
+                .vars
+                .iter()
+                .zip(homes)
+                .map(|(var, homes)| {
+                    let by_name = var.every_manifest().any(|m| {
+                        m.facets.is_some()
+                            && m.facets()
+                                .instances
+                                .values()
+                                .flat_map(|c| c.labels.values())
+                                .any(|t| t.as_str().contains("{entity}"))
+                    });
+                    let managed = self.managed.iter().any(|e| e.product == var.product);
+                    (homes.len() == 1 && !managed && !by_name && !var.installed())
+                        .then(|| homes.first().cloned())
+                        .flatten()
+                })
+                .collect()
         });
-        let managed = self.managed.iter().any(|e| e.product == var.product);
-        (homes.len() == 1 && !managed && !by_name && !var.installed())
-            .then(|| homes.first().map(String::as_str))
-            .flatten()
+        all[p].as_deref()
     }
 
     /// Under `Keep`, where each index member of `var`'s product stands among its entities
