@@ -24,8 +24,9 @@
 //!
 //! **Objectives** (lexicographic, as [`Fewest`] says: violations left from today, products
 //! changed, distance moved). Each level is a count: distance becomes one by a per-product
-//! unary ladder ("moves at least t"), and a level is bounded by a totalizer (rustsat) enforced
-//! through assumptions. An optimizing question first finds the *relaxation's* optimum, level
+//! unary ladder ("moves at least t"; for a product of many entities, whose distance is
+//! summed over them, one weighted rung per distance a value moves, and the level a weighted
+//! sum), and a level is bounded by a totalizer (rustsat) enforced through assumptions. An optimizing question first finds the *relaxation's* optimum, level
 //! by level, by binary search between what the solver proved impossible and the best state
 //! found; only then are the products that optimum would break with encoded, and the search
 //! resumes from the previous optimum, which bounds the larger relaxation from below. Following

@@ -1,7 +1,8 @@
 //! The objective of an optimizing question as counts the solver can bound: each level of
 //! [`Fewest`] is a sum over the encoded products (repairs left undone, products changed,
-//! distance as per-product unary ladders), encoded by a totalizer and enforced through
-//! assumptions; and the cost of a whole state, level by level.
+//! distance as per-product unary ladders, weighted rungs for products of many entities),
+//! encoded by a totalizer and enforced through assumptions; and the cost of a whole state,
+//! level by level.
 
 use rustsat::encodings::EnforceError;
 use rustsat::encodings::card::{self, Totalizer};
