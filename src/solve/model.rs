@@ -620,7 +620,7 @@ impl<'a> Model<'a> {
     fn accepts_each(&self, p: usize, a: Value, q: usize, b: Value) -> bool {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         let release = match a {
-            Value::Release(i) => Some(&*vp.releases[i]),
+            Value::Release(at) => Some(&*vp.releases[at]),
             _ => None,
         };
         let kept = (a == Value::Keep).then_some(&vp.current);

@@ -49,7 +49,7 @@ impl Cnf {
     /// at 1,000 products (every literal's variable exists: [`Cnf::fresh`] makes it). rustsat
     /// does not see these clauses, so its cached answer of `Solve::solve` would be stale:
     /// every question goes through `solve_assumps`, which always asks batsat.
-    pub fn add(&mut self, lits: Vec<Lit>) {
+    pub fn add(&mut self, lits: &[Lit]) {
         let inner = self.solver.batsat_mut();
         self.buffer.clear();
         self.buffer.extend(
@@ -65,7 +65,7 @@ impl Cnf {
         if lits.len() <= 6 {
             for (i, &a) in lits.iter().enumerate() {
                 for &b in &lits[i + 1..] {
-                    self.add(vec![!a, !b]);
+                    self.add(&[!a, !b]);
                 }
             }
             return;
@@ -73,13 +73,13 @@ impl Cnf {
         let mut prev: Option<Lit> = None;
         for (i, &x) in lits.iter().enumerate() {
             if let Some(s) = prev {
-                self.add(vec![!x, !s]);
+                self.add(&[!x, !s]);
             }
             if i + 1 < lits.len() {
                 let s = self.fresh(false);
-                self.add(vec![!x, s]);
+                self.add(&[!x, s]);
                 if let Some(before) = prev {
-                    self.add(vec![!before, s]);
+                    self.add(&[!before, s]);
                 }
                 prev = Some(s);
             }

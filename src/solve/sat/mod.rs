@@ -401,7 +401,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         self.cnf.fresh(prefer)
     }
 
-    fn add(&mut self, lits: Vec<Lit>) {
+    fn add(&mut self, lits: &[Lit]) {
         self.cnf.add(lits);
     }
 
@@ -422,7 +422,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             .iter()
             .map(|&v| self.fresh(Some(v) == prefer))
             .collect();
-        self.add(lits.clone());
+        self.add(&lits);
         self.cnf.at_most_one(&lits);
         self.encoded[p] = Some(Encoded { domain, lits });
         self.order.push(p);
@@ -480,7 +480,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             clauses.push(clause);
         }
         for clause in clauses {
-            self.add(clause);
+            self.add(&clause);
         }
     }
 

@@ -162,7 +162,7 @@ impl Session<'_, '_, '_> {
                         l
                     } else {
                         let l = self.fresh(false);
-                        self.add(vec![l, !kp, !kq]); // both keep: still broken
+                        self.add(&[l, !kp, !kq]); // both keep: still broken
                         self.broken[i] = Some(l);
                         l
                     };
@@ -254,11 +254,11 @@ impl Session<'_, '_, '_> {
         let most = moves.iter().map(|&(d, _)| d).max().unwrap_or(0) - least;
         let ladder: Vec<Lit> = (0..most).map(|_| self.fresh(false)).collect();
         for pair in ladder.windows(2) {
-            self.add(vec![!pair[1], pair[0]]); // at least t+1 -> at least t
+            self.add(&[!pair[1], pair[0]]); // at least t+1 -> at least t
         }
         for (d, l) in moves {
             if d > least {
-                self.add(vec![!l, ladder[d - least - 1]]);
+                self.add(&[!l, ladder[d - least - 1]]);
             }
         }
         let made = (least, ladder);
