@@ -7,11 +7,13 @@ use std::time::Instant;
 use batsat::{SolverInterface, lbool};
 use rustsat::instances::{BasicVarManager, ManageVars};
 use rustsat::solvers::Solve;
-use rustsat::types::{Clause, Lit, TernaryVal};
+use rustsat::types::{Lit, TernaryVal};
 
 pub(super) struct Cnf {
     pub solver: rustsat_batsat::BasicSolver,
     pub vars: BasicVarManager,
+    /// The clause being added, in batsat's terms (one buffer for every clause).
+    buffer: Vec<batsat::Lit>,
 }
 
 impl Cnf {
@@ -27,6 +29,7 @@ impl Cnf {
         Cnf {
             solver,
             vars: BasicVarManager::default(),
+            buffer: Vec::new(),
         }
     }
 
@@ -41,9 +44,19 @@ impl Cnf {
         var.pos_lit()
     }
 
-    pub fn add(&mut self, lits: Vec<Lit>) {
-        // The batsat collector never runs out of memory short of an allocation failure.
-        let _ = self.solver.add_clause(Clause::from_iter(lits));
+    /// Adds the clause straight to batsat: through rustsat each clause was copied into two
+    /// fresh vectors first, and the engine adds about a million clauses on the hard family
+    /// at 1,000 products (every literal's variable exists: [`Cnf::fresh`] makes it). rustsat
+    /// does not see these clauses, so its cached answer of `Solve::solve` would be stale:
+    /// every question goes through `solve_assumps`, which always asks batsat.
+    pub fn add(&mut self, lits: &[Lit]) {
+        let inner = self.solver.batsat_mut();
+        self.buffer.clear();
+        self.buffer.extend(
+            lits.iter()
+                .map(|l| batsat::Lit::new(inner.var_of_int(l.vidx32()), l.is_pos())),
+        );
+        inner.add_clause_reuse(&mut self.buffer);
     }
 
     /// At most one of `lits`: pairwise for small sets, a sequential counter (one auxiliary
@@ -52,7 +65,7 @@ impl Cnf {
         if lits.len() <= 6 {
             for (i, &a) in lits.iter().enumerate() {
                 for &b in &lits[i + 1..] {
-                    self.add(vec![!a, !b]);
+                    self.add(&[!a, !b]);
                 }
             }
             return;
@@ -60,13 +73,13 @@ impl Cnf {
         let mut prev: Option<Lit> = None;
         for (i, &x) in lits.iter().enumerate() {
             if let Some(s) = prev {
-                self.add(vec![!x, !s]);
+                self.add(&[!x, !s]);
             }
             if i + 1 < lits.len() {
                 let s = self.fresh(false);
-                self.add(vec![!x, s]);
+                self.add(&[!x, s]);
                 if let Some(before) = prev {
-                    self.add(vec![!before, s]);
+                    self.add(&[!before, s]);
                 }
                 prev = Some(s);
             }

@@ -346,12 +346,12 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             .iter()
             .map(|(v, _)| self.cnf.fresh(*v == baseline))
             .collect();
-        self.cnf.add(lits.clone());
+        self.cnf.add(&lits);
         self.cnf.at_most_one(&lits);
         for ((_, rules), &l) in reach.values.iter().zip(&lits) {
             for &rule in rules {
                 let s = self.selector(Cause::Excluded { product: p, rule });
-                self.cnf.add(vec![!s, !l]);
+                self.cnf.add(&[!s, !l]);
             }
         }
         let domain: Vec<Value> = reach.values.iter().map(|(v, _)| *v).collect();
@@ -365,7 +365,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             let missing = self.selector(Cause::Missing {
                 product: product.clone(),
             });
-            self.cnf.add(vec![!lits[*at], !declares, !missing]);
+            self.cnf.add(&[!lits[*at], !declares, !missing]);
         }
         for (q, allowed) in &self.query.restrict {
             if *q == p {
@@ -381,7 +381,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                         .filter(|(v, _)| allowed.contains(v))
                         .map(|(_, &l)| l),
                 );
-                self.cnf.add(clause);
+                self.cnf.add(&clause);
             }
         }
         if self.query.holds(self.model, p) {
@@ -395,7 +395,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     .filter(|&(&v, _)| v == value)
                     .map(|(_, &l)| l),
             );
-            self.cnf.add(clause);
+            self.cnf.add(&clause);
         }
         debug_assert!(
             crate::solve::domain(self.model, self.query, p)
@@ -458,7 +458,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     .filter(|(_, h)| **h)
                     .map(|(&l, _)| l),
             );
-            self.cnf.add(clause);
+            self.cnf.add(&clause);
         }
     }
 }

@@ -139,7 +139,7 @@ impl<'m> FacetClauses<'m> {
                     Truth::Lit(l) => clause.push(l),
                 }
             }
-            cnf.add(clause);
+            cnf.add(&clause);
         }
     }
 
@@ -325,7 +325,7 @@ pub(super) fn broken_as_today(
     }
     let l = cnf.fresh(false);
     clause.push(l);
-    cnf.add(clause);
+    cnf.add(&clause);
     Some(l)
 }
 
@@ -354,9 +354,9 @@ fn or(cnf: &mut Cnf, truths: &[Truth]) -> Truth {
             let t = cnf.fresh(false);
             let mut clause = vec![!t];
             clause.extend(&lits);
-            cnf.add(clause);
+            cnf.add(&clause);
             for &l in &lits {
-                cnf.add(vec![!l, t]);
+                cnf.add(&[!l, t]);
             }
             Truth::Lit(t)
         }

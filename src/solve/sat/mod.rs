@@ -114,6 +114,9 @@ struct Session<'m, 'a, 'q> {
     sums: [Option<Sum>; LEVELS],
     /// Section 9 items, encoded as the products they name are.
     facets: FacetClauses<'m>,
+    /// After [`Session::bounded`] answered infeasible: the one level whose bound alone made
+    /// it so (the solver's core needs no other level's bound), if there is one.
+    bound_alone: Option<usize>,
 }
 
 impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
@@ -134,6 +137,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             holding: false,
             sums: [None, None, None, None, None],
             facets: FacetClauses::new(model),
+            bound_alone: None,
         }
     }
 
@@ -256,21 +260,52 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     /// below: a state that meets it is optimal at once, and each level's search starts from
     /// it while the levels before it are where `lower` has them. Each level is a binary
     /// search between what is proven impossible and the best state found.
+    ///
+    /// When no state meets `lower` and the solver's core blames one level's bound alone,
+    /// that level is at least one more, whatever the others do; the search then gallops up
+    /// from there (one more, two more, four more...) for its first state instead of taking
+    /// an arbitrary one: on `upgrades`' `requires` searches the larger encoded part's optimum
+    /// is mostly one or two above the smaller one's, so the first state found is the optimum
+    /// and the binary search above it has nothing left to do (about a tenth of the searches'
+    /// solver calls on the hard family).
     fn relaxed_optimum(
         &mut self,
         fewest: &Fewest,
         lower: Option<(Cost, usize)>,
         levels: usize,
     ) -> Answer {
+        // per level: every value below it is proven impossible
+        let mut proven: Cost = [0; LEVELS];
+        let mut first: Option<Vec<Value>> = None;
         if let Some((bound, known)) = lower.filter(|&(_, known)| known == levels) {
             match self.bounded(Some((known - 1, bound, fewest)), false) {
                 Answer::Infeasible => {}
                 found => return found,
             }
+            if let Some(level) = self.bound_alone {
+                proven[level] = bound[level] + 1;
+                let mut step = 1;
+                while first.is_none() && step <= 8 {
+                    let mut bounds = bound;
+                    bounds[level] = proven[level] + step - 1;
+                    match self.bounded(Some((level, bounds, fewest)), false) {
+                        Answer::Sat(values) => first = Some(values),
+                        Answer::Infeasible if self.bound_alone == Some(level) => {
+                            proven[level] = bounds[level] + 1;
+                            step *= 2;
+                        }
+                        Answer::Infeasible => break,
+                        Answer::Interrupted => return Answer::Interrupted,
+                    }
+                }
+            }
         }
-        let mut best = match self.bounded(None, false) {
-            Answer::Sat(values) => values,
-            other => return other,
+        let mut best = match first {
+            Some(values) => values,
+            None => match self.bounded(None, false) {
+                Answer::Sat(values) => values,
+                other => return other,
+            },
         };
         let mut cost = self.cost(&best, fewest);
         for level in 0..levels {
@@ -279,7 +314,8 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                     lower[level]
                 }
                 _ => 0,
-            };
+            }
+            .max(proven[level]);
             while low < cost[level] {
                 let mut bounds = cost;
                 bounds[level] = low + (cost[level] - low) / 2;
@@ -303,12 +339,18 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         loop {
             let size = self.order.len();
             let mut assumptions = Vec::new();
+            // where each level's bound assumptions end in `assumptions`
+            let mut ends: Vec<usize> = Vec::new();
             if let Some((level, bounds, fewest)) = bounds {
                 for (l, &bound) in bounds.iter().enumerate().take(level + 1) {
                     match self.bound(l, bound, fewest) {
                         Ok(lits) => assumptions.extend(lits),
-                        Err(answer) => return answer,
+                        Err(answer) => {
+                            self.bound_alone = Some(l); // below what no state avoids
+                            return answer;
+                        }
                     }
+                    ends.push(assumptions.len());
                 }
             }
             debug_assert_eq!(size, self.order.len(), "bounds encode no product");
@@ -333,7 +375,20 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                         self.encode(q);
                     }
                 }
-                Ok(SolverResult::Unsat) => return Answer::Infeasible,
+                Ok(SolverResult::Unsat) => {
+                    let failed = self.cnf.failed(&assumptions);
+                    let mut needed = (0..ends.len()).filter(|&l| {
+                        let from = if l == 0 { 0 } else { ends[l - 1] };
+                        assumptions[from..ends[l]]
+                            .iter()
+                            .any(|a| failed.contains(a))
+                    });
+                    self.bound_alone = match (needed.next(), needed.next()) {
+                        (Some(l), None) => Some(l),
+                        _ => None,
+                    };
+                    return Answer::Infeasible;
+                }
                 Ok(SolverResult::Interrupted) | Err(_) => return Answer::Interrupted,
             }
         }
@@ -352,7 +407,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 .map(|&(p, v)| Some(!self.lit(p, v)?))
                 .collect();
             if let Some(clause) = clause {
-                self.add(clause);
+                self.add(&clause);
             }
         }
     }
@@ -366,7 +421,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         self.cnf.fresh(prefer)
     }
 
-    fn add(&mut self, lits: Vec<Lit>) {
+    fn add(&mut self, lits: &[Lit]) {
         self.cnf.add(lits);
     }
 
@@ -387,7 +442,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             .iter()
             .map(|&v| self.fresh(Some(v) == prefer))
             .collect();
-        self.add(lits.clone());
+        self.add(&lits);
         self.cnf.at_most_one(&lits);
         self.encoded[p] = Some(Encoded { domain, lits });
         self.order.push(p);
@@ -445,7 +500,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             clauses.push(clause);
         }
         for clause in clauses {
-            self.add(clause);
+            self.add(&clause);
         }
     }
 

@@ -173,7 +173,7 @@ impl Session<'_, '_, '_> {
                         l
                     } else {
                         let l = self.fresh(false);
-                        self.add(vec![l, !kp, !kq]); // both keep: still broken
+                        self.add(&[l, !kp, !kq]); // both keep: still broken
                         self.broken[i] = Some(l);
                         l
                     };
@@ -285,12 +285,12 @@ impl Session<'_, '_, '_> {
         };
         let rungs: Vec<Lit> = steps.iter().map(|_| self.fresh(false)).collect();
         for pair in rungs.windows(2) {
-            self.add(vec![!pair[1], pair[0]]); // at least the next -> at least this one
+            self.add(&[!pair[1], pair[0]]); // at least the next -> at least this one
         }
         for (d, l) in moves {
             if d > least {
                 let k = steps.partition_point(|&s| s < d - least);
-                self.add(vec![!l, rungs[k]]);
+                self.add(&[!l, rungs[k]]);
             }
         }
         let weights = steps
