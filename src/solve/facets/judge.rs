@@ -6,7 +6,7 @@
 //! instances only (remembered), so the meaning stays `constraint`'s; compounds combine the
 //! atoms' truths as `World::term_holds` does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -326,5 +326,128 @@ impl FacetIndex {
     #[must_use]
     pub fn made_true_by(&self, model: &Model<'_>, atom: usize, q: usize, value: Value) -> bool {
         self.verdict(model, atom, q, value)
+    }
+}
+
+impl FacetIndex {
+    /// The atom ids of item `k`, sorted.
+    fn item_atoms(&self, k: usize) -> Vec<usize> {
+        let mut ids = Vec::new();
+        atom_ids(&self.compiled[k], &mut ids);
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// Whether product `q`'s instances under `was` and under `now` make some atom of item
+    /// `k` true differently: when they do not, a move of `q` alone leaves `k`'s truth as it
+    /// was (an item's truth is a function of each other product's verdicts on its atoms).
+    fn verdicts_differ(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        q: usize,
+        was: Value,
+        now: Value,
+    ) -> bool {
+        self.item_atoms(k)
+            .into_iter()
+            .any(|id| self.verdict(model, id, q, was) != self.verdict(model, id, q, now))
+    }
+
+    /// What moving product `p` alone from `before` to `after` (`before[p] != after[p]`, the
+    /// rest equal) breaks, product by product: the items failing in `after` that held in
+    /// `before`, among those the products [`FacetIndex::concerned`] by `p` declare at their
+    /// values. The same set as [`FacetIndex::failing_at`] of `after` less that of `before`,
+    /// judged only where the move can change a verdict: `p`'s own items at its new value,
+    /// and the items of others naming `p` on one of whose atoms `p`'s verdict changes.
+    #[must_use]
+    pub fn added_by_move(
+        &self,
+        model: &Model<'_>,
+        before: &[Value],
+        after: &[Value],
+        p: usize,
+    ) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        if before[p] == after[p] {
+            return out;
+        }
+        let was_moved = self.moved(before);
+        let mut now_moved = was_moved.clone();
+        match (now_moved.binary_search(&p), after[p] == self.today[p]) {
+            (Ok(at), true) => {
+                now_moved.remove(at);
+            }
+            (Err(at), false) => now_moved.insert(at, p),
+            _ => {}
+        }
+        for &k in self.items_of(p, after[p]) {
+            if !self.holds(model, k, after, &now_moved) {
+                out.insert(k);
+            }
+        }
+        for k in self.affected_by(p) {
+            let d = self.items[k].declarer;
+            if d == p
+                || after[d] != self.items[k].value
+                || !self.names(model, k, p)
+                || !self.verdicts_differ(model, k, p, before[p], after[p])
+            {
+                continue;
+            }
+            if !self.holds(model, k, after, &now_moved) && self.holds(model, k, before, &was_moved)
+            {
+                out.insert(k);
+            }
+        }
+        out
+    }
+
+    /// Products whose moves can change item `k`'s truth in each of `states` (its declarer at
+    /// the item's value in each), besides its declarer: where none of them moves, `k` holds
+    /// or fails in each as it does now. A product atom reads its product; an existential atom
+    /// true in every state by one product (other than the declarer) reads that product alone,
+    /// else every product that can make it true and may still move (`movable`); an atom the
+    /// declarer's own instances make true in every perspective reads nothing.
+    #[must_use]
+    pub fn reads(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        states: &[&[Value]],
+        movable: impl Fn(usize) -> bool,
+    ) -> BTreeSet<usize> {
+        let d = self.items[k].declarer;
+        let mut out = BTreeSet::new();
+        for id in self.item_atoms(k) {
+            if (0..self.perspectives(model, k)).all(|j| self.own_holds(model, k, j, id)) {
+                continue;
+            }
+            match &self.atoms.interned[id] {
+                Atom::Runtime { .. } => {}
+                Atom::Product { product, .. } => {
+                    out.extend(model.index.get(product).filter(|&&q| q != d));
+                }
+                atom @ (Atom::Capability { .. } | Atom::Rule(_)) => {
+                    let list = match atom {
+                        Atom::Capability { name, .. } => {
+                            self.providers.get(name).map_or(&[][..], Vec::as_slice)
+                        }
+                        _ => self.support(model, id),
+                    };
+                    let steady = list.iter().copied().find(|&q| {
+                        q != d && states.iter().all(|s| self.verdict(model, id, q, s[q]))
+                    });
+                    match steady {
+                        Some(q) => {
+                            out.insert(q);
+                        }
+                        None => out.extend(list.iter().copied().filter(|&q| q != d && movable(q))),
+                    }
+                }
+            }
+        }
+        out
     }
 }

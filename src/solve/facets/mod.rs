@@ -605,6 +605,95 @@ mod tests {
         );
     }
 
+    /// A random state of `model` with up to four products moved from today.
+    fn some_state(model: &Model<'_>, rng: &mut Rng) -> Vec<Value> {
+        let mut state = model.current();
+        for _ in 0..=rng.below(4) {
+            let q = rng.below(model.vars.len());
+            let domain = &model.vars[q].domain;
+            state[q] = domain[rng.below(domain.len())];
+        }
+        state
+    }
+
+    /// What one move breaks, judged only where the move can change a verdict
+    /// (`added_by_move`), is what judging every item of every concerned product before and
+    /// after finds (`failing_at`), on the capability family.
+    #[test]
+    fn a_move_breaks_what_judging_every_concerned_item_finds() {
+        let (catalog, env) = capability_family(80, 7);
+        let policy = Policy {
+            pre: true,
+            allow_downgrade: true,
+            allow_install: true,
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        let index = model.facets().expect("items");
+        let mut rng = Rng(23);
+        let mut broken = 0;
+        for _ in 0..400 {
+            let before = some_state(&model, &mut rng);
+            let p = rng.below(model.vars.len());
+            let domain = &model.vars[p].domain;
+            let mut after = before.clone();
+            after[p] = domain[rng.below(domain.len())];
+            let concerned = index.concerned(&model, p);
+            let was = index.failing_at(&model, &before, concerned);
+            let whole: BTreeSet<usize> = index
+                .failing_at(&model, &after, concerned)
+                .difference(&was)
+                .copied()
+                .collect();
+            let found = index.added_by_move(&model, &before, &after, p);
+            assert_eq!(found, whole, "{p} {before:?} -> {after:?}");
+            broken += found.len();
+        }
+        assert!(broken > 50, "{broken} broken items");
+    }
+
+    /// While no product an item's verdict reads moves (`reads`), the item holds or fails as
+    /// before: states of the capability family where other products move anywhere.
+    #[test]
+    fn an_item_keeps_its_verdict_while_what_it_reads_stays() {
+        let (catalog, env) = capability_family(80, 9);
+        let policy = Policy {
+            pre: true,
+            allow_downgrade: true,
+            allow_install: true,
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        let index = model.facets().expect("items");
+        let mut rng = Rng(29);
+        let mut checked = 0;
+        for _ in 0..300 {
+            let state = some_state(&model, &mut rng);
+            let judged: Vec<usize> = (0..index.items.len())
+                .filter(|&k| state[index.items[k].declarer] == index.items[k].value)
+                .collect();
+            for _ in 0..5 {
+                let k = judged[rng.below(judged.len())];
+                let d = index.items[k].declarer;
+                let reads = index.reads(&model, k, &[&state], |_| true);
+                let holds = index.holds(&model, k, &state, &index.moved(&state));
+                let mut other = state.clone();
+                for _ in 0..=rng.below(12) {
+                    let q = rng.below(model.vars.len());
+                    if q != d && !reads.contains(&q) {
+                        let domain = &model.vars[q].domain;
+                        other[q] = domain[rng.below(domain.len())];
+                    }
+                }
+                assert_eq!(
+                    index.holds(&model, k, &other, &index.moved(&other)),
+                    holds,
+                    "item {k}: {state:?} -> {other:?}, reads {reads:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
     /// Rolling steps leave products half-way (their entities on two releases): judging
     /// product by product with those products' own entities (`failing_split`) finds exactly
     /// the failing entries one `World` of every entity finds (`failing`), on states of the
