@@ -165,7 +165,7 @@ impl FacetIndex {
     pub fn concerned(&self, model: &Model<'_>, p: usize) -> &BTreeSet<usize> {
         self.concerned[p].get_or_init(|| {
             let mut out: BTreeSet<usize> = self
-                .affected_by(p)
+                .affected_by(model, p)
                 .filter(|&k| self.names(model, k, p))
                 .map(|k| self.items[k].declarer)
                 .collect();

@@ -35,6 +35,11 @@ pub(super) struct Atoms {
     today: Vec<OnceLock<usize>>,
     /// Per atom: the products some value of which makes it true (asked for rules only).
     support: Vec<OnceLock<Vec<usize>>>,
+    /// Per atom: a capability's providers, looked up by name once.
+    providers: Vec<OnceLock<Vec<usize>>>,
+    /// Per atom: the model index of a product atom's product (`None` for other atoms, and for
+    /// a product the model does not know), looked up once rather than by name per judgement.
+    products: OnceLock<Vec<Option<usize>>>,
 }
 
 impl Compiled {
@@ -63,6 +68,7 @@ impl Atoms {
                     self.verdicts.push(OnceLock::new());
                     self.today.push(OnceLock::new());
                     self.support.push(OnceLock::new());
+                    self.providers.push(OnceLock::new());
                 }
                 Compiled::Atom(id)
             }
@@ -247,35 +253,31 @@ impl FacetIndex {
         let atom = &self.atoms.interned[id];
         match atom {
             Atom::Runtime { .. } => false, // the declarer's world has the runtime
-            Atom::Product { product, .. } => model
-                .index
-                .get(product)
-                .is_some_and(|&q| q != d && truth(q)),
+            Atom::Product { .. } => self
+                .product_of(model, id)
+                .is_some_and(|q| q != d && truth(q)),
             Atom::Capability { .. } | Atom::Rule(_) => {
                 let today = self.today_count(model, id);
                 if today > moved.len() + 1 {
                     // some product other than the declarer that made it true has not moved
                     return true;
                 }
-                let candidates = match atom {
-                    Atom::Capability { name, .. } => self.providers.get(name).map(Vec::as_slice),
-                    _ => Some(self.support(model, id)),
-                };
-                let list = candidates.unwrap_or_default();
+                let list = self.existential(model, id);
                 if list.len() <= moved.len() {
                     // fewer products can make it true than have moved: ask each of them
                     return list.iter().any(|&q| q != d && truth(q));
                 }
                 let candidate = |q: usize| list.binary_search(&q).is_ok();
-                let mut count = today;
-                let mut drop = |q: usize| {
-                    if candidate(q) && self.verdict(model, id, q, self.today[q]) {
-                        count -= 1;
-                    }
-                };
-                drop(d);
+                let did = |q: usize| candidate(q) && self.verdict(model, id, q, self.today[q]);
+                let mut count = today - usize::from(did(d));
+                let mut left = moved.len(); // moved products not dropped yet (at most)
                 for &q in moved.iter().filter(|&&q| q != d) {
-                    drop(q);
+                    if count > left {
+                        // more of today's supporters than moved products left to drop
+                        return true;
+                    }
+                    count -= usize::from(did(q));
+                    left -= 1;
                 }
                 count > 0
                     || moved
@@ -283,6 +285,33 @@ impl FacetIndex {
                         .filter(|&&q| q != d && candidate(q))
                         .any(|&q| truth(q))
             }
+        }
+    }
+
+    /// The products that can make existential atom `id` true: a capability's providers (any
+    /// version), a rule's support; empty for other atoms.
+    fn existential(&self, model: &Model<'_>, id: usize) -> &[usize] {
+        match &self.atoms.interned[id] {
+            Atom::Capability { name, .. } => self.atoms.providers[id]
+                .get_or_init(|| self.providers.get(name).cloned().unwrap_or_default()),
+            Atom::Rule(_) => self.support(model, id),
+            Atom::Product { .. } | Atom::Runtime { .. } => &[],
+        }
+    }
+
+    /// The model index of product atom `id`'s product.
+    fn product_of(&self, model: &Model<'_>, id: usize) -> Option<usize> {
+        let lookup = |atom: &Atom| match atom {
+            Atom::Product { product, .. } => model.index.get(product).copied(),
+            _ => None,
+        };
+        let list = self
+            .atoms
+            .products
+            .get_or_init(|| self.atoms.interned.iter().map(lookup).collect());
+        match list.get(id) {
+            Some(&q) => q,
+            None => lookup(&self.atoms.interned[id]), // interned after the list was made
         }
     }
 
@@ -387,7 +416,7 @@ impl FacetIndex {
                 out.insert(k);
             }
         }
-        for k in self.affected_by(p) {
+        for k in self.affected_by(model, p) {
             let d = self.items[k].declarer;
             if d == p
                 || after[d] != self.items[k].value

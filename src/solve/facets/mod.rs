@@ -71,8 +71,11 @@ pub struct FacetIndex {
     by_value: BTreeMap<(usize, Value), Vec<usize>>,
     /// Per product: the items of other products whose product or capability atoms name it.
     mentioned_by: Vec<Vec<usize>>,
-    /// Items with a rule atom (a move of any product may change them).
+    /// Items with a rule atom.
     ruled: Vec<usize>,
+    /// Per product: the items with a rule atom some value of it makes true, other than its
+    /// own (worked out once, when first asked: every rule is then judged on every release).
+    ruled_by: std::sync::OnceLock<Vec<Vec<usize>>>,
     /// Capability name -> the products some value of which provides it (any version).
     providers: BTreeMap<String, Vec<usize>>,
     /// Per product: its `group:name` text, the name a planned instance runs under.
@@ -172,6 +175,7 @@ impl FacetIndex {
             by_value: BTreeMap::new(),
             mentioned_by: vec![Vec::new(); model.vars.len()],
             ruled: Vec::new(),
+            ruled_by: std::sync::OnceLock::new(),
             providers: providers
                 .into_iter()
                 .map(|(k, v)| (k, v.into_iter().collect()))
@@ -377,9 +381,33 @@ impl FacetIndex {
         self.by_value.get(&(p, value)).map_or(&[], Vec::as_slice)
     }
 
-    /// The items whose truth a move of `q` may change, declared by other products.
-    pub fn affected_by(&self, q: usize) -> impl Iterator<Item = usize> + '_ {
-        self.mentioned_by[q].iter().chain(&self.ruled).copied()
+    /// The items whose truth a move of `q` may change, declared by other products: those
+    /// whose product or capability atoms name it, and those with a rule some value of `q`
+    /// makes true (no other move of `q` changes a verdict of its). An item may come twice.
+    pub fn affected_by<'s>(
+        &'s self,
+        model: &Model<'_>,
+        q: usize,
+    ) -> impl Iterator<Item = usize> + 's {
+        let ruled_by = self.ruled_by.get_or_init(|| {
+            let mut out = vec![Vec::new(); model.vars.len()];
+            for &k in &self.ruled {
+                let d = self.items[k].declarer;
+                let mut by: Vec<usize> = self.items[k]
+                    .rules
+                    .iter()
+                    .flat_map(|&rule| self.support(model, rule).iter().copied())
+                    .filter(|&q| q != d)
+                    .collect();
+                by.sort_unstable();
+                by.dedup();
+                for q in by {
+                    out[q].push(k);
+                }
+            }
+            out
+        });
+        self.mentioned_by[q].iter().chain(&ruled_by[q]).copied()
     }
 
     /// How many declaring instances item `k` must hold for, each judged apart
@@ -520,7 +548,7 @@ impl FacetIndex {
         };
         let mut candidates: BTreeSet<usize> = self.items_of(p, state[p]).iter().copied().collect();
         candidates.extend(
-            self.affected_by(p)
+            self.affected_by(model, p)
                 .filter(|&k| state[self.items[k].declarer] == self.items[k].value),
         );
         candidates
