@@ -141,6 +141,10 @@ pub struct World<'a> {
     /// Serving sets, when some entity uses section 10 (`None`: everyone sees everyone).
     index: Option<Index<'a>>,
     runtime: &'a BTreeMap<String, Version>,
+    /// Per rule text: the installed entities (indices into `running`) it holds for, worked out
+    /// when first asked (a rule atom is asked about every other entity for each declarer, so
+    /// judging every entity's rules in a large world evaluated each rule N times per entity).
+    rule_holders: std::sync::Mutex<BTreeMap<String, std::sync::Arc<[usize]>>>,
 }
 
 /// A visible entity that provides a capability, with the version it provides.
@@ -219,7 +223,35 @@ impl<'a> World<'a> {
             providers,
             index,
             runtime,
+            rule_holders: std::sync::Mutex::default(),
         }
+    }
+
+    /// The installed entities `rule` holds for ([`World::rule_holders`]).
+    fn rule_holders(&self, rule: &crate::rule::Rule) -> std::sync::Arc<[usize]> {
+        let lock = || {
+            self.rule_holders
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(found) = lock().get(rule.text()) {
+            return std::sync::Arc::clone(found);
+        }
+        let holders: std::sync::Arc<[usize]> = self.running[..self.installed]
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| {
+                rule.holds_for(&Subject {
+                    properties: &r.facets.properties,
+                    product: &r.product.to_string(),
+                    version: r.version.as_str(),
+                    entity: r.entity,
+                })
+            })
+            .map(|(i, _)| i)
+            .collect();
+        lock().insert(rule.text().to_owned(), std::sync::Arc::clone(&holders));
+        holders
     }
 
     /// The namespace, labels and bindings of `declarer` (global and plain when it is not in
@@ -531,19 +563,10 @@ impl<'a> World<'a> {
             },
             Atom::Rule(rule) => {
                 let namespace = self.standing(declarer).namespace.as_str();
-                let holds = self.running[..self.installed]
-                    .iter()
-                    .enumerate()
-                    .any(|(i, r)| {
-                        r.entity != declarer
-                            && self.index.as_ref().is_none_or(|x| x.sees(namespace, i))
-                            && rule.holds_for(&Subject {
-                                properties: &r.facets.properties,
-                                product: &r.product.to_string(),
-                                version: r.version.as_str(),
-                                entity: r.entity,
-                            })
-                    });
+                let holds = self.rule_holders(rule).iter().any(|&i| {
+                    self.running[i].entity != declarer
+                        && self.index.as_ref().is_none_or(|x| x.sees(namespace, i))
+                });
                 let facts = if holds {
                     "true for some entity"
                 } else {
