@@ -136,24 +136,22 @@ pub(super) fn blocked_reads<'a>(
         ),
         Broken::Item { .. } => None,
     });
-    let mut best = match pair {
-        Some(reads) => reads,
-        None => {
-            let index = model
-                .facets()
-                .expect("section 9 items break only with an index");
-            let values = Values::of(model, state, step);
-            added
-                .iter()
-                .filter_map(|b| match b {
-                    Broken::Item { which, .. } => {
-                        Some(item_reads(model, index, &values, which, movable))
-                    }
-                    Broken::Pair(_) => None,
-                })
-                .min_by_key(BTreeSet::len)
-                .unwrap_or_default()
-        }
+    let mut best = if let Some(reads) = pair {
+        reads
+    } else if let Some(index) = model.facets() {
+        let values = Values::of(model, state, step);
+        added
+            .iter()
+            .filter_map(|b| match b {
+                Broken::Item { which, .. } => {
+                    Some(item_reads(model, index, &values, which, movable))
+                }
+                Broken::Pair(_) => None,
+            })
+            .min_by_key(BTreeSet::len)
+            .unwrap_or_default()
+    } else {
+        (0..model.vars.len()).collect() // items break only with an index: not reached
     };
     best.insert(step.var);
     best
