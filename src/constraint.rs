@@ -125,6 +125,10 @@ pub struct Running<'a> {
     pub placement: &'a Standing,
 }
 
+/// Up to this many installed entities, a world asks a rule about each entity as a rule atom
+/// is judged rather than listing the rule's holders once ([`World::rule_holders`]).
+const FEW: usize = 8;
+
 /// What sections 9 and 10 are judged against: the installed entities and the environment's
 /// `runtime` map, indexed once. Who sees whom is [`crate::serving`]'s: a requirement is judged
 /// against its serving set, an atom against the entities visible to its declarer (with no
@@ -141,6 +145,10 @@ pub struct World<'a> {
     /// Serving sets, when some entity uses section 10 (`None`: everyone sees everyone).
     index: Option<Index<'a>>,
     runtime: &'a BTreeMap<String, Version>,
+    /// Per rule text: the installed entities (indices into `running`) it holds for, worked out
+    /// when first asked (a rule atom is asked about every other entity for each declarer, so
+    /// judging every entity's rules in a large world evaluated each rule N times per entity).
+    rule_holders: std::sync::Mutex<BTreeMap<String, std::sync::Arc<[usize]>>>,
 }
 
 /// A visible entity that provides a capability, with the version it provides.
@@ -219,7 +227,36 @@ impl<'a> World<'a> {
             providers,
             index,
             runtime,
+            rule_holders: std::sync::Mutex::default(),
         }
+    }
+
+    /// Whether `rule` holds for installed entity `i`.
+    fn rule_holds_at(&self, rule: &crate::rule::Rule, i: usize) -> bool {
+        let r = &self.running[i];
+        rule.holds_for(&Subject {
+            properties: &r.facets.properties,
+            product: &r.product.to_string(),
+            version: r.version.as_str(),
+            entity: r.entity,
+        })
+    }
+
+    /// The installed entities `rule` holds for ([`World::rule_holders`]).
+    fn rule_holders(&self, rule: &crate::rule::Rule) -> std::sync::Arc<[usize]> {
+        let lock = || {
+            self.rule_holders
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+        };
+        if let Some(found) = lock().get(rule.text()) {
+            return std::sync::Arc::clone(found);
+        }
+        let holders: std::sync::Arc<[usize]> = (0..self.installed)
+            .filter(|&i| self.rule_holds_at(rule, i))
+            .collect();
+        lock().insert(rule.text().to_owned(), std::sync::Arc::clone(&holders));
+        holders
     }
 
     /// The namespace, labels and bindings of `declarer` (global and plain when it is not in
@@ -531,19 +568,16 @@ impl<'a> World<'a> {
             },
             Atom::Rule(rule) => {
                 let namespace = self.standing(declarer).namespace.as_str();
-                let holds = self.running[..self.installed]
-                    .iter()
-                    .enumerate()
-                    .any(|(i, r)| {
-                        r.entity != declarer
-                            && self.index.as_ref().is_none_or(|x| x.sees(namespace, i))
-                            && rule.holds_for(&Subject {
-                                properties: &r.facets.properties,
-                                product: &r.product.to_string(),
-                                version: r.version.as_str(),
-                                entity: r.entity,
-                            })
-                    });
+                let other = |i: usize| {
+                    self.running[i].entity != declarer
+                        && self.index.as_ref().is_none_or(|x| x.sees(namespace, i))
+                };
+                let holds = if self.installed <= FEW {
+                    // a small world (one product's instances) is asked once or twice
+                    (0..self.installed).any(|i| other(i) && self.rule_holds_at(rule, i))
+                } else {
+                    self.rule_holders(rule).iter().any(|&i| other(i))
+                };
                 let facts = if holds {
                     "true for some entity"
                 } else {

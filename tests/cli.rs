@@ -283,6 +283,12 @@ mod catalog {
                 "testdata/cases/explain-older/catalog",
                 "testdata/cases/explain-older/env.yml",
             ),
+            // the same through section 9 items: a `constraints` item's product atom and an
+            // installed capability provider, both satisfied only by older releases
+            (
+                "testdata/cases/explain-older-items/catalog",
+                "testdata/cases/explain-older-items/env.yml",
+            ),
         ];
         for (i, (catalog, env)) in cases.iter().enumerate() {
             let db = dir.join(format!("c{i}.db"));

@@ -16,6 +16,8 @@ use super::model::{Instance, Model, Value, Violation, check};
 use crate::precedence::{self, Node};
 use crate::solve::facets::FacetIndex;
 
+mod watch;
+
 /// One change to one entity.
 #[derive(Clone, Debug)]
 pub struct Move<'a> {
@@ -290,16 +292,34 @@ type Tagged = (Violation, String, String);
 /// What a step would break: a constraint between two products, or a section 9 item of an
 /// entity (a capability requirement, a `constraints` item).
 #[derive(Clone, Debug)]
-enum Broken {
+enum Broken<'a> {
     Pair(Box<Violation>),
     Item {
         /// The declaring entity's product, and the products the item names.
         involved: Vec<usize>,
         words: String,
+        /// Which item it is, for what its verdict reads ([`watch`]).
+        which: Which<'a>,
     },
 }
 
-impl Broken {
+/// A broken section 9 item: one of the model's (judged product by product), or an entry of an
+/// entity's release judged while some product is half-way, with the products whose entities
+/// its world holds.
+#[derive(Clone, Debug)]
+enum Which<'a> {
+    Model(usize),
+    /// Section 10's wiring beyond pairs, judged on the whole state: it reads these products
+    /// (every product for a finding of the whole state's wiring).
+    Wiring(Vec<usize>),
+    Entry(
+        usize,
+        &'a crate::manifest::Manifest,
+        crate::solve::facets::Source,
+    ),
+}
+
+impl Broken<'_> {
     fn describe(&self) -> String {
         match self {
             Broken::Pair(c) if c.input.is_some() => c.describe(),
@@ -369,14 +389,30 @@ impl State<'_> {
 /// Judged product by product (`FacetIndex::failing_at`) while every product runs one value,
 /// else entity by entity (`FacetIndex::failing_split`: products half-way through a rolling
 /// upgrade judged by their own entities, the others by value).
-fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
+fn items_added<'a>(
+    model: &Model<'a>,
+    state: &mut State<'a>,
+    steps: &[&Move<'a>],
+) -> Vec<Broken<'a>> {
     let Some(index) = model.facets() else {
         return Vec::new();
     };
-    let declarers: BTreeSet<usize> = steps
-        .iter()
-        .flat_map(|s| index.concerned(model, s.var).iter().copied())
-        .collect();
+    let declarers = || -> BTreeSet<usize> {
+        steps
+            .iter()
+            .flat_map(|s| index.concerned(model, s.var).iter().copied())
+            .collect()
+    };
+    let item = |k: usize| {
+        let d = index.items[k].declarer;
+        let mut involved = vec![d];
+        involved.extend(index.concerned(model, d).iter().copied());
+        Broken::Item {
+            involved,
+            words: index.words(model, k),
+            which: Which::Model(k),
+        }
+    };
     let before: Vec<Option<Value>> = (0..model.vars.len())
         .map(|q| state.value(model, q))
         .collect();
@@ -393,21 +429,23 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
         for s in steps.iter().rev() {
             state.revert(s);
         }
+        if let [one] = steps {
+            // judged where the move can change a verdict (the same set, in item order)
+            return index
+                .added_by_move(model, &before, &after, one.var)
+                .into_iter()
+                .map(item)
+                .collect();
+        }
+        let declarers = declarers();
         let was = index.failing_at(model, &before, &declarers);
         return index
             .failing_at(model, &after, &declarers)
             .difference(&was)
-            .map(|&k| {
-                let d = index.items[k].declarer;
-                let mut involved = vec![d];
-                involved.extend(index.concerned(model, d).iter().copied());
-                Broken::Item {
-                    involved,
-                    words: index.words(model, k),
-                }
-            })
+            .map(|&k| item(k))
             .collect();
     }
+    let declarers = declarers();
     let judge = |state: &State<'a>, values: &[Option<Value>]| {
         index
             .failing_split(model, |q| state.running_of(q), values, &declarers)
@@ -427,6 +465,7 @@ fn items_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]
             Broken::Item {
                 involved,
                 words: FacetIndex::failing_words(model, failing, manifest),
+                which: Which::Entry(q, manifest, failing.2),
             }
         })
         .collect()
@@ -504,7 +543,7 @@ fn pairs_clean(model: &Model<'_>, state: &State<'_>, step: &Move<'_>) -> bool {
 
 /// The new violations applying `steps` together would add (empty: they may go), section 9
 /// items after the constraints between products.
-fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
+fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken<'a>> {
     let mut out: Vec<Broken> = pairs_added(model, state, steps)
         .into_iter()
         .map(|c| Broken::Pair(Box::new(c)))
@@ -518,7 +557,11 @@ fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> V
 /// products (nothing when no release wires an input): a consumer moving before a source it
 /// reads from ([`awaits`]), and, for steps of a product at [`crate::solve::wired::Risk`],
 /// inputs from capabilities left unfed and data cycles that were not there before.
-fn wiring_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken> {
+fn wiring_added<'a>(
+    model: &Model<'a>,
+    state: &mut State<'a>,
+    steps: &[&Move<'a>],
+) -> Vec<Broken<'a>> {
     if !model.wiring_in_use() {
         return Vec::new();
     }
@@ -541,6 +584,7 @@ fn wiring_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>
                         "{} reads its input {} from {}, which changes first",
                         s.entity, w.input, w.source
                     ),
+                    which: Which::Wiring(vec![s.var, w.var]),
                 });
             }
         }
@@ -551,7 +595,12 @@ fn wiring_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>
             after
                 .into_iter()
                 .filter(|(words, _)| !before.contains_key(words))
-                .map(|(words, involved)| Broken::Item { involved, words }),
+                .map(|(words, involved)| Broken::Item {
+                    involved,
+                    words,
+                    // capability inputs and data cycles: any product's move can change them
+                    which: Which::Wiring((0..model.vars.len()).collect()),
+                }),
         );
     }
     for s in steps.iter().rev() {
@@ -683,8 +732,14 @@ fn closure<'a>(
 }
 
 /// A move of `step`'s entity to an intermediate candidate release (newest first) that adds no
-/// violation now.
-fn bridge<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> Option<Move<'a>> {
+/// violation now. `blocked` is told each intermediate one that would add some, with what it
+/// adds.
+fn bridge<'a>(
+    model: &Model<'a>,
+    state: &mut State<'a>,
+    step: &Move<'a>,
+    blocked: &mut dyn FnMut(&mut State<'a>, &Move<'a>, &[Broken<'a>]),
+) -> Option<Move<'a>> {
     let from = step.from.as_ref()?;
     let var = &model.vars[step.var];
     let mut between: Vec<usize> = model.base[step.var]
@@ -706,8 +761,15 @@ fn bridge<'a>(model: &Model<'a>, state: &mut State<'a>, step: &Move<'a>) -> Opti
             from: Some(from.clone()),
             to: var.planned(i),
         };
-        (clean(model, state, &candidate) || added(model, state, &[&candidate]).is_empty())
-            .then_some(candidate)
+        if clean(model, state, &candidate) {
+            return Some(candidate);
+        }
+        let new = added(model, state, &[&candidate]);
+        if new.is_empty() {
+            return Some(candidate);
+        }
+        blocked(state, &candidate, &new);
+        None
     })
 }
 
@@ -763,21 +825,28 @@ fn dependency_waves(model: &Model<'_>, moves: &[Move<'_>]) -> Vec<usize> {
 /// A bridge step for the first pending move that has one (an entity moves to a release between
 /// where it is and where it goes, and that adds nothing), applied to `state`; the move then
 /// starts from the bridge. `no_bridge`: the moves known to have none, as `known_blocked` in
-/// [`order`] (kept until their product or a neighbour moves), skipped; those found to have
-/// none are marked.
+/// [`order`] (kept while nothing their judgement reads moves, `watch`), skipped; those
+/// found to have none are marked.
 fn take_bridge<'a>(
     model: &Model<'a>,
     state: &mut State<'a>,
     moves: &mut [Move<'a>],
     pending: &[usize],
-    no_bridge: &mut [bool],
+    memory: &mut watch::Memory,
 ) -> Option<Ordered<'a>> {
     let (k, bridge) = (0..pending.len()).find_map(|k| {
-        if no_bridge[pending[k]] {
+        let i = pending[k];
+        if memory.no_bridge[i] {
             return None;
         }
-        let found = bridge(model, state, &moves[pending[k]]);
-        no_bridge[pending[k]] = found.is_none();
+        let mut reads = BTreeSet::from([moves[i].var]);
+        let movable = |q: usize| memory.movable(q);
+        let found = bridge(model, state, &moves[i], &mut |state, candidate, new| {
+            reads.extend(watch::blocked_reads(model, state, candidate, new, &movable));
+        });
+        if found.is_none() {
+            memory.bridgeless(i, &reads);
+        }
         found.map(|b| (k, b))
     })?;
     state.apply(&bridge);
@@ -810,54 +879,6 @@ fn unordered<'a>(moves: &[Move<'a>], pending: &[usize], group: usize) -> Vec<Ord
     rest
 }
 
-/// Which steps a move may unblock: those of the moved product and its neighbours (the
-/// constraints between two products), and with section 9 items the steps watching a product
-/// in the moved product's `concerned` set: a step of `p` judges the items of the products in
-/// `concerned(p)`, and an item of `d` changes only when `d` or a product it names moves,
-/// that is when `d` is in the moved product's `concerned` set.
-struct Watch<'m, 'a> {
-    model: &'m Model<'a>,
-    steps_of: BTreeMap<usize, Vec<usize>>,
-    watchers: BTreeMap<usize, Vec<usize>>,
-}
-
-impl<'m, 'a> Watch<'m, 'a> {
-    fn new(model: &'m Model<'a>, moves: &[Move<'a>]) -> Self {
-        let mut steps_of: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        let mut watchers: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
-        for (i, m) in moves.iter().enumerate() {
-            steps_of.entry(m.var).or_default().push(i);
-            if let Some(index) = model.facets() {
-                for &d in index.concerned(model, m.var) {
-                    watchers.entry(d).or_default().push(i);
-                }
-            }
-        }
-        Watch {
-            model,
-            steps_of,
-            watchers,
-        }
-    }
-
-    /// Forgets that the steps a move of `var` may unblock were blocked.
-    fn refresh(&self, known_blocked: &mut [bool], var: usize) {
-        let model = self.model;
-        for v in std::iter::once(var).chain(model.neighbors[var].iter().copied()) {
-            for &i in self.steps_of.get(&v).map_or(&[][..], Vec::as_slice) {
-                known_blocked[i] = false;
-            }
-        }
-        if let Some(index) = model.facets() {
-            for d in index.concerned(model, var) {
-                for &i in self.watchers.get(d).map_or(&[][..], Vec::as_slice) {
-                    known_blocked[i] = false;
-                }
-            }
-        }
-    }
-}
-
 /// Orders `moves` from `current` (each variable's instances now); see the module docs. When
 /// `deadline` passes first, the moves not yet placed form one last group, applied together
 /// (the final state is valid, the way through it is not proven rolling), and the second value
@@ -878,18 +899,12 @@ pub fn order<'a>(
     let total = moves.len();
     let mut state = State::new(model, current, &moves);
     let mut blocked: Vec<Option<String>> = vec![None; moves.len()];
-    // A step found blocked stays blocked until its product or a neighbour changes: skipping
-    // it until then keeps "the first valid step in order" and saves re-checking constraints
-    // against thousands of dependents of a core product every round.
-    let mut known_blocked = vec![false; moves.len()];
+    // A step found blocked stays blocked until something its judgement reads moves
+    // (`watch`): skipping it until then keeps "the first valid step in order" and saves
+    // re-checking constraints against thousands of dependents of a core product every round.
     // Likewise a move found to have no bridge release (searching them all again after every
     // step was 90% of the ordering on the hard family at 5,000 products).
-    let mut no_bridge = vec![false; moves.len()];
-    let watch = Watch::new(model, &moves);
-    let refresh = |known_blocked: &mut [bool], no_bridge: &mut [bool], var: usize| {
-        watch.refresh(known_blocked, var);
-        watch.refresh(no_bridge, var);
-    };
+    let mut memory = watch::Memory::new(model, &moves);
     let mut pending: Vec<usize> = (0..moves.len()).collect();
     let mut out = Vec::new();
     let mut group = 0;
@@ -902,7 +917,7 @@ pub fn order<'a>(
         }
         let mut chosen = None;
         for (k, &i) in pending.iter().enumerate() {
-            if known_blocked[i] {
+            if memory.blocked[i] {
                 continue;
             }
             if clean(model, &mut state, &moves[i]) {
@@ -916,17 +931,19 @@ pub fn order<'a>(
                     break;
                 }
                 Some(first) => {
-                    known_blocked[i] = true;
                     if blocked[i].is_none() {
                         blocked[i] = Some(first.describe());
                     }
+                    let movable = |q: usize| memory.movable(q);
+                    let reads = watch::blocked_reads(model, &mut state, &moves[i], &new, &movable);
+                    memory.block(i, &reads);
                 }
             }
         }
         if let Some(k) = chosen {
             let i = pending.remove(k);
             state.apply(&moves[i]);
-            refresh(&mut known_blocked, &mut no_bridge, moves[i].var);
+            memory.moved(moves[i].var, true);
             let why = blocked[i].take().map_or_else(
                 || "valid on its own".to_owned(),
                 |b| format!("after the steps above (until then {b})"),
@@ -941,8 +958,8 @@ pub fn order<'a>(
         // No single step is safe. First a bridge: an entity moves to a release between where it
         // is and where it goes, if that adds nothing; each bridge moves strictly closer, so
         // this ends.
-        if let Some(step) = take_bridge(model, &mut state, &mut moves, &pending, &mut no_bridge) {
-            refresh(&mut known_blocked, &mut no_bridge, step.step.var);
+        if let Some(step) = take_bridge(model, &mut state, &mut moves, &pending, &mut memory) {
+            memory.moved(step.step.var, false);
             out.push(step);
             continue;
         }
@@ -958,7 +975,7 @@ pub fn order<'a>(
         for &k in members.iter().rev() {
             let i = pending.remove(k);
             state.apply(&moves[i]);
-            refresh(&mut known_blocked, &mut no_bridge, moves[i].var);
+            memory.moved(moves[i].var, true);
             out.push(Ordered {
                 step: moves[i].clone(),
                 group: Some(group),

@@ -152,6 +152,7 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
                 entry.releases.insert(*release);
                 entry.unmet = unmet;
                 entry.capabilities = needed_capabilities(m, *declaration);
+                entry.products = named_products(m, *declaration);
                 entry.location.get_or_insert_with(|| FileLocation {
                     file: Arc::clone(&m.file),
                     location,
@@ -240,6 +241,8 @@ struct Group {
     unmet: bool,
     /// The capabilities it needs a provider of (a section 9 item).
     capabilities: Vec<String>,
+    /// The products its product atoms name (a `constraints` item).
+    products: Vec<ProductId>,
 }
 
 /// The capabilities a section 9 item needs a provider of: a requirement's, and those a
@@ -258,6 +261,21 @@ fn needed_capabilities(m: &crate::manifest::Manifest, declaration: Declaration) 
             }
         }
         _ => {}
+    }
+    out
+}
+
+/// The products a `constraints` item's product atoms name.
+fn named_products(m: &crate::manifest::Manifest, declaration: Declaration) -> Vec<ProductId> {
+    let mut out: Vec<ProductId> = Vec::new();
+    if let Declaration::Constraint(i) = declaration {
+        for atom in m.facets().constraints[i].atoms() {
+            if let Atom::Product { product, .. } = atom
+                && !out.contains(product)
+            {
+                out.push(product.clone());
+            }
+        }
     }
     out
 }
@@ -378,6 +396,7 @@ fn link(kind: Kind, product: ProductId, text: String) -> Link {
         location: None,
         text,
         capabilities: Vec::new(),
+        products: Vec::new(),
     }
 }
 
@@ -608,6 +627,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             location,
             text: format!("{subject} {verb} {range}{condition}"),
             capabilities: group.capabilities.clone(),
+            products: group.products.clone(),
         };
     }
     if kind == Kind::Reads {
@@ -636,6 +656,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             location,
             text: format!("{text}{condition}"),
             capabilities: Vec::new(),
+            products: Vec::new(),
         };
     }
     let verb = match (kind, plural) {
@@ -662,5 +683,6 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
         location,
         text,
         capabilities: Vec::new(),
+        products: Vec::new(),
     }
 }

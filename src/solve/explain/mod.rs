@@ -90,6 +90,9 @@ pub struct Link {
     /// The capabilities a section 9 item needs a provider of: a partly read catalog reads
     /// their providers for the next round of [`explain_all`].
     pub capabilities: Vec<String>,
+    /// The products a `constraints` item's product atoms name: a partly read catalog reads
+    /// them whole for the next round (their other releases can make it hold).
+    pub products: Vec<ProductId>,
 }
 
 /// A relaxation that makes the question answerable, checked by solving it again.
@@ -141,6 +144,7 @@ impl Explanation {
         for link in &self.chain {
             out.insert(link.product.clone());
             out.extend(link.dependency.iter().cloned());
+            out.extend(link.products.iter().cloned());
         }
         if let Some((_, next)) = &self.beyond {
             next.named(out);
@@ -319,13 +323,6 @@ pub fn explain_all(
     let mut wider: Option<Catalog> = None;
     let mut providers: std::collections::BTreeMap<String, Vec<ProductId>> =
         std::collections::BTreeMap::new();
-    let installed: BTreeSet<&ProductId> = context
-        .env
-        .entities
-        .iter()
-        .filter(|e| e.is_installed())
-        .map(|e| &e.product)
-        .collect();
     for round in 0..=ROUNDS {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
@@ -340,8 +337,9 @@ pub fn explain_all(
             break;
         };
         // The questions whose explanations name products read in part, and those products;
-        // a capability named names its providers that are not installed (each may be a
-        // fix, and only a database's index knows them).
+        // a capability named names its providers (one not installed may be a fix, and only
+        // a database's index knows them; an installed one's older releases may provide it
+        // in range, which a fix such as `--allow-downgrade` reaches).
         let mut fresh: BTreeSet<ProductId> = BTreeSet::new();
         let mut again: Vec<usize> = Vec::new();
         for &i in &pending {
@@ -354,11 +352,7 @@ pub fn explain_all(
                     named.extend(
                         providers
                             .entry(name)
-                            .or_insert_with_key(|name| {
-                                let mut all = reload.providers(name).unwrap_or_default();
-                                all.retain(|p| !installed.contains(p));
-                                all
-                            })
+                            .or_insert_with_key(|name| reload.providers(name).unwrap_or_default())
                             .iter()
                             .cloned(),
                     );

@@ -138,13 +138,34 @@ impl FacetIndex {
         entry_words(&who, manifest, *source)
     }
 
+    /// The products whose entities can change whether a failing entry ([`Failing`]) of
+    /// `manifest` holds: those its atoms can be made true by (named products, capability
+    /// providers, rule supports), as [`FacetIndex::failing`] builds its world from.
+    #[must_use]
+    pub fn entry_reads(
+        &self,
+        model: &Model<'_>,
+        manifest: &Manifest,
+        source: Source,
+    ) -> BTreeSet<usize> {
+        let facets = manifest.facets();
+        let term = match source {
+            Source::Requires(i) => requirement_term(&facets.requires[i]),
+            Source::Constraint(i) => facets.constraints[i].clone(),
+        };
+        super::atoms(&term)
+            .into_iter()
+            .flat_map(|atom| self.atom_mentions(model, atom))
+            .collect()
+    }
+
     /// The products whose entities' items a move of `p` may change: `p` and the declarers of
     /// the items that name it (a rule names the products some value of which satisfies it).
     #[must_use]
     pub fn concerned(&self, model: &Model<'_>, p: usize) -> &BTreeSet<usize> {
         self.concerned[p].get_or_init(|| {
             let mut out: BTreeSet<usize> = self
-                .affected_by(p)
+                .affected_by(model, p)
                 .filter(|&k| self.names(model, k, p))
                 .map(|k| self.items[k].declarer)
                 .collect();

@@ -6,7 +6,7 @@
 //! instances only (remembered), so the meaning stays `constraint`'s; compounds combine the
 //! atoms' truths as `World::term_holds` does.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -35,6 +35,11 @@ pub(super) struct Atoms {
     today: Vec<OnceLock<usize>>,
     /// Per atom: the products some value of which makes it true (asked for rules only).
     support: Vec<OnceLock<Vec<usize>>>,
+    /// Per atom: a capability's providers, looked up by name once.
+    providers: Vec<OnceLock<Vec<usize>>>,
+    /// Per atom: the model index of a product atom's product (`None` for other atoms, and for
+    /// a product the model does not know), looked up once rather than by name per judgement.
+    products: OnceLock<Vec<Option<usize>>>,
 }
 
 impl Compiled {
@@ -63,6 +68,7 @@ impl Atoms {
                     self.verdicts.push(OnceLock::new());
                     self.today.push(OnceLock::new());
                     self.support.push(OnceLock::new());
+                    self.providers.push(OnceLock::new());
                 }
                 Compiled::Atom(id)
             }
@@ -247,35 +253,31 @@ impl FacetIndex {
         let atom = &self.atoms.interned[id];
         match atom {
             Atom::Runtime { .. } => false, // the declarer's world has the runtime
-            Atom::Product { product, .. } => model
-                .index
-                .get(product)
-                .is_some_and(|&q| q != d && truth(q)),
+            Atom::Product { .. } => self
+                .product_of(model, id)
+                .is_some_and(|q| q != d && truth(q)),
             Atom::Capability { .. } | Atom::Rule(_) => {
                 let today = self.today_count(model, id);
                 if today > moved.len() + 1 {
                     // some product other than the declarer that made it true has not moved
                     return true;
                 }
-                let candidates = match atom {
-                    Atom::Capability { name, .. } => self.providers.get(name).map(Vec::as_slice),
-                    _ => Some(self.support(model, id)),
-                };
-                let list = candidates.unwrap_or_default();
+                let list = self.existential(model, id);
                 if list.len() <= moved.len() {
                     // fewer products can make it true than have moved: ask each of them
                     return list.iter().any(|&q| q != d && truth(q));
                 }
                 let candidate = |q: usize| list.binary_search(&q).is_ok();
-                let mut count = today;
-                let mut drop = |q: usize| {
-                    if candidate(q) && self.verdict(model, id, q, self.today[q]) {
-                        count -= 1;
-                    }
-                };
-                drop(d);
+                let did = |q: usize| candidate(q) && self.verdict(model, id, q, self.today[q]);
+                let mut count = today - usize::from(did(d));
+                let mut left = moved.len(); // moved products not dropped yet (at most)
                 for &q in moved.iter().filter(|&&q| q != d) {
-                    drop(q);
+                    if count > left {
+                        // more of today's supporters than moved products left to drop
+                        return true;
+                    }
+                    count -= usize::from(did(q));
+                    left -= 1;
                 }
                 count > 0
                     || moved
@@ -283,6 +285,33 @@ impl FacetIndex {
                         .filter(|&&q| q != d && candidate(q))
                         .any(|&q| truth(q))
             }
+        }
+    }
+
+    /// The products that can make existential atom `id` true: a capability's providers (any
+    /// version), a rule's support; empty for other atoms.
+    fn existential(&self, model: &Model<'_>, id: usize) -> &[usize] {
+        match &self.atoms.interned[id] {
+            Atom::Capability { name, .. } => self.atoms.providers[id]
+                .get_or_init(|| self.providers.get(name).cloned().unwrap_or_default()),
+            Atom::Rule(_) => self.support(model, id),
+            Atom::Product { .. } | Atom::Runtime { .. } => &[],
+        }
+    }
+
+    /// The model index of product atom `id`'s product.
+    fn product_of(&self, model: &Model<'_>, id: usize) -> Option<usize> {
+        let lookup = |atom: &Atom| match atom {
+            Atom::Product { product, .. } => model.index.get(product).copied(),
+            _ => None,
+        };
+        let list = self
+            .atoms
+            .products
+            .get_or_init(|| self.atoms.interned.iter().map(lookup).collect());
+        match list.get(id) {
+            Some(&q) => q,
+            None => lookup(&self.atoms.interned[id]), // interned after the list was made
         }
     }
 
@@ -326,5 +355,128 @@ impl FacetIndex {
     #[must_use]
     pub fn made_true_by(&self, model: &Model<'_>, atom: usize, q: usize, value: Value) -> bool {
         self.verdict(model, atom, q, value)
+    }
+}
+
+impl FacetIndex {
+    /// The atom ids of item `k`, sorted.
+    fn item_atoms(&self, k: usize) -> Vec<usize> {
+        let mut ids = Vec::new();
+        atom_ids(&self.compiled[k], &mut ids);
+        ids.sort_unstable();
+        ids.dedup();
+        ids
+    }
+
+    /// Whether product `q`'s instances under `was` and under `now` make some atom of item
+    /// `k` true differently: when they do not, a move of `q` alone leaves `k`'s truth as it
+    /// was (an item's truth is a function of each other product's verdicts on its atoms).
+    fn verdicts_differ(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        q: usize,
+        was: Value,
+        now: Value,
+    ) -> bool {
+        self.item_atoms(k)
+            .into_iter()
+            .any(|id| self.verdict(model, id, q, was) != self.verdict(model, id, q, now))
+    }
+
+    /// What moving product `p` alone from `before` to `after` (`before[p] != after[p]`, the
+    /// rest equal) breaks, product by product: the items failing in `after` that held in
+    /// `before`, among those the products [`FacetIndex::concerned`] by `p` declare at their
+    /// values. The same set as [`FacetIndex::failing_at`] of `after` less that of `before`,
+    /// judged only where the move can change a verdict: `p`'s own items at its new value,
+    /// and the items of others naming `p` on one of whose atoms `p`'s verdict changes.
+    #[must_use]
+    pub fn added_by_move(
+        &self,
+        model: &Model<'_>,
+        before: &[Value],
+        after: &[Value],
+        p: usize,
+    ) -> BTreeSet<usize> {
+        let mut out = BTreeSet::new();
+        if before[p] == after[p] {
+            return out;
+        }
+        let was_moved = self.moved(before);
+        let mut now_moved = was_moved.clone();
+        match (now_moved.binary_search(&p), after[p] == self.today[p]) {
+            (Ok(at), true) => {
+                now_moved.remove(at);
+            }
+            (Err(at), false) => now_moved.insert(at, p),
+            _ => {}
+        }
+        for &k in self.items_of(p, after[p]) {
+            if !self.holds(model, k, after, &now_moved) {
+                out.insert(k);
+            }
+        }
+        for k in self.affected_by(model, p) {
+            let d = self.items[k].declarer;
+            if d == p
+                || after[d] != self.items[k].value
+                || !self.names(model, k, p)
+                || !self.verdicts_differ(model, k, p, before[p], after[p])
+            {
+                continue;
+            }
+            if !self.holds(model, k, after, &now_moved) && self.holds(model, k, before, &was_moved)
+            {
+                out.insert(k);
+            }
+        }
+        out
+    }
+
+    /// Products whose moves can change item `k`'s truth in each of `states` (its declarer at
+    /// the item's value in each), besides its declarer: where none of them moves, `k` holds
+    /// or fails in each as it does now. A product atom reads its product; an existential atom
+    /// true in every state by one product (other than the declarer) reads that product alone,
+    /// else every product that can make it true and may still move (`movable`); an atom the
+    /// declarer's own instances make true in every perspective reads nothing.
+    #[must_use]
+    pub fn reads(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        states: &[&[Value]],
+        movable: impl Fn(usize) -> bool,
+    ) -> BTreeSet<usize> {
+        let d = self.items[k].declarer;
+        let mut out = BTreeSet::new();
+        for id in self.item_atoms(k) {
+            if (0..self.perspectives(model, k)).all(|j| self.own_holds(model, k, j, id)) {
+                continue;
+            }
+            match &self.atoms.interned[id] {
+                Atom::Runtime { .. } => {}
+                Atom::Product { product, .. } => {
+                    out.extend(model.index.get(product).filter(|&&q| q != d));
+                }
+                atom @ (Atom::Capability { .. } | Atom::Rule(_)) => {
+                    let list = match atom {
+                        Atom::Capability { name, .. } => {
+                            self.providers.get(name).map_or(&[][..], Vec::as_slice)
+                        }
+                        _ => self.support(model, id),
+                    };
+                    let steady = list.iter().copied().find(|&q| {
+                        q != d && states.iter().all(|s| self.verdict(model, id, q, s[q]))
+                    });
+                    match steady {
+                        Some(q) => {
+                            out.insert(q);
+                        }
+                        None => out.extend(list.iter().copied().filter(|&q| q != d && movable(q))),
+                    }
+                }
+            }
+        }
+        out
     }
 }

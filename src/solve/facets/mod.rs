@@ -71,8 +71,11 @@ pub struct FacetIndex {
     by_value: BTreeMap<(usize, Value), Vec<usize>>,
     /// Per product: the items of other products whose product or capability atoms name it.
     mentioned_by: Vec<Vec<usize>>,
-    /// Items with a rule atom (a move of any product may change them).
+    /// Items with a rule atom.
     ruled: Vec<usize>,
+    /// Per product: the items with a rule atom some value of it makes true, other than its
+    /// own (worked out once, when first asked: every rule is then judged on every release).
+    ruled_by: std::sync::OnceLock<Vec<Vec<usize>>>,
     /// Capability name -> the products some value of which provides it (any version).
     providers: BTreeMap<String, Vec<usize>>,
     /// Per product: its `group:name` text, the name a planned instance runs under.
@@ -172,6 +175,7 @@ impl FacetIndex {
             by_value: BTreeMap::new(),
             mentioned_by: vec![Vec::new(); model.vars.len()],
             ruled: Vec::new(),
+            ruled_by: std::sync::OnceLock::new(),
             providers: providers
                 .into_iter()
                 .map(|(k, v)| (k, v.into_iter().collect()))
@@ -377,9 +381,33 @@ impl FacetIndex {
         self.by_value.get(&(p, value)).map_or(&[], Vec::as_slice)
     }
 
-    /// The items whose truth a move of `q` may change, declared by other products.
-    pub fn affected_by(&self, q: usize) -> impl Iterator<Item = usize> + '_ {
-        self.mentioned_by[q].iter().chain(&self.ruled).copied()
+    /// The items whose truth a move of `q` may change, declared by other products: those
+    /// whose product or capability atoms name it, and those with a rule some value of `q`
+    /// makes true (no other move of `q` changes a verdict of its). An item may come twice.
+    pub fn affected_by<'s>(
+        &'s self,
+        model: &Model<'_>,
+        q: usize,
+    ) -> impl Iterator<Item = usize> + 's {
+        let ruled_by = self.ruled_by.get_or_init(|| {
+            let mut out = vec![Vec::new(); model.vars.len()];
+            for &k in &self.ruled {
+                let d = self.items[k].declarer;
+                let mut by: Vec<usize> = self.items[k]
+                    .rules
+                    .iter()
+                    .flat_map(|&rule| self.support(model, rule).iter().copied())
+                    .filter(|&q| q != d)
+                    .collect();
+                by.sort_unstable();
+                by.dedup();
+                for q in by {
+                    out[q].push(k);
+                }
+            }
+            out
+        });
+        self.mentioned_by[q].iter().chain(&ruled_by[q]).copied()
     }
 
     /// How many declaring instances item `k` must hold for, each judged apart
@@ -520,7 +548,7 @@ impl FacetIndex {
         };
         let mut candidates: BTreeSet<usize> = self.items_of(p, state[p]).iter().copied().collect();
         candidates.extend(
-            self.affected_by(p)
+            self.affected_by(model, p)
                 .filter(|&k| state[self.items[k].declarer] == self.items[k].value),
         );
         candidates
@@ -603,6 +631,95 @@ mod tests {
             judged > 1000 && failing > 10,
             "{judged} judged, {failing} failing"
         );
+    }
+
+    /// A random state of `model` with up to four products moved from today.
+    fn some_state(model: &Model<'_>, rng: &mut Rng) -> Vec<Value> {
+        let mut state = model.current();
+        for _ in 0..=rng.below(4) {
+            let q = rng.below(model.vars.len());
+            let domain = &model.vars[q].domain;
+            state[q] = domain[rng.below(domain.len())];
+        }
+        state
+    }
+
+    /// What one move breaks, judged only where the move can change a verdict
+    /// (`added_by_move`), is what judging every item of every concerned product before and
+    /// after finds (`failing_at`), on the capability family.
+    #[test]
+    fn a_move_breaks_what_judging_every_concerned_item_finds() {
+        let (catalog, env) = capability_family(80, 7);
+        let policy = Policy {
+            pre: true,
+            allow_downgrade: true,
+            allow_install: true,
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        let index = model.facets().expect("items");
+        let mut rng = Rng(23);
+        let mut broken = 0;
+        for _ in 0..400 {
+            let before = some_state(&model, &mut rng);
+            let p = rng.below(model.vars.len());
+            let domain = &model.vars[p].domain;
+            let mut after = before.clone();
+            after[p] = domain[rng.below(domain.len())];
+            let concerned = index.concerned(&model, p);
+            let was = index.failing_at(&model, &before, concerned);
+            let whole: BTreeSet<usize> = index
+                .failing_at(&model, &after, concerned)
+                .difference(&was)
+                .copied()
+                .collect();
+            let found = index.added_by_move(&model, &before, &after, p);
+            assert_eq!(found, whole, "{p} {before:?} -> {after:?}");
+            broken += found.len();
+        }
+        assert!(broken > 50, "{broken} broken items");
+    }
+
+    /// While no product an item's verdict reads moves (`reads`), the item holds or fails as
+    /// before: states of the capability family where other products move anywhere.
+    #[test]
+    fn an_item_keeps_its_verdict_while_what_it_reads_stays() {
+        let (catalog, env) = capability_family(80, 9);
+        let policy = Policy {
+            pre: true,
+            allow_downgrade: true,
+            allow_install: true,
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        let index = model.facets().expect("items");
+        let mut rng = Rng(29);
+        let mut checked = 0;
+        for _ in 0..300 {
+            let state = some_state(&model, &mut rng);
+            let judged: Vec<usize> = (0..index.items.len())
+                .filter(|&k| state[index.items[k].declarer] == index.items[k].value)
+                .collect();
+            for _ in 0..5 {
+                let k = judged[rng.below(judged.len())];
+                let d = index.items[k].declarer;
+                let reads = index.reads(&model, k, &[&state], |_| true);
+                let holds = index.holds(&model, k, &state, &index.moved(&state));
+                let mut other = state.clone();
+                for _ in 0..=rng.below(12) {
+                    let q = rng.below(model.vars.len());
+                    if q != d && !reads.contains(&q) {
+                        let domain = &model.vars[q].domain;
+                        other[q] = domain[rng.below(domain.len())];
+                    }
+                }
+                assert_eq!(
+                    index.holds(&model, k, &other, &index.moved(&other)),
+                    holds,
+                    "item {k}: {state:?} -> {other:?}, reads {reads:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(checked > 1000, "{checked}");
     }
 
     /// Rolling steps leave products half-way (their entities on two releases): judging

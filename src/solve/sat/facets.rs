@@ -259,7 +259,7 @@ impl<'m> FacetClauses<'m> {
             if values[m] == baseline[m] {
                 continue;
             }
-            affected.extend(index.affected_by(m).filter(|&k| {
+            affected.extend(index.affected_by(model, m).filter(|&k| {
                 let d = index.items[k].declarer;
                 encoded[d].is_none() && values[d] == index.items[k].value
             }));
