@@ -395,9 +395,12 @@ pub fn upgrades(list: &[Upgrade], outdated: bool) -> String {
     }))
 }
 
-/// The rows of [`upgrades`] (with `outdated`, only those that can move or are blocked).
+/// The rows of [`upgrades`] (with `outdated`, only those that can move or are blocked),
+/// made in parallel (in order): at 5,000 rows with explanations, making them was a tenth of
+/// the serial part of an `upgrades` run.
 pub(super) fn upgrade_rows(list: &[Upgrade], outdated: bool) -> Vec<serde_json::Value> {
-    list.iter().filter(|u| !outdated || u.outdated()).map(|u| {
+    use rayon::prelude::*;
+    list.par_iter().filter(|u| !outdated || u.outdated()).map(|u| {
         let mut row = json!({
             "product": u.product,
             "installed": u.installed,
