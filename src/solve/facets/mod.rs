@@ -568,6 +568,13 @@ mod tests {
     use crate::solve::model::Policy;
     use crate::{environment, manifest};
 
+    /// Every release a candidate: prereleases, downgrades and installs allowed.
+    const WIDE: Policy = Policy {
+        pre: true,
+        allow_downgrade: true,
+        allow_install: true,
+    };
+
     /// A catalog and environment of the capability family (8 releases per product).
     fn capability_family(products: usize, seed: u64) -> (Catalog, environment::Environment) {
         let g = generate(Params {
@@ -591,11 +598,7 @@ mod tests {
     #[test]
     fn judging_by_what_moved_agrees_with_the_whole_world() {
         let (catalog, env) = capability_family(80, 3);
-        let policy = Policy {
-            pre: true,
-            allow_downgrade: true,
-            allow_install: true,
-        };
+        let policy = WIDE;
         let model = Model::build(&env, &catalog, policy, &[]);
         let index = model
             .facets()
@@ -650,11 +653,7 @@ mod tests {
     #[test]
     fn a_move_breaks_what_judging_every_concerned_item_finds() {
         let (catalog, env) = capability_family(80, 7);
-        let policy = Policy {
-            pre: true,
-            allow_downgrade: true,
-            allow_install: true,
-        };
+        let policy = WIDE;
         let model = Model::build(&env, &catalog, policy, &[]);
         let index = model.facets().expect("items");
         let mut rng = Rng(23);
@@ -684,11 +683,7 @@ mod tests {
     #[test]
     fn an_item_keeps_its_verdict_while_what_it_reads_stays() {
         let (catalog, env) = capability_family(80, 9);
-        let policy = Policy {
-            pre: true,
-            allow_downgrade: true,
-            allow_install: true,
-        };
+        let policy = WIDE;
         let model = Model::build(&env, &catalog, policy, &[]);
         let index = model.facets().expect("items");
         let mut rng = Rng(29);
