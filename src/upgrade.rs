@@ -251,9 +251,17 @@ impl<'a> Whole<'a> {
     }
 }
 
-/// True when `p` at `value` breaks nothing with everything else as it is.
+/// True when `p` at `value` breaks nothing with everything else as it is. The pairs are
+/// judged as the planner's encoding judges them ([`Model::compatible_memo`], which agrees
+/// with [`alone`]'s conflicts, tested in `solve::model`), without making the findings: most
+/// candidates of a blocked row break something, and finding out was a tenth of the time
+/// spent examining rows on the hard family.
 fn safe_alone_at(model: &Model<'_>, whole: &Whole<'_>, p: usize, value: Value) -> bool {
-    alone(model, p, value).is_empty()
+    let now = |q: usize| model.vars[q].domain[0];
+    !model.breaks_alone(p, value)
+        && model.neighbors[p]
+            .iter()
+            .all(|&q| model.compatible_memo(p, value, q, now(q)))
         && alone_items(model, p, value).is_empty()
         && whole.added_alone(model, p, value).is_empty()
 }

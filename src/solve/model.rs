@@ -408,7 +408,8 @@ impl<'a> Model<'a> {
     }
 
     /// Whether [`Model::unary`] finds anything (without making the violations).
-    fn breaks_alone(&self, p: usize, value: Value) -> bool {
+    #[must_use]
+    pub fn breaks_alone(&self, p: usize, value: Value) -> bool {
         let Value::Release(i) = value else {
             return false; // `Keep` is tolerated, `Absent` declares nothing
         };
