@@ -113,7 +113,8 @@ impl Model<'_> {
 
     /// [`Model::compatibility`] of `ps` (values of `p`) and `qs` (values of `q`), read from
     /// the matrix of both base domains when the two are neighbours and the values lie in
-    /// them (the domains of every engine question do).
+    /// them (the domains of every engine question do); the matrix itself, not a copy, when
+    /// both are the base domains (most products of most questions).
     #[must_use]
     pub fn compatibility_memo(
         &self,
@@ -121,19 +122,23 @@ impl Model<'_> {
         ps: &[Value],
         q: usize,
         qs: &[Value],
-    ) -> Vec<Vec<bool>> {
+    ) -> std::borrow::Cow<'_, [Vec<bool>]> {
         let (Some(slot), Some(rows), Some(cols)) = (
             self.slot(p, q),
             positions(&self.base[p], ps),
             positions(&self.base[q], qs),
         ) else {
-            return self.compatibility(p, ps, q, qs);
+            return self.compatibility(p, ps, q, qs).into();
         };
         let matrix = self.memo.compatible[p][slot]
             .get_or_init(|| self.compatibility(p, &self.base[p], q, &self.base[q]));
+        if rows.len() == self.base[p].len() && cols.len() == self.base[q].len() {
+            return matrix.as_slice().into();
+        }
         rows.iter()
             .map(|&i| cols.iter().map(|&j| matrix[i][j]).collect())
-            .collect()
+            .collect::<Vec<Vec<bool>>>()
+            .into()
     }
 
     /// [`Model::compatible`], read from the memo when the pair's matrix is already there (a

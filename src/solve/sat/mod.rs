@@ -493,7 +493,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             clause.extend(
                 ep.lits
                     .iter()
-                    .zip(&matrix)
+                    .zip(matrix.iter())
                     .filter(|(_, row)| row[j])
                     .map(|(l, _)| *l),
             );
