@@ -30,12 +30,41 @@ fn assert_succeeded(out: &std::process::Output) {
     );
 }
 
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> std::path::PathBuf {
+/// A fresh scratch directory for one test, removed when the test is done with it (bind it
+/// to a name: a temporary is dropped, and its directory removed, at the end of its line).
+fn scratch(name: &str) -> Scratch {
     let dir = std::env::temp_dir().join(format!("compat-test-{}-{name}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    dir
+    Scratch(dir)
+}
+
+/// A directory removed on drop (see [`scratch`]).
+struct Scratch(std::path::PathBuf);
+
+impl std::ops::Deref for Scratch {
+    type Target = std::path::Path;
+    fn deref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::path::Path> for Scratch {
+    fn as_ref(&self) -> &std::path::Path {
+        &self.0
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for Scratch {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.0.as_os_str()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
 }
 
 #[path = "cli/schemas.rs"]
@@ -80,7 +109,7 @@ mod catalog {
     }
 
     /// A scratch directory holding `c.db`, the example catalog imported into it.
-    fn imported(name: &str) -> (PathBuf, PathBuf) {
+    fn imported(name: &str) -> (crate::Scratch, PathBuf) {
         let dir = scratch(name);
         let db = dir.join("c.db");
         assert_eq!(
@@ -141,7 +170,8 @@ mod catalog {
     /// relaxed plan reads the older releases it needs again).
     #[test]
     fn a_fix_says_how_many_steps_the_plan_with_its_flags_has() {
-        let db_older = scratch("fix-size").join("older.db");
+        let dir = scratch("fix-size");
+        let db_older = dir.join("older.db");
         assert_eq!(
             import(&["testdata/cases/explain-older/catalog"], &db_older)
                 .status
@@ -550,7 +580,7 @@ mod catalog {
 
     #[test]
     fn show_and_list_one_product() {
-        let (_, db) = imported("show");
+        let (_dir, db) = imported("show");
         let show = compat(&[
             "catalog",
             "show",

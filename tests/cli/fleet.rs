@@ -80,7 +80,8 @@ fn check_parts(catalog: &str, allow: &[&str]) {
 #[test]
 fn each_environment_of_a_fleet_reports_as_it_does_alone() {
     check_parts(CATALOG, &[]);
-    let db = scratch("fleet").join("c.db");
+    let dir = scratch("fleet");
+    let db = dir.join("c.db");
     let db = db.to_str().unwrap();
     let imported = compat(&["catalog", "import", CATALOG, "--db", db]);
     assert_eq!(imported.status.code(), Some(0));
@@ -138,7 +139,8 @@ fn a_policy_file_applies_to_every_environment_of_a_fleet() {
         "testdata/examples/capabilities/env-prod.yml",
         "testdata/examples/capabilities/env-staging.yml",
     ];
-    let policy = scratch("fleet-policy").join("policy.yml");
+    let dir = scratch("fleet-policy");
+    let policy = dir.join("policy.yml");
     std::fs::write(
         &policy,
         "policy:\n  exclude:\n    - product: com.example:mysql\n      minimum-version: 8.0.0\n      maximum-version: 8.x.x\n      reason: not certified here\n  colour: blue\n",

@@ -121,7 +121,8 @@ fn list_and_show_give_the_sqlite_catalog_s_bytes() {
     let Some(pg) = fresh("list") else {
         return;
     };
-    let sqlite = scratch("pg-list").join("c.db");
+    let dir = scratch("pg-list");
+    let sqlite = dir.join("c.db");
     let sqlite = sqlite.to_str().unwrap();
     let imported = [
         import("testdata/examples/catalog", sqlite),
