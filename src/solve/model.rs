@@ -564,12 +564,7 @@ impl<'a> Model<'a> {
 
     /// What `p`'s releases under `a` declare on `q`.
     fn declared(&self, p: usize, a: Value, q: usize) -> Declared<'a> {
-        let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        let kept = (a == Value::Keep).then_some(&vp.current);
-        let release = match a {
-            Value::Release(i) => Some(&*vp.releases[i]),
-            _ => None,
-        };
+        let vq = &self.vars[q];
         let mut out = Declared {
             p,
             a,
@@ -577,18 +572,7 @@ impl<'a> Model<'a> {
             refuses: Vec::new(),
             reads: Vec::new(),
         };
-        // each release once: a kept product's entities mostly run one release, and every
-        // judgement of a release already covers each entity running it (once per entity
-        // made a product of N entities cost N^2)
-        let mut seen: Vec<&'a Manifest> = Vec::new();
-        for m in release
-            .into_iter()
-            .chain(kept.into_iter().flatten().filter_map(|c| c.manifest))
-        {
-            if seen.iter().any(|s| std::ptr::eq(*s, m)) {
-                continue;
-            }
-            seen.push(m);
+        for m in self.runs_once(p, a) {
             out.needs.extend(
                 m.dependencies
                     .iter()
@@ -614,32 +598,36 @@ impl<'a> Model<'a> {
         out
     }
 
+    /// The manifests `p` runs under `value`, each release once: a kept product's entities
+    /// mostly run one release, and every judgement of a release already covers each entity
+    /// running it (once per entity made a product of N entities cost N^2). Without
+    /// allocating: a release is skipped when an earlier one is the same.
+    fn runs_once(&self, p: usize, value: Value) -> impl Iterator<Item = &'a Manifest> + '_ {
+        let vp = &self.vars[p];
+        let release = match value {
+            Value::Release(at) => Some(&*vp.releases[at]),
+            _ => None,
+        };
+        let kept = (value == Value::Keep).then_some(&vp.current);
+        let all = move || {
+            release
+                .into_iter()
+                .chain(kept.into_iter().flatten().filter_map(|c| c.manifest))
+        };
+        all()
+            .enumerate()
+            .filter(move |&(k, m)| !all().take(k).any(|s| std::ptr::eq(s, m)))
+            .map(|(_, m)| m)
+    }
+
     /// [`Model::accepts`] of what `p` under `a` declares on `q`, judged as each declaration
     /// is met rather than collected first: a single pair is tested this way millions of times
     /// (whether an answer reaches a product not encoded), where collecting cost an
     /// allocation or four per test, about a tenth of an `upgrades` run.
     fn accepts_each(&self, p: usize, a: Value, q: usize, b: Value) -> bool {
-        let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        let release = match a {
-            Value::Release(at) => Some(&*vp.releases[at]),
-            _ => None,
-        };
-        let kept = (a == Value::Keep).then_some(&vp.current);
-        let manifests = release
-            .into_iter()
-            .chain(kept.into_iter().flatten().filter_map(|c| c.manifest));
-        for (k, m) in manifests.enumerate() {
-            // each release once, as `declared` does
-            let again = release
-                .into_iter()
-                .chain(kept.into_iter().flatten().filter_map(|c| c.manifest))
-                .take(k)
-                .any(|s| std::ptr::eq(s, m));
-            if again {
-                continue;
-            }
-            let holds = m
-                .dependencies
+        let vq = &self.vars[q];
+        self.runs_once(p, a).all(|m| {
+            m.dependencies
                 .iter()
                 .filter(|d| d.product == vq.product)
                 .all(|d| self.meets_from((p, a, m), d, q, b))
@@ -652,12 +640,8 @@ impl<'a> Model<'a> {
                         .inputs
                         .iter()
                         .filter(|i| super::wired::from_product(i, &vq.product))
-                        .all(|i| self.feeds_from((p, a, m), i, q, b)));
-            if !holds {
-                return false;
-            }
-        }
-        true
+                        .all(|i| self.feeds_from((p, a, m), i, q, b)))
+        })
     }
 
     /// True when `q` under `b` breaks none of `declared`.
