@@ -17,7 +17,7 @@ use crate::solve::model::{Model, Value};
 
 /// A term with its atoms interned.
 #[derive(Clone, Debug)]
-pub(super) enum Compiled {
+pub(crate) enum Compiled {
     Atom(usize),
     AnyOf(Vec<Compiled>),
     AllOf(Vec<Compiled>),
@@ -218,7 +218,7 @@ impl FacetIndex {
 
     /// [`FacetIndex::atom_by_declarer`] for atom `id` of item `k`, perspective `j`,
     /// remembered per item.
-    pub(super) fn own_holds(&self, model: &Model<'_>, k: usize, j: usize, id: usize) -> bool {
+    pub(crate) fn own_holds(&self, model: &Model<'_>, k: usize, j: usize, id: usize) -> bool {
         let own = self.own[k].get_or_init(|| {
             let mut ids = Vec::new();
             atom_ids(&self.compiled[k], &mut ids);
@@ -318,6 +318,16 @@ impl FacetIndex {
     /// The id of an atom some item has.
     pub fn atom_id(&self, atom: &Atom) -> usize {
         self.atoms.ids[&crate::constraint::atom_text(atom)]
+    }
+
+    /// The atom of id `id` ([`FacetIndex::atom_id`]).
+    pub(crate) fn atom(&self, id: usize) -> &Atom {
+        &self.atoms.interned[id]
+    }
+
+    /// Item `k`'s term with its atoms interned.
+    pub(crate) fn compiled(&self, k: usize) -> &Compiled {
+        &self.compiled[k]
     }
 
     /// Whether some value of `q` (as today, or any release) makes atom `id` true.

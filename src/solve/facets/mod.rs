@@ -24,6 +24,9 @@
 mod breaks;
 mod judge;
 
+pub(crate) use judge::Compiled;
+
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{Model, Value};
@@ -469,6 +472,23 @@ impl FacetIndex {
             Atom::Capability { name, .. } => self.providers.get(name).cloned().unwrap_or_default(),
             Atom::Runtime { .. } => Vec::new(),
             Atom::Rule(_) => self.support(model, self.atom_id(atom)).to_vec(),
+        }
+    }
+
+    /// [`FacetIndex::atom_mentions`] by atom id, borrowed where the index holds the list.
+    pub(crate) fn atom_candidates(&self, model: &Model<'_>, id: usize) -> Cow<'_, [usize]> {
+        match self.atom(id) {
+            Atom::Product { product, .. } => {
+                Cow::Owned(model.index.get(product).copied().into_iter().collect())
+            }
+            Atom::Capability { name, .. } => self
+                .providers
+                .get(name)
+                .map_or(Cow::Owned(Vec::new()), |list| {
+                    Cow::Borrowed(list.as_slice())
+                }),
+            Atom::Runtime { .. } => Cow::Owned(Vec::new()),
+            Atom::Rule(_) => Cow::Borrowed(self.support(model, id)),
         }
     }
 

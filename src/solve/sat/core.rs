@@ -424,7 +424,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 }
             }
         }
-        self.facets.settle(self.model, &mut self.cnf, &self.encoded);
+        self.facets
+            .settle(self.model, &mut self.cnf, &self.encoded, p);
         // the providers capability atoms named that may not be installed are parts too
         for (product, &l) in self.facets.missing.iter().flatten() {
             self.selectors

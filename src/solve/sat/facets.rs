@@ -25,16 +25,18 @@ use rustsat::types::Lit;
 
 use super::Encoded;
 use super::cnf::Cnf;
-use crate::constraint::atom_text;
-use crate::manifest::{Atom, Term, TermKind};
+use crate::manifest::Atom;
 use crate::product::ProductId;
-use crate::solve::facets::FacetIndex;
+use crate::solve::facets::{Compiled, FacetIndex};
 use crate::solve::model::{Model, Value};
 
 /// An item waiting for the products it names: the literal of its declaring value and its
 /// selector, if any, and how many of the products it names (in `FacetIndex::mentions`
 /// order) are known to be encoded: the encoded set only grows, so each is looked at once.
+/// `seq` is its place in declaration order: items are encoded in that order, whatever they
+/// waited for, so the clauses (and the solver's answers) do not depend on it.
 struct Pending {
+    seq: usize,
     item: usize,
     value: Lit,
     selector: Option<Lit>,
@@ -48,12 +50,47 @@ enum Truth {
     Lit(Lit),
 }
 
+/// Which way a literal defined for a term must agree with it (Plaisted-Greenbaum): an
+/// item's clause only ever needs its literal to *imply* the item, so each subterm needs one
+/// direction, the one its place under negations gives. Half the clauses of a full
+/// equivalence, and an existential atom over many values needs one clause, not one per value.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Polarity {
+    /// The literal implies the term.
+    Implies,
+    /// The term implies the literal.
+    ImpliedBy,
+}
+
+impl Polarity {
+    fn flip(self) -> Self {
+        match self {
+            Polarity::Implies => Polarity::ImpliedBy,
+            Polarity::ImpliedBy => Polarity::Implies,
+        }
+    }
+}
+
+/// The literal of "some product other than the declarer makes an atom true", and which of its
+/// directions are in the encoding already.
+struct AtomLit {
+    truth: Truth,
+    /// The values' literals it stands for (kept to add the other direction when needed).
+    lits: Vec<Lit>,
+    implies: bool,
+    implied_by: bool,
+}
+
 /// The items of one question's encoding.
 pub(super) struct FacetClauses<'m> {
     index: Option<&'m FacetIndex>,
-    pending: Vec<Pending>,
-    /// (declarer, atom in words) -> the literal of "some other product makes it true".
-    atoms: BTreeMap<(usize, String), Truth>,
+    /// Items declared since the last [`FacetClauses::settle`].
+    fresh: Vec<Pending>,
+    /// Items waiting, by the product they wait for (the first they name not encoded yet).
+    waiting: BTreeMap<usize, Vec<Pending>>,
+    declared: usize,
+    /// (declarer, atom id) -> the literal of "some other product makes it true".
+    atoms: BTreeMap<(usize, usize), AtomLit>,
     /// In the conflict search only: the selector of each product that may not be installed
     /// (its `Missing` cause, shared with the search's own). A capability atom is then also
     /// true by a catalog provider that is not a variable once its selector is dropped, so a
@@ -66,7 +103,9 @@ impl<'m> FacetClauses<'m> {
     pub fn new(model: &'m Model<'_>) -> Self {
         FacetClauses {
             index: model.facets(),
-            pending: Vec::new(),
+            fresh: Vec::new(),
+            waiting: BTreeMap::new(),
+            declared: 0,
             atoms: BTreeMap::new(),
             missing: None,
         }
@@ -84,30 +123,45 @@ impl<'m> FacetClauses<'m> {
     /// Adds item `k`, declared under the value whose literal is `value`, active while
     /// `selector` is assumed (always without one). Call [`FacetClauses::settle`] after.
     pub fn declare(&mut self, k: usize, value: Lit, selector: Option<Lit>) {
-        self.pending.push(Pending {
+        self.fresh.push(Pending {
+            seq: self.declared,
             item: k,
             value,
             selector,
             encoded: 0,
         });
+        self.declared += 1;
     }
 
-    /// Encodes every pending item whose named products are all encoded now.
-    pub fn settle(&mut self, model: &Model<'_>, cnf: &mut Cnf, encoded: &[Option<Encoded>]) {
+    /// Encodes every item declared since the last call, and every item that waited for
+    /// `encoded_now` (the product just encoded), whose named products are all encoded now.
+    pub fn settle(
+        &mut self,
+        model: &Model<'_>,
+        cnf: &mut Cnf,
+        encoded: &[Option<Encoded>],
+        encoded_now: usize,
+    ) {
         let Some(index) = self.index else { return };
-        let pending = std::mem::take(&mut self.pending);
-        for mut p in pending {
+        let mut ready = self.waiting.remove(&encoded_now).unwrap_or_default();
+        ready.append(&mut self.fresh);
+        ready.sort_unstable_by_key(|p| p.seq);
+        for mut p in ready {
             // a rule item names most products and waits long: resume where it stopped
             let mentions = index.mentions(model, p.item);
             while p.encoded < mentions.len() && encoded[mentions[p.encoded]].is_some() {
                 p.encoded += 1;
             }
-            if p.encoded == mentions.len() {
-                self.encode(model, cnf, encoded, &p);
-            } else {
-                self.pending.push(p);
+            match mentions.get(p.encoded) {
+                None => self.encode(model, cnf, encoded, &p),
+                Some(&q) => self.waiting.entry(q).or_default().push(p),
             }
         }
+    }
+
+    /// The items still waiting.
+    fn pending(&self) -> impl Iterator<Item = &Pending> {
+        self.waiting.values().flatten()
     }
 
     /// The clause of one item whose named products are all encoded.
@@ -119,13 +173,13 @@ impl<'m> FacetClauses<'m> {
         p: &Pending,
     ) {
         let Some(index) = self.index else { return };
-        let term = &index.items[p.item].term;
+        let term = index.compiled(p.item);
         // "or it is left as it is today", for a tolerated item: worked out once, when needed
         let mut as_left: Option<Truth> = None;
         for j in 0..index.perspectives(model, p.item) {
             let mut clause = vec![!p.value];
             clause.extend(p.selector.map(|s| !s));
-            match self.term(model, cnf, encoded, (p.item, j), term) {
+            match self.term(model, cnf, encoded, (p.item, j), term, Polarity::Implies) {
                 Truth::Const(true) => continue,
                 Truth::Const(false) => {}
                 Truth::Lit(l) => clause.push(l),
@@ -143,39 +197,44 @@ impl<'m> FacetClauses<'m> {
         }
     }
 
-    /// The truth of `term` of item `k` for its perspective `j` (`at` = `(k, j)`; Tseitin: a
-    /// literal equivalent to it).
+    /// A literal for `term` of item `k` in its perspective `j` (`at` = `(k, j)`), agreeing
+    /// with it in the direction `polarity` says (Tseitin, one-sided).
     fn term(
         &mut self,
         model: &Model<'_>,
         cnf: &mut Cnf,
         encoded: &[Option<Encoded>],
         at: (usize, usize),
-        term: &Term,
+        term: &Compiled,
+        polarity: Polarity,
     ) -> Truth {
-        let children = |s: &mut Self, cnf: &mut Cnf, c: &[Term]| -> Vec<Truth> {
+        let children = |s: &mut Self, cnf: &mut Cnf, c: &[Compiled], polarity| -> Vec<Truth> {
             c.iter()
-                .map(|t| s.term(model, cnf, encoded, at, t))
+                .map(|t| s.term(model, cnf, encoded, at, t, polarity))
                 .collect()
         };
-        match &term.kind {
-            TermKind::Atom(atom) => self.atom(model, cnf, encoded, at, atom),
-            TermKind::AnyOf(c) => {
-                let truths = children(self, cnf, c);
-                or(cnf, &truths)
+        match term {
+            Compiled::Atom(id) => self.atom(model, cnf, encoded, at, *id, polarity),
+            Compiled::AnyOf(c) => {
+                let truths = children(self, cnf, c, polarity);
+                or(cnf, &truths, polarity)
             }
-            TermKind::AllOf(c) => {
-                let truths: Vec<Truth> = children(self, cnf, c).into_iter().map(not).collect();
-                not(or(cnf, &truths))
+            // all of: none of the negations
+            Compiled::AllOf(c) => {
+                let truths: Vec<Truth> = children(self, cnf, c, polarity)
+                    .into_iter()
+                    .map(not)
+                    .collect();
+                not(or(cnf, &truths, polarity.flip()))
             }
-            TermKind::NoneOf(c) => {
-                let truths = children(self, cnf, c);
-                not(or(cnf, &truths))
+            Compiled::NoneOf(c) => {
+                let truths = children(self, cnf, c, polarity.flip());
+                not(or(cnf, &truths, polarity.flip()))
             }
         }
     }
 
-    /// An atom of item `k` for its perspective `j`: true by its declarer's instances, or by
+    /// Atom `id` of item `k` for its perspective `j`: true by its declarer's instances, or by
     /// some named product's value.
     fn atom(
         &mut self,
@@ -183,44 +242,64 @@ impl<'m> FacetClauses<'m> {
         cnf: &mut Cnf,
         encoded: &[Option<Encoded>],
         (k, j): (usize, usize),
-        atom: &Atom,
+        id: usize,
+        polarity: Polarity,
     ) -> Truth {
         let Some(index) = self.index else {
             return Truth::Const(true);
         };
-        if index.atom_by_declarer(model, k, j, atom) {
+        if index.own_holds(model, k, j, id) {
             return Truth::Const(true);
         }
         let declarer = index.items[k].declarer;
-        let key = (declarer, atom_text(atom));
-        if let Some(&t) = self.atoms.get(&key) {
-            return t;
-        }
-        let id = index.atom_id(atom);
-        let mut lits = Vec::new();
-        for q in index.atom_mentions(model, atom) {
-            if q == declarer {
-                continue;
-            }
-            let Some(e) = &encoded[q] else {
-                continue; // only named products that cannot make it true are left unencoded
-            };
-            for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                if index.made_true_by(model, id, q, v) {
-                    lits.push(l);
+        let known = self.atoms.entry((declarer, id)).or_insert_with(|| {
+            let mut lits = Vec::new();
+            for &q in index.atom_candidates(model, id).iter() {
+                if q == declarer {
+                    continue;
+                }
+                let Some(e) = &encoded[q] else {
+                    continue; // only named products that cannot make it true are left unencoded
+                };
+                for (&v, &l) in e.domain.iter().zip(&e.lits) {
+                    if index.made_true_by(model, id, q, v) {
+                        lits.push(l);
+                    }
                 }
             }
-        }
-        if let (Some(missing), Atom::Capability { name, range }) = (&mut self.missing, atom) {
-            for q in model.outside_providers(name, range) {
-                let selector = *missing.entry(q).or_insert_with(|| cnf.fresh(true));
-                lits.push(!selector);
+            if let (Some(missing), Atom::Capability { name, range }) =
+                (&mut self.missing, index.atom(id))
+            {
+                for q in model.outside_providers(name, range) {
+                    let selector = *missing.entry(q).or_insert_with(|| cnf.fresh(true));
+                    lits.push(!selector);
+                }
+            }
+            let truth = match lits.as_slice() {
+                [] => Truth::Const(false),
+                [one] => Truth::Lit(*one),
+                _ => Truth::Lit(cnf.fresh(false)),
+            };
+            AtomLit {
+                truth,
+                lits,
+                implies: false,
+                implied_by: false,
+            }
+        });
+        if let Truth::Lit(t) = known.truth
+            && known.lits.len() > 1
+        {
+            let done = match polarity {
+                Polarity::Implies => &mut known.implies,
+                Polarity::ImpliedBy => &mut known.implied_by,
+            };
+            if !*done {
+                *done = true;
+                define(cnf, t, &known.lits, polarity);
             }
         }
-        let truths: Vec<Truth> = lits.into_iter().map(Truth::Lit).collect();
-        let t = or(cnf, &truths);
-        self.atoms.insert(key, t);
-        t
+        known.truth
     }
 
     /// Products to encode after an answer `values` (the whole state: encoded products at
@@ -239,7 +318,7 @@ impl<'m> FacetClauses<'m> {
         };
         let mut out = Vec::new();
         let moved = index.moved(values);
-        for p in &self.pending {
+        for p in self.pending() {
             let item = &index.items[p.item];
             if encoded[item.declarer].is_some()
                 && values[item.declarer] == item.value
@@ -295,7 +374,7 @@ fn as_today(
             None => return Truth::Const(false), // it cannot stay: it moves
         }
     }
-    not(or(cnf, &each))
+    not(or(cnf, &each, Polarity::ImpliedBy))
 }
 
 /// The literal of "tolerated item `k` is broken as today" for the repair level: implied by
@@ -336,9 +415,9 @@ fn not(t: Truth) -> Truth {
     }
 }
 
-/// A literal equivalent to the disjunction of `truths` (a constant when one is true or none
-/// is left).
-fn or(cnf: &mut Cnf, truths: &[Truth]) -> Truth {
+/// A literal for the disjunction of `truths`, agreeing with it in the direction `polarity`
+/// says (a constant when one is true or none is left).
+fn or(cnf: &mut Cnf, truths: &[Truth], polarity: Polarity) -> Truth {
     let mut lits = Vec::new();
     for &t in truths {
         match t {
@@ -352,13 +431,26 @@ fn or(cnf: &mut Cnf, truths: &[Truth]) -> Truth {
         [one] => Truth::Lit(*one),
         _ => {
             let t = cnf.fresh(false);
-            let mut clause = vec![!t];
-            clause.extend(&lits);
+            define(cnf, t, &lits, polarity);
+            Truth::Lit(t)
+        }
+    }
+}
+
+/// The clauses that make `t` agree with the disjunction of `lits` in the direction
+/// `polarity` says: `t` implies one of them, or each of them implies `t`.
+fn define(cnf: &mut Cnf, t: Lit, lits: &[Lit], polarity: Polarity) {
+    match polarity {
+        Polarity::Implies => {
+            let mut clause = Vec::with_capacity(lits.len() + 1);
+            clause.push(!t);
+            clause.extend(lits);
             cnf.add(&clause);
-            for &l in &lits {
+        }
+        Polarity::ImpliedBy => {
+            for &l in lits {
                 cnf.add(&[!l, t]);
             }
-            Truth::Lit(t)
         }
     }
 }

@@ -459,7 +459,8 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 }
             }
         }
-        self.facets.settle(self.model, &mut self.cnf, &self.encoded);
+        self.facets
+            .settle(self.model, &mut self.cnf, &self.encoded, p);
     }
 
     /// The supports between encoded `p` and `q`: for each value of either, "not it, or one of
