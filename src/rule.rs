@@ -50,11 +50,54 @@ pub struct Rule {
 
 /// A compiled rule's verdicts, by subject: a rule is judged against every other installed
 /// entity for each release that declares it, so one run asks the same question many times,
-/// and building a CEL context costs far more than looking the answer up. Found by a hash of
-/// `entity`, `product` and `version` (one flat map, nothing allocated to look up), then every
-/// field compared whole, properties too, so a verdict is only reused for an identical subject.
+/// and building a CEL context costs far more than looking the answer up. Only the variables
+/// the rule reads are part of the key ([`Reads`]): a rule over `properties` alone, the common
+/// case, has one verdict per distinct property map, however many releases and entities share
+/// it. Found by a hash of what it reads (one flat map, nothing allocated to look up), then
+/// every field it reads compared whole, so a verdict is only reused for a subject the rule
+/// cannot tell apart.
 #[derive(Default)]
-struct Verdicts(Mutex<Memo>);
+struct Verdicts {
+    reads: Reads,
+    memo: Mutex<Memo>,
+}
+
+/// Which of the four variables a rule may read. Judged from its text, conservatively: a rule
+/// whose text never spells a variable's name cannot read it (CEL has no way to name a
+/// variable other than writing it), and one that spells it anywhere, even inside a string or
+/// a longer name, is taken to read it.
+#[derive(Clone, Copy, Debug, Default)]
+struct Reads([bool; 4]);
+
+/// The variables a rule sees, in the order [`Reads`] holds them.
+const VARIABLES: [&str; 4] = ["properties", "product", "version", "entity"];
+
+impl Reads {
+    fn of(text: &str) -> Reads {
+        Reads(VARIABLES.map(|name| text.contains(name)))
+    }
+
+    /// `subject` with what the rule does not read left out.
+    fn key<'a>(self, subject: &Subject<'a>) -> Key<'a> {
+        let [properties, product, version, entity] = self.0;
+        let pick = |read: bool, text: &'a str| if read { text } else { "" };
+        Key {
+            entity: pick(entity, subject.entity),
+            product: pick(product, subject.product),
+            version: pick(version, subject.version),
+            properties: properties.then_some(subject.properties),
+        }
+    }
+}
+
+/// What a verdict depends on: the fields of a subject the rule reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+struct Key<'a> {
+    entity: &'a str,
+    product: &'a str,
+    version: &'a str,
+    properties: Option<&'a BTreeMap<String, Property>>,
+}
 
 #[derive(Default)]
 struct Memo {
@@ -63,50 +106,51 @@ struct Memo {
     by_hash: BTreeMap<u64, Vec<Remembered>>,
 }
 
-/// One remembered verdict: the subject it was given for, and what the rule gave.
+/// One remembered verdict: the fields of the subject it was given for that the rule reads,
+/// and what the rule gave.
 struct Remembered {
     entity: String,
     product: String,
     version: String,
-    properties: BTreeMap<String, Property>,
+    properties: Option<BTreeMap<String, Property>>,
     holds: bool,
 }
 
 impl Remembered {
-    fn judges(&self, subject: &Subject<'_>) -> bool {
-        self.entity == subject.entity
-            && self.product == subject.product
-            && self.version == subject.version
-            && self.properties == *subject.properties
+    fn judges(&self, key: &Key<'_>) -> bool {
+        self.entity == key.entity
+            && self.product == key.product
+            && self.version == key.version
+            && self.properties.as_ref() == key.properties
     }
 }
 
 /// The memo's key: SipHash with fixed keys, the same in every run.
-fn subject_hash(subject: &Subject<'_>) -> u64 {
+fn key_hash(key: &Key<'_>) -> u64 {
     use std::hash::{DefaultHasher, Hash, Hasher};
     let mut hasher = DefaultHasher::new();
-    (subject.entity, subject.product, subject.version).hash(&mut hasher);
+    key.hash(&mut hasher);
     hasher.finish()
 }
 
 impl Memo {
-    fn get(&self, hash: u64, subject: &Subject<'_>) -> Option<bool> {
+    fn get(&self, hash: u64, key: &Key<'_>) -> Option<bool> {
         self.by_hash
             .get(&hash)?
             .iter()
-            .find(|r| r.judges(subject))
+            .find(|r| r.judges(key))
             .map(|r| r.holds)
     }
 
-    fn insert(&mut self, hash: u64, subject: &Subject<'_>, holds: bool) {
+    fn insert(&mut self, hash: u64, key: &Key<'_>, holds: bool) {
         if self.count >= MAX_VERDICTS {
             *self = Memo::default();
         }
         self.by_hash.entry(hash).or_default().push(Remembered {
-            entity: subject.entity.to_owned(),
-            product: subject.product.to_owned(),
-            version: subject.version.to_owned(),
-            properties: subject.properties.clone(),
+            entity: key.entity.to_owned(),
+            product: key.product.to_owned(),
+            version: key.version.to_owned(),
+            properties: key.properties.cloned(),
             holds,
         });
         self.count += 1;
@@ -137,7 +181,7 @@ impl fmt::Display for Rule {
 }
 
 /// A value of a release's `properties` (SPEC 9.1: strings, numbers, booleans).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Property {
     Str(String),
     /// A number as written (`3`, `2.5`); an integer reads as a CEL `int`, else a `double`.
@@ -226,17 +270,18 @@ impl Rule {
     pub fn holds_for(&self, subject: &Subject<'_>) -> bool {
         let lock = || {
             self.verdicts
-                .0
+                .memo
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
         };
-        let hash = subject_hash(subject);
-        let known = lock().get(hash, subject);
+        let key = self.verdicts.reads.key(subject);
+        let hash = key_hash(&key);
+        let known = lock().get(hash, &key);
         if let Some(holds) = known {
             return holds;
         }
         let holds = self.evaluate(subject);
-        lock().insert(hash, subject, holds);
+        lock().insert(hash, &key, holds);
         holds
     }
 
@@ -310,7 +355,11 @@ fn compile_uncached(text: &str) -> Compiled {
              allowed"
         ));
     }
-    Ok((Arc::new(program), Arc::default()))
+    let verdicts = Verdicts {
+        reads: Reads::of(text),
+        memo: Mutex::default(),
+    };
+    Ok((Arc::new(program), Arc::new(verdicts)))
 }
 
 /// Where a node sits relative to the comprehensions around it.
@@ -556,6 +605,42 @@ mod tests {
             };
             assert_eq!(any.holds_for(&candidate), version == "5.7.1", "{version}");
         }
+    }
+
+    /// A rule keyed by what it reads: one over `properties` alone has one verdict per
+    /// property map, whatever the entity, product or version; one that spells a variable
+    /// (even only inside a string) is keyed by it too.
+    #[test]
+    fn verdicts_are_keyed_by_what_the_rule_reads() {
+        let gold: BTreeMap<String, Property> =
+            [("tier".to_owned(), Property::Str("gold".to_owned()))].into();
+        let lead: BTreeMap<String, Property> =
+            [("tier".to_owned(), Property::Str("lead".to_owned()))].into();
+        let rule = Rule::compile("properties.tier == 'gold'").unwrap();
+        let reads = rule.verdicts.reads;
+        assert_eq!(reads.0, [true, false, false, false], "{VARIABLES:?}");
+        let elsewhere = |properties| Subject {
+            entity: "db9",
+            product: "com.example:other",
+            version: "1.0.0",
+            properties,
+        };
+        assert_eq!(
+            reads.key(&subject(&gold)),
+            reads.key(&elsewhere(&gold)),
+            "same properties, same key"
+        );
+        assert_ne!(reads.key(&subject(&gold)), reads.key(&subject(&lead)));
+        assert!(rule.holds_for(&subject(&gold)) && rule.holds_for(&elsewhere(&gold)));
+        assert!(!rule.holds_for(&subject(&lead)) && !rule.holds_for(&elsewhere(&lead)));
+        let named = Rule::compile("entity == 'db1'").unwrap();
+        let reads = named.verdicts.reads;
+        assert_eq!(reads.0, [false, false, false, true], "{VARIABLES:?}");
+        assert_ne!(reads.key(&subject(&gold)), reads.key(&elsewhere(&gold)));
+        assert!(named.holds_for(&subject(&gold)) && !named.holds_for(&elsewhere(&gold)));
+        // spelt inside a string: taken as read (conservative), never shared wrongly
+        let spelt = Rule::compile("'version' == 'version'").unwrap();
+        assert_eq!(spelt.verdicts.reads.0, [false, false, true, false]);
     }
 
     #[track_caller]
