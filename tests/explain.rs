@@ -205,10 +205,18 @@ fn conflict_names(
     if Sat.solve(&model, &query).values().is_some() {
         return None;
     }
-    let conflict = Sat
-        .explain(&model, &query)
-        .expect("an infeasible question has a conflict")
-        .conflict;
+    let whole = Sat
+        .explain(&model, &query, &|_, _| true)
+        .expect("an infeasible question has a conflict");
+    // a conflict that is not the final word is the same conflict, with nothing looked for
+    // beyond it
+    let sketch = Sat
+        .explain(&model, &query, &|_, _| false)
+        .expect("an infeasible question has a conflict");
+    assert!(!whole.sketch && sketch.sketch);
+    assert_eq!(sketch.conflict, whole.conflict);
+    assert!(sketch.fixes.is_empty() && sketch.unchecked.is_empty() && sketch.beyond.is_none());
+    let conflict = whole.conflict;
     Some(
         conflict
             .causes
@@ -292,7 +300,7 @@ fn every_declaration_in_a_conflict_is_needed() {
                 deadline: None,
                 forbid: Vec::new(),
             };
-            let conflict = Sat.explain(&model, &query).unwrap().conflict;
+            let conflict = Sat.explain(&model, &query, &|_, _| true).unwrap().conflict;
             assert!(conflict.minimal);
             for cause in &conflict.causes {
                 let Cause::Declares {

@@ -109,6 +109,28 @@ pub struct Explained {
     pub unchecked: Vec<&'static str>,
     /// When no checked flag suffices: the conflict behind them, with those flags on.
     pub beyond: Option<(Vec<&'static str>, Box<Explained>)>,
+    /// True when the conflict was not [`Settled`]: nothing above was looked for.
+    pub sketch: bool,
+}
+
+/// Whether a conflict is the final word on its question, so its fixes are worth checking
+/// (they are most of a conflict search's time). A caller that reads more of the catalog
+/// for a conflict naming a product it read in part, and asks again, says no for those: only
+/// the conflict is wanted then, to learn what to read.
+pub type Settled<'a> = &'a (dyn Fn(&Model<'_>, &Conflict) -> bool + Sync);
+
+impl Conflict {
+    /// The products the conflict names, each part's own (not the products a declaration is
+    /// about), with repeats.
+    pub fn products<'m>(&'m self, model: &'m Model<'_>) -> impl Iterator<Item = &'m ProductId> {
+        self.causes.iter().map(move |c| match c {
+            Cause::Asked { product, .. }
+            | Cause::Held { product, .. }
+            | Cause::Declares { product, .. }
+            | Cause::Excluded { product, .. } => &model.vars[*product].product,
+            Cause::Missing { product } => product,
+        })
+    }
 }
 
 /// The manifest `release` of `product` and the declaration's target product (`None` for a

@@ -186,9 +186,15 @@ pub trait Engine: Sync {
     /// Why `query` has no answer: a conflict the engine proved, each part needed, with the
     /// flags that lift it checked where the engine can. `None` when it has an answer, when
     /// the deadline came first, or when this engine cannot say (the objective plays no part:
-    /// infeasible is infeasible).
-    fn explain(&self, model: &Model<'_>, query: &Query<'_>) -> Option<Explained> {
-        let _ = (model, query);
+    /// infeasible is infeasible). The fixes are only looked for when `settled` says the
+    /// conflict is the final word (else [`Explained::sketch`]).
+    fn explain(
+        &self,
+        model: &Model<'_>,
+        query: &Query<'_>,
+        settled: conflict::Settled<'_>,
+    ) -> Option<Explained> {
+        let _ = (model, query, settled);
         None
     }
 }

@@ -286,7 +286,7 @@ pub struct Context<'c> {
 /// name releases `model` knows: see [`explain_all`] for a catalog read in part.
 #[must_use]
 pub fn why(context: &Context<'_>, model: &Model<'_>, asked: &Asked) -> Option<Explanation> {
-    explain_in(context, model, asked, 2)
+    explain_in(context, model, asked, 2, &|_, _| true).map(|(e, _)| e)
 }
 
 /// How many rounds [`explain_all`] reads named products in before it reads everything.
@@ -323,15 +323,31 @@ pub fn explain_all(
     let mut wider: Option<Catalog> = None;
     let mut providers: std::collections::BTreeMap<String, Vec<ProductId>> =
         std::collections::BTreeMap::new();
+    // Answers whose fixes were not looked for (see `settled` below).
+    let mut sketches: BTreeSet<usize> = BTreeSet::new();
     for round in 0..=ROUNDS {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
-        let answers: Vec<Option<Explanation>> = pending
+        // A conflict naming a product read in part is asked again next round, with that
+        // product read whole: its fixes would be thrown away, so only the conflict is found
+        // (fix checks were about half of all `upgrades` time on the hard family with
+        // capabilities, and every question there is asked at least twice).
+        let deepens = context.reload.is_some() && round < ROUNDS;
+        let settled = |model: &Model<'_>, conflict: &super::conflict::Conflict| {
+            !deepens || conflict.products(model).all(|p| whole.contains(p))
+        };
+        let answers: Vec<Option<(Explanation, bool)>> = pending
             .par_iter()
-            .map(|&i| why(context, &model, &questions[i]))
+            .map(|&i| explain_in(context, &model, &questions[i], 2, &settled))
             .collect();
         for (&i, answer) in pending.iter().zip(answers) {
-            out[i] = answer;
+            sketches.remove(&i);
+            out[i] = answer.map(|(e, sketch)| {
+                if sketch {
+                    sketches.insert(i);
+                }
+                e
+            });
         }
         let Some(reload) = context.reload.filter(|_| round < ROUNDS) else {
             break;
@@ -378,16 +394,32 @@ pub fn explain_all(
         whole.extend(list);
         pending = again;
     }
+    // A sketch is asked again until it settles; one the rounds ended on (nothing more could
+    // be read) is asked once more, whole, on the catalog as read.
+    if !sketches.is_empty() {
+        let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
+        let model = Model::build(context.env, catalog, policy, &extra);
+        let list: Vec<usize> = sketches.into_iter().collect();
+        let answers: Vec<Option<Explanation>> = list
+            .par_iter()
+            .map(|&i| why(context, &model, &questions[i]))
+            .collect();
+        for (i, answer) in list.into_iter().zip(answers) {
+            out[i] = answer;
+        }
+    }
     out
 }
 
-/// [`why`], following at most `depth` more conflicts behind flags that do not suffice.
+/// [`why`], following at most `depth` more conflicts behind flags that do not suffice; with
+/// only the chain (and `true`) when `settled` says the conflict is not the final word.
 fn explain_in(
     context: &Context<'_>,
     model: &Model<'_>,
     asked: &Asked,
     depth: usize,
-) -> Option<Explanation> {
+    settled: super::conflict::Settled<'_>,
+) -> Option<(Explanation, bool)> {
     let baseline = model.current();
     let query = Query {
         baseline: &baseline,
@@ -397,8 +429,11 @@ fn explain_in(
         deadline: context.deadline,
         forbid: Vec::new(),
     };
-    let explained = context.engine.explain(model, &query)?;
-    Some(render(context, model, asked, &explained, &[], depth))
+    let explained = context.engine.explain(model, &query, settled)?;
+    if explained.sketch {
+        return Some((chain(model, &explained.conflict), true));
+    }
+    Some((render(context, model, asked, &explained, &[], depth), false))
 }
 
 /// The chain of `explained`, its fixes (the engine's, and the flags it left unchecked checked
@@ -449,7 +484,7 @@ fn render(
         // a flag the engine could not lift alone (--allow-install): build the model for all
         let all: Vec<&'static str> = on.iter().chain(&every).copied().collect();
         let next = relaxed(context, model.policy, &all, asked, |model, _| {
-            explain_in(context, model, asked, depth - 1)
+            explain_in(context, model, asked, depth - 1, &|_, _| true).map(|(e, _)| e)
         });
         explanation.beyond = next.map(|next| (every, Box::new(next)));
     }

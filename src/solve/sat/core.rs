@@ -25,13 +25,17 @@ use rustsat::types::Lit;
 use super::facets::FacetClauses;
 use super::{Cnf, Encoded};
 use crate::solve::Query;
-use crate::solve::conflict::{Cause, Conflict, Explained};
+use crate::solve::conflict::{Cause, Conflict, Explained, Settled};
 use crate::solve::model::{Exclusion, Model, Value};
 
-/// The conflict behind `query` with the fixes this encoding can check, or `None` when it has
-/// an answer or the deadline came first.
-pub(crate) fn explain(model: &Model<'_>, query: &Query<'_>) -> Option<Explained> {
-    Explainer::new(model, query).run()
+/// The conflict behind `query` with the fixes this encoding can check (when `settled` says
+/// it is the final word), or `None` when it has an answer or the deadline came first.
+pub(crate) fn explain(
+    model: &Model<'_>,
+    query: &Query<'_>,
+    settled: Settled<'_>,
+) -> Option<Explained> {
+    Explainer::new(model, query).run(settled)
 }
 
 /// A policy rule lifted everywhere (`None`) or for one product.
@@ -78,25 +82,40 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         }
     }
 
-    fn run(mut self) -> Option<Explained> {
+    fn run(mut self, settled: Settled<'_>) -> Option<Explained> {
         if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
             return None;
         }
         for &(p, _) in &self.query.restrict {
             self.encode(p);
         }
-        self.explain(&[], 2)
+        self.explain(&[], 2, Some(settled))
     }
 
     /// The conflict with the rules in `lifted` lifted, its fixes among the flags this
-    /// encoding can check, and, when none suffices, the next conflict (at most `depth` more).
-    fn explain(&mut self, lifted: &[Lift], depth: usize) -> Option<Explained> {
+    /// encoding can check, and, when none suffices, the next conflict (at most `depth` more);
+    /// only the conflict when `settled` says it is not the final word.
+    fn explain(
+        &mut self,
+        lifted: &[Lift],
+        depth: usize,
+        settled: Option<Settled<'_>>,
+    ) -> Option<Explained> {
         let core = self.find_core(lifted).ok()??;
         let (core, minimal) = self.minimize(core);
         let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
         let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
         causes.sort();
         let mut conflict = Conflict { causes, minimal };
+        if settled.is_some_and(|settled| !settled(self.model, &conflict)) {
+            return Some(Explained {
+                conflict,
+                fixes: Vec::new(),
+                unchecked: Vec::new(),
+                beyond: None,
+                sketch: true,
+            });
+        }
         let flags = conflict.flags();
         // --allow-install adds products to the question: the caller checks it with a model
         // built for it. The other flags only lift selectors of this encoding.
@@ -125,7 +144,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             fixes.push(checkable.clone());
         }
         let beyond = if fixes.is_empty() && !checkable.is_empty() && depth > 0 {
-            self.explain(&with(&checkable), depth - 1)
+            self.explain(&with(&checkable), depth - 1, None)
                 .map(|next| (checkable, Box::new(next)))
         } else {
             None
@@ -140,6 +159,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             fixes,
             unchecked,
             beyond,
+            sketch: false,
         })
     }
 

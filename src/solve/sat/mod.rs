@@ -67,8 +67,13 @@ impl Engine for Sat {
         Session::new(model, query).run()
     }
 
-    fn explain(&self, model: &Model<'_>, query: &Query<'_>) -> Option<Explained> {
-        core::explain(model, query)
+    fn explain(
+        &self,
+        model: &Model<'_>,
+        query: &Query<'_>,
+        settled: crate::solve::conflict::Settled<'_>,
+    ) -> Option<Explained> {
+        core::explain(model, query, settled)
     }
 }
 
