@@ -321,8 +321,7 @@ pub fn explain_all(
     let mut pending: Vec<usize> = (0..questions.len()).collect();
     let mut whole: BTreeSet<ProductId> = BTreeSet::new();
     let mut wider: Option<Catalog> = None;
-    let mut providers: std::collections::BTreeMap<String, Vec<ProductId>> =
-        std::collections::BTreeMap::new();
+    let providers = Providers::default();
     // Answers whose fixes were not looked for (see `settled` below).
     let mut sketches: BTreeSet<usize> = BTreeSet::new();
     for round in 0..=ROUNDS {
@@ -332,9 +331,11 @@ pub fn explain_all(
         // product read whole: its fixes would be thrown away, so only the conflict is found
         // (fix checks were about half of all `upgrades` time on the hard family with
         // capabilities, and every question there is asked at least twice).
-        let deepens = context.reload.is_some() && round < ROUNDS;
+        let deepens = context.reload.filter(|_| round < ROUNDS);
         let settled = |model: &Model<'_>, conflict: &super::conflict::Conflict| {
-            !deepens || conflict.products(model).all(|p| whole.contains(p))
+            deepens.is_none_or(|reload| {
+                unread(&chain(model, conflict), &whole, &providers, reload).is_empty()
+            })
         };
         let answers: Vec<Option<(Explanation, bool)>> = pending
             .par_iter()
@@ -349,34 +350,19 @@ pub fn explain_all(
                 e
             });
         }
-        let Some(reload) = context.reload.filter(|_| round < ROUNDS) else {
+        let Some(reload) = deepens else {
             break;
         };
-        // The questions whose explanations name products read in part, and those products;
-        // a capability named names its providers (one not installed may be a fix, and only
-        // a database's index knows them; an installed one's older releases may provide it
-        // in range, which a fix such as `--allow-downgrade` reaches).
         let mut fresh: BTreeSet<ProductId> = BTreeSet::new();
         let mut again: Vec<usize> = Vec::new();
         for &i in &pending {
-            let mut named = BTreeSet::new();
-            if let Some(e) = &out[i] {
-                e.named(&mut named);
-                let mut capabilities = BTreeSet::new();
-                e.capabilities(&mut capabilities);
-                for name in capabilities {
-                    named.extend(
-                        providers
-                            .entry(name)
-                            .or_insert_with_key(|name| reload.providers(name).unwrap_or_default())
-                            .iter()
-                            .cloned(),
-                    );
-                }
-            }
-            if !named.is_subset(&whole) {
+            let unread = out[i]
+                .as_ref()
+                .map(|e| unread(e, &whole, &providers, reload))
+                .unwrap_or_default();
+            if !unread.is_empty() {
                 again.push(i);
-                fresh.extend(named.difference(&whole).cloned());
+                fresh.extend(unread);
             }
         }
         if again.is_empty() {
@@ -409,6 +395,42 @@ pub fn explain_all(
         }
     }
     out
+}
+
+/// The providers of each capability an explanation named so far, as the catalog's index
+/// gives them (asked once per capability).
+type Providers = std::sync::Mutex<std::collections::BTreeMap<String, Vec<ProductId>>>;
+
+/// The products `e` names that are not read whole yet: a product the chain names, and a
+/// capability's providers (one not installed may be a fix, and only a database's index knows
+/// them; an installed one's older releases may provide it in range, which a fix such as
+/// `--allow-downgrade` reaches). An explanation naming one is asked again once it is read.
+fn unread(
+    e: &Explanation,
+    whole: &BTreeSet<ProductId>,
+    providers: &Providers,
+    reload: &Reload,
+) -> BTreeSet<ProductId> {
+    let mut named = BTreeSet::new();
+    e.named(&mut named);
+    let mut capabilities = BTreeSet::new();
+    e.capabilities(&mut capabilities);
+    if !capabilities.is_empty() {
+        let mut known = providers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        for name in capabilities {
+            named.extend(
+                known
+                    .entry(name)
+                    .or_insert_with_key(|name| reload.providers(name).unwrap_or_default())
+                    .iter()
+                    .cloned(),
+            );
+        }
+    }
+    named.retain(|p| !whole.contains(p));
+    named
 }
 
 /// [`why`], following at most `depth` more conflicts behind flags that do not suffice; with
