@@ -32,6 +32,8 @@ mod postgres;
 mod reread;
 mod rows;
 mod scope;
+#[cfg(test)]
+mod scratch;
 mod sqlite;
 #[cfg(test)]
 mod suite;

@@ -84,6 +84,7 @@ mod tests {
 
     use super::*;
     use crate::catalog::Batch;
+    use crate::catalog::scratch::Scratch;
 
     const EXAMPLES: &str = "testdata/examples/catalog";
 
@@ -91,21 +92,19 @@ mod tests {
         crate::loader::read_environment(Path::new("testdata/examples/env-valid.yml")).unwrap()
     }
 
-    fn sqlite() -> Location {
-        let db = std::env::temp_dir().join(format!("compat-reread-{}.db", std::process::id()));
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-        }
+    /// A catalog file holding the examples, living as long as the guard.
+    fn sqlite() -> (Scratch, Location) {
+        let db = Scratch::new("reread.db");
         let (files, unreadable) =
             crate::loader::read_sources_and_errors(&[PathBuf::from(EXAMPLES)]);
         let batch = Batch::check(files, unreadable).unwrap();
-        let location = Location::Sqlite(db);
+        let location = Location::Sqlite(db.path().to_owned());
         location
             .create_store()
             .unwrap()
             .import(&batch, false)
             .unwrap();
-        location
+        (db, location)
     }
 
     #[test]
@@ -117,7 +116,8 @@ mod tests {
     #[test]
     fn a_database_is_read_again_once_per_policy() {
         let env = env();
-        let reread = Reread::new(vec![sqlite()], &env, &[]).unwrap();
+        let (_db, location) = sqlite();
+        let reread = Reread::new(vec![location], &env, &[]).unwrap();
         let narrow = reread.upgrades(false, false).unwrap();
         let again = reread.upgrades(false, false).unwrap();
         assert!(Arc::ptr_eq(&narrow, &again), "read once, then kept");

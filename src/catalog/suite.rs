@@ -6,6 +6,7 @@
 use std::path::PathBuf;
 
 use super::postgres::testing;
+use super::scratch::Scratch;
 use super::{Batch, Catalog, CatalogSource, CatalogStore, Location, Scope};
 use crate::loader;
 use crate::product::ProductId;
@@ -26,13 +27,12 @@ fn batch() -> Batch {
     Batch::check(files, unreadable).unwrap()
 }
 
-/// A fresh catalog file holding the examples.
-fn imported(name: &str) -> PathBuf {
-    let db = std::env::temp_dir().join(format!("compat-suite-{}-{name}.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-    let mut store = Location::Sqlite(db.clone()).create_store().unwrap();
+/// A fresh catalog file holding the examples, removed when the guard is dropped.
+fn imported(name: &str) -> Scratch {
+    let db = Scratch::new(&format!("suite-{name}.db"));
+    let mut store = Location::Sqlite(db.path().to_owned())
+        .create_store()
+        .unwrap();
     let summary = store.import(&batch(), false).unwrap();
     assert_eq!(summary.added, 27);
     db
@@ -50,14 +50,16 @@ fn imported_postgres(name: &str) -> Option<Location> {
     Some(location)
 }
 
-/// Every backend, holding the examples, by name.
-fn backends(name: &str) -> Vec<(&'static str, Location)> {
+/// Every backend, holding the examples, by name (the catalog file lives as long as the
+/// guard).
+fn backends(name: &str) -> (Scratch, Vec<(&'static str, Location)>) {
+    let db = imported(name);
     let mut all = vec![
         ("directory", Location::Directory(PathBuf::from(EXAMPLES))),
-        ("sqlite", Location::Sqlite(imported(name))),
+        ("sqlite", Location::Sqlite(db.path().to_owned())),
     ];
     all.extend(imported_postgres(name).map(|location| ("postgres", location)));
-    all
+    (db, all)
 }
 
 /// The releases of a catalog as `product version` lines.
@@ -83,7 +85,8 @@ fn every_backend_answers_every_scope() {
         .unwrap();
     let everything = releases(&all);
     assert_eq!(everything.len(), 27);
-    for (backend, location) in backends("scopes") {
+    let (_db, all_backends) = backends("scopes");
+    for (backend, location) in all_backends {
         let source: Box<dyn CatalogSource> = location.open().unwrap();
         assert_eq!(
             releases(&source.load(&Scope::All).unwrap()),
@@ -143,7 +146,8 @@ fn every_backend_answers_every_scope() {
 #[test]
 fn every_backend_lists_and_shows_alike() {
     let mut answers = Vec::new();
-    for (backend, location) in backends("lists") {
+    let (_db, all_backends) = backends("lists");
+    for (backend, location) in all_backends {
         let store: Box<dyn CatalogStore> = location.open_store().unwrap();
         let all = store.list(None).unwrap();
         let one = store.list(Some(&id("com.example:api"))).unwrap();
@@ -190,8 +194,9 @@ fn directories_refuse_imports_and_catalog_files_take_a_batch_once() {
     let opened = directory.open_store().unwrap().import(&batch(), false);
     refused(&opened.unwrap_err());
 
+    let db = imported("imports");
     let stores =
-        std::iter::once(Location::Sqlite(imported("imports"))).chain(imported_postgres("imports"));
+        std::iter::once(Location::Sqlite(db.path().to_owned())).chain(imported_postgres("imports"));
     for store in stores {
         let again = store
             .create_store()
@@ -267,11 +272,8 @@ fn section_9_survives_an_import_and_a_read() {
         2
     );
     assert!(expected.iter().filter(|f| f.ends_with("None")).count() < 5);
-    let db = std::env::temp_dir().join(format!("compat-suite-{}-facets.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
-    let stores = std::iter::once(Location::Sqlite(db))
+    let db = Scratch::new("suite-facets.db");
+    let stores = std::iter::once(Location::Sqlite(db.path().to_owned()))
         .chain(testing::fresh("suite_facets").map(Location::Postgres));
     for location in stores {
         let summary = location
@@ -329,10 +331,8 @@ fn section_10_survives_an_import_and_a_read() {
         .unwrap();
     assert!(worker.facets.is_none());
     let dir_store = Location::Directory(INSTANCES.into()).open_store().unwrap();
-    let db = std::env::temp_dir().join(format!("compat-suite-{}-instances.db", std::process::id()));
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", db.display()));
-    }
+    let scratch = Scratch::new("suite-instances.db");
+    let db = scratch.path().to_owned();
     let stores = std::iter::once(Location::Sqlite(db.clone()))
         .chain(testing::fresh("suite_instances").map(Location::Postgres));
     for location in stores {
@@ -378,7 +378,8 @@ fn section_10_survives_an_import_and_a_read() {
 
 #[test]
 fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
-    let db = imported("schema1");
+    let scratch = imported("schema1");
+    let db = scratch.path().to_owned();
     {
         // what a catalog made before section 9 looks like
         let conn = rusqlite::Connection::open(&db).unwrap();
@@ -442,10 +443,11 @@ fn tamper(location: &Location, sqlite: &str, postgres: &str, count: &str) -> i64
     }
 }
 
-/// A fresh catalog file and, when there is a test server, a fresh PostgreSQL catalog, both
-/// holding the examples and then the capability examples.
-fn capability_stores(name: &str) -> Vec<Location> {
-    let mut out = vec![Location::Sqlite(imported(name))];
+/// A fresh catalog file (living as long as the guard) and, when there is a test server, a
+/// fresh PostgreSQL catalog, both holding the examples and then the capability examples.
+fn capability_stores(name: &str) -> (Scratch, Vec<Location>) {
+    let db = imported(name);
+    let mut out = vec![Location::Sqlite(db.path().to_owned())];
     out.extend(imported_postgres(name));
     for location in &out {
         location
@@ -454,7 +456,7 @@ fn capability_stores(name: &str) -> Vec<Location> {
             .import(&capabilities(), true)
             .unwrap();
     }
-    out
+    (db, out)
 }
 
 fn capabilities() -> Batch {
@@ -476,7 +478,8 @@ fn provider_answers(location: &Location) -> Vec<String> {
 /// cells already stored, and both ways give the same answers, the index's read through it.
 #[test]
 fn a_catalog_of_schema_2_answers_providers_before_and_after_its_index() {
-    for location in capability_stores("schema2") {
+    let (_db, stores) = capability_stores("schema2");
+    for location in stores {
         let indexed = provider_answers(&location);
         assert!(
             indexed.iter().any(|a| a.contains("mysql")),
@@ -530,7 +533,8 @@ fn a_catalog_of_schema_2_answers_providers_before_and_after_its_index() {
 #[test]
 fn providers_come_from_the_index_and_follow_replacements() {
     let sql = &section_9_questions()[0].2;
-    for location in capability_stores("index") {
+    let (_db, stores) = capability_stores("index");
+    for location in stores {
         let before = location
             .open_store()
             .unwrap()
@@ -566,12 +570,11 @@ fn providers_come_from_the_index_and_follow_replacements() {
         );
         drop(store);
         // mysql 8.0.0 replaced by a release that provides `sql-ng` instead
-        let dir = std::env::temp_dir().join(format!(
-            "compat-suite-{}-index-{}",
-            std::process::id(),
+        let scratch = Scratch::new(&format!(
+            "suite-index-{}",
             matches!(location, Location::Postgres(_))
         ));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = scratch.path().to_owned();
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(
             dir.join("mysql.yml"),
