@@ -22,11 +22,11 @@
 
 use std::fmt::Write;
 
-use super::super::capabilities::{
+use super::{NEAR, Product, SLACK, SPAN, render};
+use crate::generate::section9::{
     DESCRIPTIONS, Item, KUBERNETES, Node, rule_atom, runtime_atom, runtime_requirement,
     write_bounds, write_item,
 };
-use super::{NEAR, Product, SLACK, SPAN, render};
 use crate::generate::{Generated, Rng, Style, covers, matcher};
 
 /// Most capabilities in a catalog.
