@@ -29,7 +29,7 @@ use super::section9::{
     DEPTH, Family, Item, Plan, RUNTIME, Subject, compound, description, runtime_requirement,
     write_constraints, write_properties,
 };
-use super::{Generated, Product, Release, Rng, render};
+use super::{Generated, Product, Rng, render};
 
 /// Where the capability family's section 9 differs from the hard family's.
 const FAMILY: Family = Family {
@@ -47,28 +47,13 @@ const FAMILY: Family = Family {
     from_since: false,
 };
 
-/// One state: the items are built to hold in the installed one.
-impl Subject for Product {
-    fn group(&self) -> &str {
-        &self.group
-    }
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn releases(&self) -> &[Release] {
-        &self.releases
-    }
-    fn installed(&self) -> usize {
-        self.installed
-    }
-    fn consistent(&self) -> usize {
-        self.installed
-    }
-}
-
 /// Generates the capability family over the realistic family's `products`.
 pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
-    let plan = Plan::new(rng, products, &FAMILY);
+    // one state: the items hold at the installed release
+    let subjects = products
+        .iter()
+        .map(|p| Subject::new((&p.group, &p.name), &p.releases, (p.installed, p.installed)));
+    let plan = Plan::new(rng, subjects.collect(), &FAMILY);
     let mut generated = render(products, rng, |rng, i, k, text| {
         section9(rng, &plan, i, k, text);
     });
@@ -77,7 +62,7 @@ pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
 }
 
 /// Writes release `k` of product `i`'s section 9 lines (under `extensions:`).
-fn section9(rng: &mut Rng, plan: &Plan<Product>, i: usize, k: usize, text: &mut String) {
+fn section9(rng: &mut Rng, plan: &Plan, i: usize, k: usize, text: &mut String) {
     let product = &plan.products[i];
     plan.write_capabilities(
         rng,
@@ -112,7 +97,7 @@ fn section9(rng: &mut Rng, plan: &Plan<Product>, i: usize, k: usize, text: &mut 
 
 /// A constraint item of product `i`, a compound of depth `depth` or an atom, that holds in the
 /// installed state when `want`, and fails there otherwise.
-fn term(rng: &mut Rng, plan: &Plan<Product>, i: usize, want: bool, depth: usize) -> Item {
+fn term(rng: &mut Rng, plan: &Plan, i: usize, want: bool, depth: usize) -> Item {
     let nested = depth <= DEPTH && rng.chance(if depth == 1 { 60 } else { 25 });
     let description = description(rng, depth);
     if !nested {

@@ -5,8 +5,9 @@
 //! valid, runtime requirements, properties, and their YAML. Which releases are built to hold
 //! and what the environment declares beside `runtime:` stay in each family's own module.
 //!
-//! Invariant: each part draws its random numbers in the same order whichever family calls it,
-//! so the same seed writes the same bytes.
+//! Invariant: the order in which a part draws random numbers is part of what it writes: the
+//! same seed writes the same bytes, and a part that draws in another order changes the files
+//! of both families.
 
 use std::fmt::Write;
 
@@ -34,18 +35,36 @@ const DESCRIPTIONS: [&str; 6] = [
 /// A range's minimum and maximum, either open.
 pub(super) type Bounds = (Option<String>, Option<String>);
 
-/// What section 9 reads of a family's product: its name, its releases and the states the
-/// items built to hold hold in.
-pub(super) trait Subject {
-    fn group(&self) -> &str;
-    fn name(&self) -> &str;
-    fn releases(&self) -> &[Release];
+/// What section 9 reads of a family's product: its name, its releases, and the releases the
+/// items are built to hold at.
+pub(super) struct Subject<'a> {
+    pub(super) group: &'a str,
+    pub(super) name: &'a str,
+    pub(super) releases: &'a [Release],
     /// The index of the installed release.
-    fn installed(&self) -> usize;
+    pub(super) installed: usize,
     /// The index of the other release the items are built to hold at, at or above the
     /// installed one: the hard family's consistent release, the installed one again in a
     /// family of one state.
-    fn consistent(&self) -> usize;
+    pub(super) consistent: usize,
+}
+
+impl<'a> Subject<'a> {
+    /// `group:name` with its `releases`, the items built to hold at the `(installed,
+    /// consistent)` releases.
+    pub(super) fn new(
+        (group, name): (&'a str, &'a str),
+        releases: &'a [Release],
+        (installed, consistent): (usize, usize),
+    ) -> Self {
+        Subject {
+            group,
+            name,
+            releases,
+            installed,
+            consistent,
+        }
+    }
 }
 
 /// Where the families' section 9 differs in degree rather than in kind.
@@ -95,20 +114,20 @@ struct Requirement {
 }
 
 /// Who provides and requires what among a family's products, and the atoms built on it.
-pub(super) struct Plan<'a, P> {
-    pub(super) products: &'a [P],
+pub(super) struct Plan<'a> {
+    pub(super) products: Vec<Subject<'a>>,
     family: &'a Family,
     capabilities: Vec<Capability>,
     /// Per product: the capabilities it requires.
     requires: Vec<Vec<Requirement>>,
 }
 
-impl<'a, P: Subject> Plan<'a, P> {
+impl<'a> Plan<'a> {
     /// One capability per 20 products (at most [`CAPABILITIES`]), each provided by 1-5 products
     /// from one of their releases at or below the installed one onwards, one provider in five
     /// without a version; `family.requiring`% of products require 1-2 capabilities they do not
     /// provide (a quarter optional, some with `prefer`).
-    pub(super) fn new(rng: &mut Rng, products: &'a [P], family: &'a Family) -> Self {
+    pub(super) fn new(rng: &mut Rng, products: Vec<Subject<'a>>, family: &'a Family) -> Self {
         let count = products.len();
         let wanted = if count < 2 {
             0
@@ -126,7 +145,7 @@ impl<'a, P: Subject> Plan<'a, P> {
                     providers.push(Provider {
                         product,
                         major: (!rng.chance(20)).then(|| 1 + rng.below(3)),
-                        since: rng.below(products[product].installed() + 1),
+                        since: rng.below(products[product].installed + 1),
                     });
                 }
                 Capability {
@@ -227,8 +246,7 @@ impl<'a, P: Subject> Plan<'a, P> {
                     let _ = writeln!(
                         text,
                         "        prefer: {}:{}",
-                        preferred.group(),
-                        preferred.name()
+                        preferred.group, preferred.name
                     );
                 }
             }
@@ -243,7 +261,7 @@ impl<'a, P: Subject> Plan<'a, P> {
         let major = provider.major.unwrap_or(1);
         let target = &self.products[provider.product];
         let min = rng.chance(70).then(|| {
-            let low = target.installed().saturating_sub(rng.below(SLACK + 1));
+            let low = target.installed.saturating_sub(rng.below(SLACK + 1));
             let low = if self.family.from_since {
                 low.max(provider.since)
             } else {
@@ -257,7 +275,7 @@ impl<'a, P: Subject> Plan<'a, P> {
         } else if roll < 85 {
             Some(format!(
                 "{major}.{}.x",
-                target.consistent() + rng.below(SLACK + 1)
+                target.consistent + rng.below(SLACK + 1)
             ))
         } else {
             None
@@ -289,9 +307,9 @@ impl<'a, P: Subject> Plan<'a, P> {
             return None;
         }
         let target = &self.products[(i + 1 + rng.below(count - 1)) % count];
-        let releases = target.releases();
-        let (installed, consistent) = (target.installed(), target.consistent());
-        let mut keys = vec![("product", format!("{}:{}", target.group(), target.name()))];
+        let releases = target.releases;
+        let (installed, consistent) = (target.installed, target.consistent);
+        let mut keys = vec![("product", format!("{}:{}", target.group, target.name))];
         if want {
             let min = release_at_or_below(releases, installed.saturating_sub(rng.below(SLACK + 1)));
             if rng.chance(70) {
@@ -553,5 +571,41 @@ fn write_bounds(text: &mut String, indent: usize, min: Option<&str>, max: Option
     }
     if let Some(max) = max {
         let _ = writeln!(text, "{:indent$}maximum-version: {max}", "");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether a compound of `kind` over children of `truths` holds.
+    fn holds(kind: &str, truths: &[bool]) -> bool {
+        match kind {
+            "any-of" => truths.iter().any(|&t| t),
+            "all-of" => truths.iter().all(|&t| t),
+            "none-of" => !truths.iter().any(|&t| t),
+            _ => unreachable!("{kind}"),
+        }
+    }
+
+    #[test]
+    fn a_compound_holds_exactly_when_wanted() {
+        let mut rng = Rng(11);
+        for want in (0..300).map(|n| n % 2 == 0) {
+            let mut truths = Vec::new();
+            let item = compound(&mut rng, want, None, |_, t| {
+                truths.push(t);
+                Item {
+                    description: None,
+                    node: Node::Atom(Vec::new()),
+                }
+            });
+            let Node::Compound(kind, children) = item.node else {
+                unreachable!("a compound")
+            };
+            assert_eq!(children.len(), truths.len());
+            assert!((1..=3).contains(&truths.len()));
+            assert_eq!(holds(kind, &truths), want, "{kind} {truths:?}");
+        }
     }
 }

@@ -20,12 +20,12 @@
 //!
 //! Both states are valid by construction (a test holds them so with `validate`).
 
-use super::super::section9::{
+use super::{NEAR, Product, SPAN, render};
+use crate::generate::section9::{
     Bounds, DEPTH, Family, Item, Plan, Provider, RUNTIME, Subject, compound, description,
     runtime_requirement, write_constraints, write_properties,
 };
-use super::{NEAR, Product, SPAN, render};
-use crate::generate::{Generated, Release, Rng};
+use crate::generate::{Generated, Rng};
 
 /// Where the hard family's section 9 differs from the capability family's.
 const FAMILY: Family = Family {
@@ -37,33 +37,21 @@ const FAMILY: Family = Family {
     from_since: true,
 };
 
-/// Two states: the items near them are built to hold in the installed and the consistent one.
-impl Subject for Product {
-    fn group(&self) -> &str {
-        &self.group
-    }
-    fn name(&self) -> &str {
-        &self.name
-    }
-    fn releases(&self) -> &[Release] {
-        &self.releases
-    }
-    fn installed(&self) -> usize {
-        self.installed
-    }
-    fn consistent(&self) -> usize {
-        self.consistent
-    }
-}
-
 /// Is release `k` of `product` within [`NEAR`] of its installed or its consistent release?
-fn near(product: &Product, k: usize) -> bool {
+fn near(product: &Subject, k: usize) -> bool {
     k.abs_diff(product.installed) <= NEAR || k.abs_diff(product.consistent) <= NEAR
 }
 
 /// Generates the hard family with section 9 over the hard family's `products`.
 pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
-    let plan = Plan::new(rng, products, &FAMILY);
+    let subjects = products.iter().map(|p| {
+        Subject::new(
+            (&p.group, &p.name),
+            &p.releases,
+            (p.installed, p.consistent),
+        )
+    });
+    let plan = Plan::new(rng, subjects.collect(), &FAMILY);
     let mut generated = render(products, rng, |rng, i, k, text| {
         section9(rng, &plan, i, k, text);
     });
@@ -76,7 +64,7 @@ pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
 
 /// Writes release `k` of product `i`'s section 9 lines (under `extensions:`): near releases
 /// hold in both states, far ones are arbitrary.
-fn section9(rng: &mut Rng, plan: &Plan<Product>, i: usize, k: usize, text: &mut String) {
+fn section9(rng: &mut Rng, plan: &Plan, i: usize, k: usize, text: &mut String) {
     let product = &plan.products[i];
     let near = near(product, k);
     plan.write_capabilities(
@@ -89,7 +77,7 @@ fn section9(rng: &mut Rng, plan: &Plan<Product>, i: usize, k: usize, text: &mut 
             if near {
                 plan.around(rng, provider)
             } else {
-                arbitrary(rng, plan.products, provider)
+                arbitrary(rng, &plan.products, provider)
             }
         },
     );
@@ -105,7 +93,7 @@ fn section9(rng: &mut Rng, plan: &Plan<Product>, i: usize, k: usize, text: &mut 
 }
 
 /// An arbitrary window on `provider`'s capability versions: up to [`SPAN`] releases wide.
-fn arbitrary(rng: &mut Rng, products: &[Product], provider: &Provider) -> Bounds {
+fn arbitrary(rng: &mut Rng, products: &[Subject], provider: &Provider) -> Bounds {
     let major = provider.major.unwrap_or(1);
     let last = products[provider.product].releases.len() - 1;
     let low = rng.below(last + 1);
@@ -119,7 +107,7 @@ fn arbitrary(rng: &mut Rng, products: &[Product], provider: &Provider) -> Bounds
 /// A compound item of product `i` at depth `depth` that holds in both states when `want`, and
 /// fails in both otherwise; a quarter of its children nest (down to [`DEPTH`]), the others are
 /// atoms without a description.
-fn compound_term(rng: &mut Rng, plan: &Plan<Product>, i: usize, want: bool, depth: usize) -> Item {
+fn compound_term(rng: &mut Rng, plan: &Plan, i: usize, want: bool, depth: usize) -> Item {
     let description = description(rng, depth);
     compound(rng, want, description, |rng, t| {
         if depth < DEPTH && rng.chance(25) {
