@@ -25,223 +25,63 @@
 
 use std::fmt::Write;
 
-use super::{Generated, Product, Rng, Style, covers, matcher, release_at_or_below, render};
+use super::section9::{
+    DEPTH, Family, Item, Plan, RUNTIME, Subject, compound, description, runtime_requirement,
+    write_constraints, write_properties,
+};
+use super::{Generated, Product, Rng, render};
 
-/// Most capabilities in a catalog.
-const CAPABILITIES: usize = 50;
-/// The deepest compound nesting generated (SPEC allows 16).
-const DEPTH: usize = 3;
-/// The environment's kubernetes.
-pub(super) const KUBERNETES: &str = "1.29.4";
-/// Descriptions of constraint items, by turn.
-pub(super) const DESCRIPTIONS: [&str; 6] = [
-    "needs a cache",
-    "a supported platform",
-    "not beside retired services",
-    "a certified neighbour",
-    "storage it can talk to",
-    "the monitoring stack it reports to",
-];
-
-struct Capability {
-    name: String,
-    providers: Vec<Provider>,
-}
-
-struct Provider {
-    product: usize,
-    /// The capability version's major (`None`: provided without a version).
-    major: Option<usize>,
-    /// The first release index that provides it (at or below the installed one).
-    since: usize,
-}
-
-struct Requirement {
-    capability: usize,
-    optional: bool,
-    prefer: Option<usize>,
-    /// The versioned provider whose installed version the ranges hold.
-    anchor: Option<usize>,
-}
-
-/// Who provides and requires what.
-struct Plan {
-    capabilities: Vec<Capability>,
-    /// Per product: the capabilities (indices) it requires.
-    requires: Vec<Vec<Requirement>>,
-}
-
-impl Plan {
-    fn new(rng: &mut Rng, products: &[Product]) -> Plan {
-        let count = products.len();
-        let wanted = if count < 2 {
-            0
+/// Where the capability family's section 9 differs from the hard family's.
+const FAMILY: Family = Family {
+    capability: |c| {
+        if c % 2 == 0 {
+            format!("gen.io/v1/kind{c:02}")
         } else {
-            (count / 20).clamp(1, CAPABILITIES)
-        };
-        let capabilities: Vec<Capability> = (0..wanted)
-            .map(|c| {
-                let name = if c % 2 == 0 {
-                    format!("gen.io/v1/kind{c:02}")
-                } else {
-                    format!("cap-{c:02}")
-                };
-                let mut providers: Vec<Provider> = Vec::new();
-                for _ in 0..=rng.below(5) {
-                    let product = rng.below(count);
-                    if providers.iter().any(|p| p.product == product) {
-                        continue;
-                    }
-                    let major = (!rng.chance(20)).then(|| 1 + rng.below(3));
-                    let since = rng.below(products[product].installed + 1);
-                    providers.push(Provider {
-                        product,
-                        major,
-                        since,
-                    });
-                }
-                Capability { name, providers }
-            })
-            .collect();
-        let requires = (0..count)
-            .map(|i| {
-                let mut out: Vec<Requirement> = Vec::new();
-                if capabilities.is_empty() || !rng.chance(12) {
-                    return out;
-                }
-                for _ in 0..=rng.below(2) {
-                    let c = rng.below(capabilities.len());
-                    let providers = &capabilities[c].providers;
-                    // A release that requires what it provides itself is invalid.
-                    if providers.iter().any(|p| p.product == i)
-                        || out.iter().any(|r| r.capability == c)
-                    {
-                        continue;
-                    }
-                    let versioned: Vec<usize> = (0..providers.len())
-                        .filter(|&p| providers[p].major.is_some())
-                        .collect();
-                    out.push(Requirement {
-                        capability: c,
-                        optional: rng.chance(25),
-                        prefer: rng
-                            .chance(30)
-                            .then(|| providers[rng.below(providers.len())].product),
-                        anchor: (!versioned.is_empty() && rng.chance(75))
-                            .then(|| versioned[rng.below(versioned.len())]),
-                    });
-                }
-                out
-            })
-            .collect();
-        Plan {
-            capabilities,
-            requires,
+            format!("cap-{c:02}")
         }
-    }
-}
-
-/// A constraint item: an atom's keys and values, or a compound of items.
-pub(super) enum Node {
-    Atom(Vec<(&'static str, String)>),
-    Compound(&'static str, Vec<Item>),
-}
-
-pub(super) struct Item {
-    pub(super) description: Option<&'static str>,
-    pub(super) node: Node,
-}
+    },
+    retired: "gen.retired",
+    requiring: 12,
+    anchored: 75,
+    rules: 4,
+    from_since: false,
+};
 
 /// Generates the capability family over the realistic family's `products`.
 pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
-    let plan = Plan::new(rng, products);
+    // one state: the items hold at the installed release
+    let subjects = products
+        .iter()
+        .map(|p| Subject::new((&p.group, &p.name), &p.releases, (p.installed, p.installed)));
+    let plan = Plan::new(rng, subjects.collect(), &FAMILY);
     let mut generated = render(products, rng, |rng, i, k, text| {
-        section9(rng, products, &plan, i, k, text);
+        section9(rng, &plan, i, k, text);
     });
     environment(rng, products, &mut generated.environment);
     generated
 }
 
 /// Writes release `k` of product `i`'s section 9 lines (under `extensions:`).
-fn section9(
-    rng: &mut Rng,
-    products: &[Product],
-    plan: &Plan,
-    i: usize,
-    k: usize,
-    text: &mut String,
-) {
-    let product = &products[i];
-    let provides: Vec<(&str, Option<String>)> = plan
-        .capabilities
-        .iter()
-        .flat_map(|c| c.providers.iter().map(move |p| (c, p)))
-        .filter(|(_, p)| p.product == i && k >= p.since)
-        .map(|(c, p)| (c.name.as_str(), p.major.map(|m| format!("{m}.{k}.0"))))
-        .collect();
-    let requires = &plan.requires[i];
-    if !provides.is_empty() || !requires.is_empty() {
-        text.push_str("  capabilities:\n");
-    }
-    if !provides.is_empty() {
-        text.push_str("    provides:\n");
-        for (name, version) in provides {
-            let _ = writeln!(text, "      - name: {name}");
-            if let Some(version) = version {
-                let _ = writeln!(text, "        version: {version}");
-            }
-        }
-    }
-    if !requires.is_empty() {
-        text.push_str("    requires:\n");
-        for r in requires {
-            let capability = &plan.capabilities[r.capability];
-            let _ = writeln!(text, "      - name: {}", capability.name);
-            if let Some(anchor) = r.anchor {
-                let (min, max) = around(rng, products, &capability.providers[anchor]);
-                write_bounds(text, 8, min.as_deref(), max.as_deref());
-            }
-            if r.optional {
-                text.push_str("        optional: true\n");
-            }
-            if let Some(p) = r.prefer {
-                let _ = writeln!(
-                    text,
-                    "        prefer: {}:{}",
-                    products[p].group, products[p].name
-                );
-            }
-        }
-    }
+fn section9(rng: &mut Rng, plan: &Plan, i: usize, k: usize, text: &mut String) {
+    let product = &plan.products[i];
+    plan.write_capabilities(
+        rng,
+        (i, k),
+        text,
+        |_| true,
+        |rng, provider| plan.around(rng, provider),
+    );
     if rng.chance(20) {
-        text.push_str("  constraints:\n");
-        for _ in 0..=rng.below(2) {
-            let item = term(rng, products, plan, i, true, 1);
-            write_item(text, 4, &item);
-        }
+        let items: Vec<Item> = (0..=rng.below(2))
+            .map(|_| term(rng, plan, i, true, 1))
+            .collect();
+        write_constraints(text, &items);
     }
     if rng.chance(5) {
         runtime_requirement(rng, k > product.installed, text);
     }
     let deprecated = k < product.installed && rng.chance(4);
-    let tier = match i % 5 {
-        0 => Some(("gold", Some(true))),
-        1 => Some(("bronze", Some(false))),
-        2 => Some(("silver", None)),
-        _ => None,
-    };
-    if tier.is_some() || deprecated {
-        text.push_str("  properties:\n");
-        if let Some((tier, certified)) = tier {
-            let _ = writeln!(text, "    tier: {tier}");
-            if let Some(certified) = certified {
-                let _ = writeln!(text, "    certified: {certified}");
-            }
-        }
-        if deprecated {
-            text.push_str("    retired: true\n");
-        }
-    }
+    write_properties(text, i, deprecated);
     if deprecated {
         if rng.chance(50) {
             text.push_str("  deprecated: true\n");
@@ -255,295 +95,28 @@ fn section9(
     }
 }
 
-/// One `runtime-requirements` entry; for a release `newer` than the installed one it may need
-/// a newer kubernetes than the environment's.
-pub(super) fn runtime_requirement(rng: &mut Rng, newer: bool, text: &mut String) {
-    text.push_str("  runtime-requirements:\n");
-    let (name, min, max) = if rng.chance(5) {
-        ("istio", Some("1.20.0".to_owned()), None)
-    } else if rng.chance(20) {
-        (
-            "containerd",
-            Some(format!("1.{}.0", 5 + rng.below(3))),
-            None,
-        )
-    } else if newer && rng.chance(25) {
-        // A newer release that needs a newer platform than the environment's.
-        (
-            "kubernetes",
-            Some(format!("1.{}.0", 30 + rng.below(2))),
-            None,
-        )
-    } else {
-        let (min, max) = kubernetes(rng);
-        ("kubernetes", min, max)
-    };
-    let _ = writeln!(text, "    - name: {name}");
-    write_bounds(text, 6, min.as_deref(), max.as_deref());
-}
-
-/// A range holding `provider`'s installed capability version `M.k.0`: a minimum a few releases
-/// below, a maximum `M.x.x` or `M.n.x` a few above; either side may be open.
-fn around(
-    rng: &mut Rng,
-    products: &[Product],
-    provider: &Provider,
-) -> (Option<String>, Option<String>) {
-    let major = provider.major.unwrap_or(1);
-    let installed = products[provider.product].installed;
-    let min = rng
-        .chance(70)
-        .then(|| format!("{major}.{}.0", installed.saturating_sub(rng.below(4))));
-    let roll = rng.below(100);
-    let max = if roll < 50 {
-        Some(format!("{major}.x.x"))
-    } else if roll < 85 {
-        Some(format!("{major}.{}.x", installed + rng.below(4)))
-    } else {
-        None
-    };
-    (min, max)
-}
-
-/// Bounds holding the environment's kubernetes.
-pub(super) fn kubernetes(rng: &mut Rng) -> (Option<String>, Option<String>) {
-    let min = rng.chance(80).then(|| format!("1.{}.0", 24 + rng.below(6)));
-    let max = rng.chance(60).then(|| format!("1.{}.x", 29 + rng.below(3)));
-    (min, max)
-}
-
-/// A constraint item of depth `depth` (if a compound) that holds in the installed state when
-/// `want`, and fails there otherwise.
-fn term(
-    rng: &mut Rng,
-    products: &[Product],
-    plan: &Plan,
-    i: usize,
-    want: bool,
-    depth: usize,
-) -> Item {
-    let compound = depth <= DEPTH && rng.chance(if depth == 1 { 60 } else { 25 });
-    let description = rng
-        .chance(if depth == 1 { 50 } else { 10 })
-        .then(|| DESCRIPTIONS[rng.below(DESCRIPTIONS.len())]);
-    if !compound {
+/// A constraint item of product `i`, a compound of depth `depth` or an atom, that holds in the
+/// installed state when `want`, and fails there otherwise.
+fn term(rng: &mut Rng, plan: &Plan, i: usize, want: bool, depth: usize) -> Item {
+    let nested = depth <= DEPTH && rng.chance(if depth == 1 { 60 } else { 25 });
+    let description = description(rng, depth);
+    if !nested {
         return Item {
             description,
-            node: atom(rng, products, plan, i, want),
+            node: plan.atom(rng, i, want),
         };
     }
-    let n = 1 + rng.below(3);
-    let mut truths: Vec<bool> = (0..n).map(|_| rng.chance(50)).collect();
-    let kind = match (rng.below(3), want) {
-        (0, true) => {
-            truths[rng.below(n)] = true;
-            "any-of"
-        }
-        (0, false) => {
-            truths.fill(false);
-            "any-of"
-        }
-        (1, true) => {
-            truths.fill(true);
-            "all-of"
-        }
-        (1, false) => {
-            truths[rng.below(n)] = false;
-            "all-of"
-        }
-        (_, true) => {
-            truths.fill(false);
-            "none-of"
-        }
-        (_, false) => {
-            truths[rng.below(n)] = true;
-            "none-of"
-        }
-    };
-    let children = truths
-        .into_iter()
-        .map(|t| term(rng, products, plan, i, t, depth + 1))
-        .collect();
-    Item {
-        description,
-        node: Node::Compound(kind, children),
-    }
-}
-
-/// An atom that holds in the installed state when `want`, and fails there otherwise.
-fn atom(rng: &mut Rng, products: &[Product], plan: &Plan, i: usize, want: bool) -> Node {
-    let roll = rng.below(100);
-    let node = if roll < 40 {
-        product_atom(rng, products, i, want)
-    } else if roll < 75 {
-        capability_atom(rng, products, plan, i, want)
-    } else if roll < 96 {
-        None
-    } else {
-        rule_atom(rng, products.len(), want)
-    };
-    node.unwrap_or_else(|| runtime_atom(rng, want))
-}
-
-fn product_atom(rng: &mut Rng, products: &[Product], i: usize, want: bool) -> Option<Node> {
-    let count = products.len();
-    if count < 2 {
-        return None;
-    }
-    let target = &products[(i + 1 + rng.below(count - 1)) % count];
-    let releases = &target.releases;
-    let installed = target.installed;
-    let mut keys = vec![("product", format!("{}:{}", target.group, target.name))];
-    if want {
-        let min = release_at_or_below(releases, installed.saturating_sub(rng.below(4)));
-        if rng.chance(70) {
-            keys.push(("minimum-version", releases[min].text.clone()));
-        }
-        if rng.chance(70) {
-            let high = (installed + rng.below(4)).min(releases.len() - 1);
-            let style = if rng.chance(50) {
-                Style::Major
-            } else {
-                Style::Minor
-            };
-            let mut bound = matcher(&releases[high], style);
-            if !covers(&releases[min], &bound, &releases[installed]) {
-                bound = matcher(&releases[installed], Style::Major);
-            }
-            keys.push(("maximum-version", bound));
-        }
-    } else if let Some(newer) = (installed + 1..releases.len())
-        .rev()
-        .find(|&k| releases[k].plain && releases[k].core > releases[installed].core)
-    {
-        keys.push(("minimum-version", releases[newer].text.clone()));
-    } else if installed > 0 {
-        // The first release is plain and older than every later plain release.
-        keys.push(("maximum-version", matcher(&releases[0], Style::Exact)));
-    } else {
-        return None;
-    }
-    Some(Node::Atom(keys))
-}
-
-fn capability_atom(
-    rng: &mut Rng,
-    products: &[Product],
-    plan: &Plan,
-    i: usize,
-    want: bool,
-) -> Option<Node> {
-    if plan.capabilities.is_empty() {
-        return None;
-    }
-    let capability = &plan.capabilities[rng.below(plan.capabilities.len())];
-    let mut keys = Vec::new();
-    if want {
-        // Another entity must provide it: a provider other than the declaring product.
-        let others: Vec<&Provider> = capability
-            .providers
-            .iter()
-            .filter(|p| p.product != i)
-            .collect();
-        if others.is_empty() {
-            return None;
-        }
-        keys.push(("capability", capability.name.clone()));
-        let provider = others[rng.below(others.len())];
-        if provider.major.is_some() && rng.chance(60) {
-            let (min, max) = around(rng, products, provider);
-            keys.extend(min.map(|v| ("minimum-version", v)));
-            keys.extend(max.map(|v| ("maximum-version", v)));
-        }
-    } else if rng.chance(50) {
-        keys.push((
-            "capability",
-            format!("gen.retired/kind{:02}", rng.below(10)),
-        ));
-    } else {
-        // Every provided version has a major of 3 at most.
-        keys.push(("capability", capability.name.clone()));
-        keys.push(("minimum-version", "9.0.0".to_owned()));
-    }
-    Some(Node::Atom(keys))
-}
-
-pub(super) fn runtime_atom(rng: &mut Rng, want: bool) -> Node {
-    let mut keys = Vec::new();
-    if want {
-        keys.push(("runtime", "kubernetes".to_owned()));
-        let (min, max) = kubernetes(rng);
-        keys.extend(min.map(|v| ("minimum-version", v)));
-        keys.extend(max.map(|v| ("maximum-version", v)));
-    } else if rng.chance(50) {
-        keys.push(("runtime", "openshift".to_owned()));
-    } else {
-        keys.push(("runtime", "kubernetes".to_owned()));
-        keys.push(("minimum-version", format!("1.{}.0", 30 + rng.below(3))));
-    }
-    Node::Atom(keys)
-}
-
-/// A CEL rule over the other installed entities' properties (products `i % 5 == 0` are gold
-/// and certified, so with six products or more some other entity is).
-pub(super) fn rule_atom(rng: &mut Rng, count: usize, want: bool) -> Option<Node> {
-    if count < 6 {
-        return None;
-    }
-    let rule = match (want, rng.chance(50)) {
-        (true, true) => "has(properties.tier) && properties.tier == 'gold'",
-        (true, false) => "has(properties.certified) && properties.certified",
-        (false, true) => "has(properties.tier) && properties.tier == 'platinum'",
-        (false, false) => "has(properties.retired) && properties.retired",
-    };
-    Some(Node::Atom(vec![("rule", format!("\"{rule}\""))]))
-}
-
-/// Writes `- item` at `indent` columns.
-pub(super) fn write_item(text: &mut String, indent: usize, item: &Item) {
-    let mut first = true;
-    let mut key = |text: &mut String, key: &str, value: &str| {
-        let lead = if first { "- " } else { "  " };
-        first = false;
-        let space = if value.is_empty() { "" } else { " " };
-        let _ = writeln!(text, "{:indent$}{lead}{key}:{space}{value}", "");
-    };
-    if let Some(description) = item.description {
-        key(text, "description", &format!("\"{description}\""));
-    }
-    match &item.node {
-        Node::Atom(keys) => {
-            for (k, v) in keys {
-                key(text, k, v);
-            }
-        }
-        Node::Compound(kind, children) => {
-            key(text, kind, "");
-            for child in children {
-                write_item(text, indent + 4, child);
-            }
-        }
-    }
-}
-
-/// `min`/`max` bounds at `indent` columns.
-pub(super) fn write_bounds(text: &mut String, indent: usize, min: Option<&str>, max: Option<&str>) {
-    if let Some(min) = min {
-        let _ = writeln!(text, "{:indent$}minimum-version: {min}", "");
-    }
-    if let Some(max) = max {
-        let _ = writeln!(text, "{:indent$}maximum-version: {max}", "");
-    }
+    compound(rng, want, description, |rng, t| {
+        term(rng, plan, i, t, depth + 1)
+    })
 }
 
 /// Appends `runtime:` and `policy:` to the environment: a pin and a CVE exclusion, each on a
 /// product with a newer plain release than its installed one, and the rule excluding retired
 /// releases.
 fn environment(rng: &mut Rng, products: &[Product], environment: &mut String) {
-    let _ = write!(
-        environment,
-        "runtime:\n  kubernetes: {KUBERNETES}\n  containerd: 1.7.2\npolicy:\n"
-    );
+    environment.push_str(RUNTIME);
+    environment.push_str("policy:\n");
     let newer = |p: &Product| {
         (p.installed + 1..p.releases.len())
             .rev()

@@ -517,6 +517,8 @@ mod hard;
 mod capabilities;
 /// The instance family ([`Shape::Instances`]).
 mod instances;
+/// Section 9 as both capability families build it.
+mod section9;
 /// The tenant family: section 10 at scale, thousands of namespaces.
 mod tenants;
 pub use tenants::tenants;
