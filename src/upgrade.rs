@@ -30,6 +30,7 @@ use crate::finding::Finding;
 use crate::plan::model::{Exclusion, Model, Policy, Value, Violation};
 use crate::plan::{Counter, ProgressSink};
 use crate::product::ProductId;
+use crate::solve::cycles::Learnt;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
 use crate::solve::{Engine, Fewest, Moves, Query, Unproven};
 use crate::version::Version;
@@ -238,6 +239,12 @@ impl<'a> Whole<'a> {
             .into_iter()
             .cloned()
             .collect()
+    }
+
+    /// Whether today's environment has a data cycle (then `requires` learns none: SPEC 10's
+    /// cycle is there whatever moves, and it is not this row's to judge).
+    fn cycles_today(&self) -> bool {
+        self.today.iter().flatten().any(|f| f.code == crate::finding::Code::DataCycle)
     }
 
     /// [`Whole::added`] for `p` moved to `value` alone.
@@ -466,7 +473,10 @@ fn examine(
         deadline,
         forbid: Vec::new(),
     };
-    let outcome = engine.solve(model, &query);
+    // a state that closes a data cycle is no answer: the cycle is learnt and the search goes
+    // on, as a plan's does (`solve::cycles`); what is left is judged on the answer below
+    let learnt = Learnt::new(model, whole.cycles_today());
+    let outcome = learnt.solve(engine, model, current, query);
     // the search may reach anything connected to `p`
     if placement.is_empty() && model.doubt_reaches(p) {
         placement.push(Unproven::Placement);

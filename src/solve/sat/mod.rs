@@ -399,10 +399,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     fn forbid(&mut self) {
         let query = self.query;
         for nogood in &query.forbid {
-            for &(p, _) in nogood {
+            for &(p, _) in &nogood.values {
                 self.encode(p);
             }
             let clause: Option<Vec<Lit>> = nogood
+                .values
                 .iter()
                 .map(|&(p, v)| Some(!self.lit(p, v)?))
                 .collect();
