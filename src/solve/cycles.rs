@@ -26,7 +26,7 @@
 //!   ([`crate::solve::conflict::Cause::Cycle`]), so a target blocked by a cycle is explained
 //!   by it, in the words kept with it.
 
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 
 use crate::instance::Requirement;
@@ -49,6 +49,9 @@ pub struct Nogood {
 pub struct Learnt {
     nogoods: RefCell<Vec<Nogood>>,
     active: bool,
+    /// Whether today's environment has a data cycle: given, or judged from the model when an
+    /// answer first asks.
+    today: OnceCell<bool>,
 }
 
 impl Learnt {
@@ -58,23 +61,28 @@ impl Learnt {
     pub fn new(model: &Model<'_>, cycles_today: bool) -> Self {
         Learnt {
             nogoods: RefCell::new(Vec::new()),
-            active: model.wiring_in_use() && !model.policy.allow_install && !cycles_today,
+            active: model.wiring_in_use() && !model.policy.allow_install,
+            today: OnceCell::from(cycles_today),
         }
     }
 
-    /// [`Learnt::new`] judging today's cycles from the model itself (the state every product
-    /// keeps), where no validation of today is at hand.
+    /// [`Learnt::new`] where no validation of today is at hand: today's cycles are judged
+    /// from the model (the state where every product keeps its entities), once, when an
+    /// answer first moves a product at risk.
     #[must_use]
     pub fn judging_today(model: &Model<'_>) -> Self {
-        let active = model.wiring_in_use() && !model.policy.allow_install;
-        let today = active && !nogoods(model, &model.current()).is_empty();
-        Learnt::new(model, today)
+        Learnt {
+            nogoods: RefCell::new(Vec::new()),
+            active: model.wiring_in_use() && !model.policy.allow_install,
+            today: OnceCell::new(),
+        }
     }
 
-    /// Whether anything can be learnt here.
+    /// Whether anything can be learnt here (data is wired, nothing may be installed, and
+    /// today has no data cycle, as far as known).
     #[must_use]
     pub fn active(&self) -> bool {
-        self.active
+        self.active && self.today.get() != Some(&true)
     }
 
     /// The nogoods learnt so far, for the next question.
@@ -88,7 +96,12 @@ impl Learnt {
     pub fn learn(&self, model: &Model<'_>, current: &[Value], values: &[Value]) -> bool {
         let moved_at_risk =
             (0..values.len()).any(|p| values[p] != current[p] && model.wiring_risk(p));
-        if !self.active || !moved_at_risk {
+        if !self.active
+            || !moved_at_risk
+            || *self
+                .today
+                .get_or_init(|| !nogoods(model, &model.current()).is_empty())
+        {
             return false;
         }
         let learnt = nogoods(model, values);
@@ -239,4 +252,164 @@ fn providing(model: &Model<'_>, name: &str) -> Vec<usize> {
                 .any(|m| m.facets.is_some() && m.facets().provides.iter().any(|c| c.name == name))
         })
         .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::fmt::Write;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::environment::{self, Environment};
+    use crate::solve::explain::{Context, Kind, Pick};
+    use crate::solve::model::Policy;
+    use crate::solve::{Fewest, sat::Sat};
+
+    /// Two stages: `d:ingest` 1.0.0 reads nothing, 2.0.0 reads `d:report`'s summary; each
+    /// `d:report` release of `reports` reads ingest's records when its flag says so. Today
+    /// both run 1.0.0.
+    pub(crate) fn pipeline(reports: &[(&str, bool)]) -> (Environment, Catalog) {
+        let mut text = String::from(
+            "manifest-version: '1.0'\nproduct-group: d\nproduct-name: ingest\n\
+             product-version: 1.0.0\nextensions:\n  outputs: [records]\n---\n\
+             manifest-version: '1.0'\nproduct-group: d\nproduct-name: ingest\n\
+             product-version: 2.0.0\nextensions:\n  product-dependencies:\n    - \
+             {product-group: d, product-name: report, minimum-version: 1.0.0, \
+             maximum-version: 2.x.x, optional: true}\n  outputs: [records]\n  inputs:\n    - \
+             {name: hints, from: 'd:report', output: summary, optional: true}\n",
+        );
+        for (version, reads) in reports {
+            let _ = write!(
+                text,
+                "---\nmanifest-version: '1.0'\nproduct-group: d\nproduct-name: report\n\
+                 product-version: {version}\nextensions:\n  product-dependencies:\n    - \
+                 {{product-group: d, product-name: ingest, minimum-version: 1.0.0, \
+                 maximum-version: 2.x.x, optional: true}}\n  outputs: [summary]\n"
+            );
+            if *reads {
+                text.push_str(
+                    "  inputs:\n    - {name: records, from: 'd:ingest', output: records, \
+                     optional: true}\n",
+                );
+            }
+        }
+        let manifests = crate::manifest::parse(&text, &Arc::from("c.yml")).unwrap();
+        let env = environment::parse(
+            "entities:\n  - {name: ingest, product: 'd:ingest', version: 1.0.0}\n  \
+             - {name: report, product: 'd:report', version: 1.0.0}\n",
+            &Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        (env, Catalog::from_manifests(manifests).unwrap())
+    }
+
+    /// ingest 2.0.0 asked for, the fewest changes.
+    fn ingest_2(current: &[Value]) -> Query<'_> {
+        Query {
+            baseline: current,
+            restrict: vec![(0, vec![Value::Release(1)])],
+            frozen: 0,
+            objective: Some(Fewest::default()),
+            deadline: None,
+            forbid: Vec::new(),
+        }
+    }
+
+    const CYCLE: &str = "ingest, report would feed data into one another in a cycle, so none of \
+                         them could be installed first";
+
+    /// The fewest changes would keep report 1.0.0, which closes a cycle with ingest 2.0.0:
+    /// learnt, the answer moves report to 2.0.0, which reads nothing back.
+    #[test]
+    fn an_answer_that_closes_a_cycle_is_learnt_and_the_next_one_taken() {
+        let (env, catalog) = pipeline(&[("1.0.0", true), ("2.0.0", false)]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let current = model.current();
+        assert_eq!(
+            Sat.solve(&model, &ingest_2(&current)),
+            Outcome::Found(vec![Value::Release(1), Value::Keep])
+        );
+        let learnt = Learnt::new(&model, false);
+        assert_eq!(
+            learnt.solve(&Sat, &model, &current, ingest_2(&current)),
+            Outcome::Found(vec![Value::Release(1), Value::Release(1)])
+        );
+        assert_eq!(learnt.said(), [CYCLE]);
+        let reasons: Vec<String> = learnt.forbid().into_iter().map(|n| n.reason).collect();
+        assert_eq!(
+            reasons,
+            [format!(
+                "d:ingest 2.0.0 with d:report 1.0.0 closes a data cycle: {CYCLE}"
+            )]
+        );
+    }
+
+    /// Every report release reads ingest's records: every state with ingest 2.0.0 closes a
+    /// cycle, so the question is infeasible (proven), and the explanation names the cycles.
+    #[test]
+    fn a_target_blocked_by_cycles_alone_is_infeasible_and_explained_by_them() {
+        let (env, catalog) = pipeline(&[("1.0.0", true), ("1.1.0", true)]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let current = model.current();
+        let learnt = Learnt::judging_today(&model);
+        assert!(learnt.active());
+        assert_eq!(
+            learnt.solve(&Sat, &model, &current, ingest_2(&current)),
+            Outcome::Infeasible
+        );
+        assert_eq!(learnt.forbid().len(), 2);
+        let context = Context {
+            env: &env,
+            catalog: &catalog,
+            engine: &Sat,
+            deadline: None,
+            reload: None,
+        };
+        let version = crate::version::Version::parse("2.0.0").unwrap();
+        let asked = vec![(model.vars[0].product.clone(), vec![Pick::Version(version)])];
+        let why = crate::solve::explain::why(&context, &model, &asked).unwrap();
+        let links: Vec<(Kind, &str)> = why
+            .chain
+            .iter()
+            .map(|l| (l.kind, l.text.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                (Kind::Asked, "asked for: d:ingest 2.0.0"),
+                (
+                    Kind::Cycle,
+                    &*format!("d:ingest 2.0.0 with d:report 1.0.0 closes a data cycle: {CYCLE}")
+                ),
+                (
+                    Kind::Cycle,
+                    &*format!("d:ingest 2.0.0 with d:report 1.1.0 closes a data cycle: {CYCLE}")
+                ),
+            ]
+        );
+        assert!(why.fixes.is_empty() && why.minimal);
+    }
+
+    /// Nothing is learnt where today has a data cycle already, or where installing is
+    /// allowed (created entities change the edges): the answer is judged as a whole there.
+    #[test]
+    fn nothing_is_learnt_over_a_cycle_today_or_with_installs() {
+        let (env, catalog) = pipeline(&[("1.0.0", true), ("2.0.0", false)]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let current = model.current();
+        let today = Learnt::new(&model, true);
+        assert!(!today.active());
+        assert_eq!(
+            today.solve(&Sat, &model, &current, ingest_2(&current)),
+            Outcome::Found(vec![Value::Release(1), Value::Keep])
+        );
+        let policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let installing = Model::build(&env, &catalog, policy, &[]);
+        assert!(!Learnt::judging_today(&installing).active());
+    }
 }
