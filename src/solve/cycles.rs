@@ -55,13 +55,14 @@ pub struct Learnt {
 }
 
 impl Learnt {
-    /// Learning for `model`, unless nothing wires data, installing is allowed, or today's
-    /// environment has a data cycle already (`cycles_today`).
+    /// Learning for `model`, unless no move can close a data cycle (no product is at
+    /// [`crate::solve::wired::Risk`]), installing is allowed, or today's environment has a
+    /// data cycle already (`cycles_today`).
     #[must_use]
     pub fn new(model: &Model<'_>, cycles_today: bool) -> Self {
         Learnt {
             nogoods: RefCell::new(Vec::new()),
-            active: model.wiring_in_use() && !model.policy.allow_install,
+            active: model.wiring_at_risk() && !model.policy.allow_install,
             today: OnceCell::from(cycles_today),
         }
     }
@@ -73,13 +74,13 @@ impl Learnt {
     pub fn judging_today(model: &Model<'_>) -> Self {
         Learnt {
             nogoods: RefCell::new(Vec::new()),
-            active: model.wiring_in_use() && !model.policy.allow_install,
+            active: model.wiring_at_risk() && !model.policy.allow_install,
             today: OnceCell::new(),
         }
     }
 
-    /// Whether anything can be learnt here (data is wired, nothing may be installed, and
-    /// today has no data cycle, as far as known).
+    /// Whether anything can be learnt here (a move can close a data cycle, nothing may be
+    /// installed, and today has no data cycle, as far as known).
     #[must_use]
     pub fn active(&self) -> bool {
         self.active && self.today.get() != Some(&true)

@@ -422,6 +422,17 @@ impl Model<'_> {
     pub fn wiring_in_use(&self) -> bool {
         self.memo.wiring.get_or_init(|| Risk::build(self)).wired
     }
+
+    /// Whether a move of any product may change a data wiring finding the model does not
+    /// judge pair by pair (some product is at [`Risk`]).
+    #[must_use]
+    pub fn wiring_at_risk(&self) -> bool {
+        self.memo
+            .wiring
+            .get_or_init(|| Risk::build(self))
+            .products
+            .contains(&true)
+    }
 }
 
 /// Section 10's data wiring in the rolling steps, where entities of one product may run two

@@ -413,6 +413,9 @@ fn explain_in(
         query.forbid = learnt.forbid();
     }
     let explained = context.engine.explain(model, &query)?;
+    // where no cycle was learnt, the question's conflict has none, and fixes are checked as
+    // they always were
+    let cycles = !query.forbid.is_empty();
     Some(render(
         context,
         model,
@@ -420,15 +423,15 @@ fn explain_in(
         &explained,
         &[],
         depth,
-        learnt.active(),
+        cycles,
     ))
 }
 
 /// The chain of `explained`, its fixes (the engine's, and the flags it left unchecked checked
 /// here on a model built for them), and what lies beyond flags that do not suffice. `on`:
-/// the flags already lifted inside the engine for this conflict. `cycles`: data cycles are
-/// learnt (`solve::cycles`): a fix is checked by an answer that closes none, and the
-/// engine's own checks, which know only the cycles learnt so far, are checked again so.
+/// the flags already lifted inside the engine for this conflict. `cycles`: the question
+/// learnt data cycles (`solve::cycles`): a fix is checked by an answer that closes none, and
+/// the engine's own checks, which know only the cycles learnt so far, are checked again so.
 fn render(
     context: &Context<'_>,
     model: &Model<'_>,
