@@ -52,6 +52,10 @@ pub struct Learnt {
     /// Whether today's environment has a data cycle: given, or judged from the model when an
     /// answer first asks.
     today: OnceCell<bool>,
+    /// The last answer [`Learnt::solve`] gave, which closes no data cycle: a question that
+    /// starts from it (`--all` asks one per improvement) looks for new cycles only around
+    /// what moved since.
+    last: RefCell<Option<Vec<Value>>>,
 }
 
 impl Learnt {
@@ -64,6 +68,7 @@ impl Learnt {
             nogoods: RefCell::new(Vec::new()),
             active: model.wiring_at_risk() && !model.policy.allow_install,
             today: OnceCell::from(cycles_today),
+            last: RefCell::new(None),
         }
     }
 
@@ -76,6 +81,7 @@ impl Learnt {
             nogoods: RefCell::new(Vec::new()),
             active: model.wiring_at_risk() && !model.policy.allow_install,
             today: OnceCell::new(),
+            last: RefCell::new(None),
         }
     }
 
@@ -92,20 +98,24 @@ impl Learnt {
         self.nogoods.borrow().clone()
     }
 
-    /// Whether `values` closes a data cycle not learnt yet (`current`: today's values, so
-    /// only answers that move a product at risk are looked at); if so, it is learnt.
-    pub fn learn(&self, model: &Model<'_>, current: &[Value], values: &[Value]) -> bool {
-        let moved_at_risk =
-            (0..values.len()).any(|p| values[p] != current[p] && model.wiring_risk(p));
+    /// Whether `values` closes a data cycle not learnt yet; if so, it is learnt. `clean` is a
+    /// state with no data cycle (today's values, or an earlier answer): a new cycle runs
+    /// through a product moved since, so only answers that move one at risk are looked at,
+    /// and only around the moved products ([`crate::solve::wired::Risk`]'s scope: looking
+    /// at every entity for each answer was quadratic in `--all`).
+    pub fn learn(&self, model: &Model<'_>, clean: &[Value], values: &[Value]) -> bool {
+        let moved: Vec<usize> = (0..values.len())
+            .filter(|&p| values[p] != clean[p])
+            .collect();
         if !self.active
-            || !moved_at_risk
+            || !moved.iter().any(|&p| model.wiring_risk(p))
             || *self
                 .today
-                .get_or_init(|| !nogoods(model, &model.current()).is_empty())
+                .get_or_init(|| !nogoods(model, &model.current(), None).is_empty())
         {
             return false;
         }
-        let learnt = nogoods(model, values);
+        let learnt = nogoods(model, values, Some(&moved));
         let found = !learnt.is_empty();
         self.nogoods.borrow_mut().extend(learnt);
         found
@@ -121,11 +131,23 @@ impl Learnt {
         current: &[Value],
         mut query: Query<'_>,
     ) -> Outcome {
+        let baseline = query.baseline;
+        let clean = if self.last.borrow().as_deref() == Some(baseline) {
+            baseline
+        } else {
+            current
+        };
         loop {
             query.forbid = self.forbid();
             let outcome = engine.solve(model, &query);
             match &outcome {
-                Outcome::Found(values) if self.learn(model, current, values) => {}
+                Outcome::Found(values) if self.learn(model, clean, values) => {}
+                Outcome::Found(values) => {
+                    if self.active {
+                        *self.last.borrow_mut() = Some(values.clone());
+                    }
+                    return outcome;
+                }
                 _ => return outcome,
             }
         }
@@ -154,20 +176,37 @@ fn cycle_words(reason: &str) -> &str {
 }
 
 /// One nogood per data cycle among the entities as `values` has them, with the cycle in
-/// words.
-fn nogoods(model: &Model<'_>, values: &[Value]) -> Vec<Nogood> {
-    let mut running: Vec<(&str, usize, &crate::version::Version, _)> = Vec::new();
-    for (p, var) in model.vars.iter().enumerate() {
-        for c in &var.current {
-            let Some(name) = c.entity else { continue };
+/// words; with `moved`, only the cycles a move of those products can close (those around
+/// them, judged over the entities that can take part: [`Model::state_wiring_around`]'s
+/// reasoning), which are all the cycles when the state before the moves had none.
+fn nogoods(model: &Model<'_>, values: &[Value], moved: Option<&[usize]>) -> Vec<Nogood> {
+    let scope = moved.and_then(|moved| model.wiring_scope(moved));
+    let seen = |p: usize| scope.as_ref().is_none_or(|(_, seen)| seen[p]);
+    let inside = |p: usize| scope.as_ref().is_none_or(|(inside, _)| inside[p]);
+    // each entity of `p` as `values` has it
+    let entities = |p: usize| {
+        let var = &model.vars[p];
+        var.current.iter().filter_map(move |c| {
+            let name = c.entity?;
             match values[p] {
-                Value::Keep => running.push((name, p, c.version, c.manifest)),
+                Value::Keep => Some((name, p, c.version, c.manifest)),
                 Value::Release(i) => {
                     let m = &var.releases[i];
-                    running.push((name, p, &m.version, Some(&**m)));
+                    Some((name, p, &m.version, Some(&**m)))
                 }
-                Value::Absent => {}
+                Value::Absent => None,
             }
+        })
+    };
+    let mut running: Vec<(&str, usize, &crate::version::Version, _)> = (0..model.vars.len())
+        .filter(|&p| seen(p))
+        .flat_map(entities)
+        .collect();
+    if let Some((_, seen)) = &scope {
+        let witnesses =
+            model.wiring_witnesses(seen, |p| entities(p).map(|(name, _, _, m)| (name, m)));
+        for (p, name) in witnesses {
+            running.extend(entities(p).filter(|e| e.0 == name));
         }
     }
     running.sort_unstable_by_key(|r| r.0);
@@ -183,7 +222,7 @@ fn nogoods(model: &Model<'_>, values: &[Value]) -> Vec<Nogood> {
         .collect();
     let mut providers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
     let mut out = Vec::new();
-    for members in crate::order::data_cycles(&nodes) {
+    for members in crate::order::data_cycles_among(&nodes, |m| inside(running[m].1)) {
         let mut products: Vec<usize> = members.iter().map(|&m| running[m].1).collect();
         for &m in &members {
             let Some(release) = running[m].3.filter(|r| r.facets.is_some()) else {

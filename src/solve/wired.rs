@@ -460,7 +460,7 @@ impl Risk {
     /// component (a cycle of entities projects onto a cycle of products). So `inside` is the
     /// components of the moved products and of the products that may wait for them, and
     /// everything that serves an entity inside is seen.
-    fn scope(&self, moved: &[usize]) -> Option<(Vec<bool>, Vec<bool>)> {
+    pub(crate) fn scope(&self, moved: &[usize]) -> Option<(Vec<bool>, Vec<bool>)> {
         if self.component.is_empty() {
             return None;
         }
@@ -489,6 +489,14 @@ impl Risk {
 }
 
 impl Model<'_> {
+    /// [`Risk::scope`] of this model's products.
+    pub(crate) fn wiring_scope(&self, moved: &[usize]) -> Option<(Vec<bool>, Vec<bool>)> {
+        self.memo
+            .wiring
+            .get_or_init(|| Risk::build(self))
+            .scope(moved)
+    }
+
     /// Whether a move of `p` may change a data wiring finding the model does not judge pair
     /// by pair ([`Risk`]): answers that move it are then checked as a whole.
     #[must_use]
@@ -652,22 +660,40 @@ impl<'a> Model<'a> {
         instances: &'i [BTreeMap<String, Instance<'a>>],
         seen: &[bool],
     ) -> Vec<(usize, &'i str)> {
-        let placed = |n: &String, _: &Instance<'a>| !self.placement_of(n).is_plain();
-        let wires = |_: &String, i: &Instance<'a>| {
-            i.manifest
-                .is_some_and(|m| m.facets.is_some() && !m.facets().inputs.is_empty())
+        self.wiring_witnesses(seen, |q| {
+            instances[q].iter().map(|(n, i)| (n.as_str(), i.manifest))
+        })
+    }
+
+    /// [`Model::witnesses`] over the entities `entities` lists per product (name, release).
+    pub(crate) fn wiring_witnesses<'i, I>(
+        &self,
+        seen: &[bool],
+        entities: impl Fn(usize) -> I,
+    ) -> Vec<(usize, &'i str)>
+    where
+        I: Iterator<Item = (&'i str, Option<&'a Manifest>)>,
+    {
+        let placed = |n: &str, _: Option<&Manifest>| !self.placement_of(n).is_plain();
+        let wires = |_: &str, m: Option<&Manifest>| {
+            m.is_some_and(|m| m.facets.is_some() && !m.facets().inputs.is_empty())
         };
         let mut out = Vec::new();
-        for judge in [&placed as &dyn Fn(&String, &Instance<'a>) -> bool, &wires] {
-            let among_seen = (0..instances.len())
+        let judges: &[&Judge<'_>] = if self.placed.is_some() {
+            &[&placed, &wires]
+        } else {
+            &[&wires] // no entity is placed: nothing to look for (every step would look)
+        };
+        for judge in judges {
+            let among_seen = (0..seen.len())
                 .filter(|&q| seen[q])
-                .any(|q| instances[q].iter().any(|(n, i)| judge(n, i)));
+                .any(|q| entities(q).any(|(n, m)| judge(n, m)));
             if among_seen {
                 continue;
             }
-            let outside = (0..instances.len()).filter(|&q| !seen[q]).find_map(|q| {
-                let (n, _) = instances[q].iter().find(|(n, i)| judge(n, i))?;
-                Some((q, n.as_str()))
+            let outside = (0..seen.len()).filter(|&q| !seen[q]).find_map(|q| {
+                let (n, _) = entities(q).find(|&(n, m)| judge(n, m))?;
+                Some((q, n))
             });
             out.extend(outside);
         }
@@ -765,6 +791,9 @@ impl<'a> Model<'a> {
         out
     }
 }
+
+/// Whether an entity (name, release) is of a kind [`Model::wiring_witnesses`] looks for.
+type Judge<'j> = dyn Fn(&str, Option<&Manifest>) -> bool + 'j;
 
 /// Where [`Model::state_wiring_around`] judges: the products whose findings it keeps, the
 /// products whose entities it judges them over, and the witnesses (see
