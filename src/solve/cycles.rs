@@ -15,8 +15,10 @@
 //! - **Terminates:** each nogood forbids the answer it was learnt from; there are finitely
 //!   many states.
 //! - **Cheap where nothing can close:** only an answer that moves a product at
-//!   [`crate::solve::wired::Risk`] can close a new cycle, so only those are looked at (a
-//!   world over the entities, as `validate` builds). Without data wiring nothing is learnt
+//!   [`crate::solve::wired::Risk`] can close a new cycle, so only those are looked at, and
+//!   only around the products moved since a state with no cycle (a world over the entities
+//!   of their product-level components and what serves them, as
+//!   [`Model::state_wiring_around`] judges). Where no product is at risk nothing is learnt
 //!   and every question is asked once, as before.
 //! - **Not learnt** (the answer is judged as a whole, and a cycle there makes it not proven):
 //!   with `--allow-install`, where entities created for empty serving sets change the edges

@@ -614,7 +614,8 @@ impl<'a> Model<'a> {
     /// name) that are not judged pair by pair: inputs wired from capabilities left unfed,
     /// and data cycles; each in words, with the products it involves. What the rolling steps
     /// compare before and after a step of a product at [`Risk`] (the only ones that can
-    /// change such a finding). Costs a world over every entity: such steps are rare.
+    /// change such a finding). Costs a world over every entity: steps and learnt cycles ask
+    /// [`Model::state_wiring_around`].
     #[must_use]
     pub fn state_wiring(
         &self,
