@@ -95,7 +95,23 @@ pub fn layers(nodes: usize, edges: &[(usize, usize)]) -> Layers {
 /// environment, and the rolling steps of a plan for each state they pass through.
 #[must_use]
 pub fn data_cycles(nodes: &[crate::precedence::Node<'_>]) -> Vec<Vec<usize>> {
-    let before = crate::precedence::edges(nodes);
+    data_cycles_among(nodes, |_| true)
+}
+
+/// [`data_cycles`] among the nodes `inside` keeps, the others there only to serve them: the
+/// edges between two kept nodes are judged over every node given, and the cycles use those
+/// edges alone. Where every edge out of a kept node leads to a node given (they hold every
+/// entity that can serve a kept one), these are exactly the cycles of the whole graph that
+/// lie among the kept nodes.
+#[must_use]
+pub fn data_cycles_among(
+    nodes: &[crate::precedence::Node<'_>],
+    inside: impl Fn(usize) -> bool,
+) -> Vec<Vec<usize>> {
+    let before: Vec<crate::precedence::Before<'_>> = crate::precedence::edges(nodes)
+        .into_iter()
+        .filter(|b| inside(b.after) && inside(b.first))
+        .collect();
     let edges: Vec<(usize, usize)> = before.iter().map(|b| (b.after, b.first)).collect();
     let layers = layers(nodes.len(), &edges);
     let mut component = vec![usize::MAX; nodes.len()];

@@ -30,6 +30,7 @@ use crate::finding::Finding;
 use crate::plan::model::{Exclusion, Model, Policy, Value, Violation};
 use crate::plan::{Counter, ProgressSink};
 use crate::product::ProductId;
+use crate::solve::cycles::Learnt;
 use crate::solve::explain::{self, Context, Explanation, Pick, Reload};
 use crate::solve::{Engine, Fewest, Moves, Query, Unproven};
 use crate::version::Version;
@@ -238,6 +239,15 @@ impl<'a> Whole<'a> {
             .into_iter()
             .cloned()
             .collect()
+    }
+
+    /// Whether today's environment has a data cycle (then `requires` learns none: SPEC 10's
+    /// cycle is there whatever moves, and it is not this row's to judge).
+    fn cycles_today(&self) -> bool {
+        self.today
+            .iter()
+            .flatten()
+            .any(|f| f.code == crate::finding::Code::DataCycle)
     }
 
     /// [`Whole::added`] for `p` moved to `value` alone.
@@ -466,7 +476,10 @@ fn examine(
         deadline,
         forbid: Vec::new(),
     };
-    let outcome = engine.solve(model, &query);
+    // a state that closes a data cycle is no answer: the cycle is learnt and the search goes
+    // on, as a plan's does (`solve::cycles`); what is left is judged on the answer below
+    let learnt = Learnt::new(model, whole.cycles_today());
+    let outcome = learnt.solve(engine, model, current, query);
     // the search may reach anything connected to `p`
     if placement.is_empty() && model.doubt_reaches(p) {
         placement.push(Unproven::Placement);
@@ -745,6 +758,42 @@ mod tests {
         let list = upgrades(&env(entities), &catalog(lines), pre);
         let rows: Vec<String> = list.iter().map(row).collect();
         assert_eq!(rows, expected);
+    }
+
+    /// SPEC 10: a `requires` answer that closes a data cycle is no answer: the cycle is
+    /// learnt and the next answer taken (report 2.0.0 reads nothing back), proven; where
+    /// every answer closes one, the row is proven not installable and explained by the
+    /// cycles.
+    #[test]
+    fn requires_learns_data_cycles() {
+        use crate::solve::cycles::tests::pipeline;
+        use crate::solve::explain::Kind;
+        let (e, c) = pipeline(&[("1.0.0", true), ("2.0.0", false)]);
+        let list = upgrades(&e, &c, false);
+        assert_eq!(
+            list.iter().map(row).collect::<Vec<_>>(),
+            [
+                "d:ingest 1.0.0 - 2.0.0 | d:report@2.0.0 | data-cycle",
+                "d:report 1.0.0 2.0.0 2.0.0 |  | ",
+            ]
+        );
+        assert!(list.iter().all(|u| u.proven));
+        let (e, c) = pipeline(&[("1.0.0", true), ("1.1.0", true)]);
+        let list = upgrades(&e, &c, false);
+        assert_eq!(
+            row(&list[0]),
+            "d:ingest 1.0.0 - 2.0.0 |  | data-cycle (not installable)"
+        );
+        assert!(list[0].proven);
+        let kinds: Vec<Kind> = list[0]
+            .explanation
+            .as_ref()
+            .unwrap()
+            .chain
+            .iter()
+            .map(|l| l.kind)
+            .collect();
+        assert_eq!(kinds, [Kind::Asked, Kind::Cycle, Kind::Cycle]);
     }
 
     #[test]

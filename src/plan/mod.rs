@@ -19,7 +19,6 @@
 
 mod all;
 mod create;
-mod cycles;
 mod final_state;
 pub mod steps;
 mod targets;
@@ -37,6 +36,7 @@ use crate::environment::Environment;
 use crate::product::ProductId;
 use crate::version::Version;
 
+use crate::solve::cycles::Learnt;
 use crate::solve::explain::{Explanation, Reload};
 use crate::solve::{Engine, Fewest, Outcome, Query, Unproven};
 pub use model::{Model, Policy, Value};
@@ -285,14 +285,14 @@ struct Asker<'e, 'm, 'a> {
     inputs: Option<(&'a Environment, &'a Catalog, Option<&'m Reload>)>,
     current: &'m [Value],
     /// Data cycles learnt from answers (module `cycles`), when learning is on.
-    learnt: Option<&'m cycles::Learnt>,
+    learnt: Option<&'m Learnt>,
 }
 
 impl Asker<'_, '_, '_> {
     /// The data cycles that made answers no answers, in words (module `cycles`): said where
     /// the engine's conflict cannot say why (it knows no learnt cycle).
     fn cycles_said(&self) -> Vec<String> {
-        self.learnt.map_or_else(Vec::new, cycles::Learnt::said)
+        self.learnt.map_or_else(Vec::new, Learnt::said)
     }
 
     /// Today's values, where questions start.
@@ -345,9 +345,7 @@ impl Asker<'_, '_, '_> {
         frozen: usize,
         objective: Option<Fewest>,
     ) -> Outcome {
-        // an answer that closes a data cycle is no answer: its cycle is learnt, and the
-        // question asked again (module `cycles`)
-        let mut query = Query {
+        let query = Query {
             baseline,
             restrict,
             frozen,
@@ -355,14 +353,11 @@ impl Asker<'_, '_, '_> {
             deadline: self.deadline,
             forbid: Vec::new(),
         };
-        loop {
-            query.forbid = self.learnt.map_or_else(Vec::new, cycles::Learnt::forbid);
-            let outcome = self.engine.solve(self.model, &query);
-            match (&outcome, self.learnt) {
-                (Outcome::Found(values), Some(learnt))
-                    if learnt.learn(self.model, self.current, values) => {}
-                _ => return outcome,
-            }
+        // an answer that closes a data cycle is no answer: its cycle is learnt, and the
+        // question asked again (`solve::cycles`)
+        match self.learnt {
+            Some(learnt) => learnt.solve(self.engine, self.model, self.current, query),
+            None => self.engine.solve(self.model, &query),
         }
     }
 }
@@ -407,7 +402,7 @@ fn plan_in(
     let today = crate::validate::validate(env, catalog);
     // SPEC 10: a data cycle cannot be executed; plan reports it as validate does (exit 1)
     let data_cycles = data_cycles(&today);
-    let learnt = cycles::Learnt::new(&model, !data_cycles.is_empty());
+    let learnt = Learnt::new(&model, !data_cycles.is_empty());
     let asker = Asker {
         engine,
         model: &model,
@@ -1171,7 +1166,13 @@ mod tests {
                 frozen: 0,
                 objective: Some(Fewest::default()),
                 deadline: None,
-                forbid,
+                forbid: forbid
+                    .into_iter()
+                    .map(|values| crate::solve::cycles::Nogood {
+                        values,
+                        reason: String::new(),
+                    })
+                    .collect(),
             };
             crate::solve::sat::Sat.solve(&model, &query)
         };

@@ -566,8 +566,9 @@ fn wiring_added<'a>(
         return Vec::new();
     }
     let risky = steps.iter().any(|s| model.wiring_risk(s.var));
+    let moved: Vec<usize> = steps.iter().map(|s| s.var).collect();
     let before = if risky {
-        model.state_wiring(&state.instances)
+        model.state_wiring_around(&state.instances, &moved)
     } else {
         BTreeMap::new()
     };
@@ -590,7 +591,7 @@ fn wiring_added<'a>(
         }
     }
     if risky {
-        let after = model.state_wiring(&state.instances);
+        let after = model.state_wiring_around(&state.instances, &moved);
         out.extend(
             after
                 .into_iter()

@@ -63,6 +63,12 @@ pub enum Cause {
     Excluded { product: usize, rule: Exclusion },
     /// `product` is not a variable: not installed, and installing is not allowed.
     Missing { product: ProductId },
+    /// These values together close a section 10 data cycle (a nogood of the question,
+    /// [`super::Query::forbid`]), said by `reason`.
+    Cycle {
+        values: Vec<(usize, Value)>,
+        reason: String,
+    },
 }
 
 impl Cause {
@@ -118,20 +124,6 @@ pub struct Explained {
 /// for a conflict naming a product it read in part, and asks again, says no for those: only
 /// the conflict is wanted then, to learn what to read.
 pub type Settled<'a> = &'a (dyn Fn(&Model<'_>, &Conflict) -> bool + Sync);
-
-impl Conflict {
-    /// The products the conflict names, each part's own (not the products a declaration is
-    /// about), with repeats.
-    pub fn products<'m>(&'m self, model: &'m Model<'_>) -> impl Iterator<Item = &'m ProductId> {
-        self.causes.iter().map(move |c| match c {
-            Cause::Asked { product, .. }
-            | Cause::Held { product, .. }
-            | Cause::Declares { product, .. }
-            | Cause::Excluded { product, .. } => &model.vars[*product].product,
-            Cause::Missing { product } => product,
-        })
-    }
-}
 
 /// The manifest `release` of `product` and the declaration's target product (`None` for a
 /// section 9 item, which is about capabilities and terms, not one product).

@@ -18,6 +18,7 @@
 
 pub mod candidates;
 pub mod conflict;
+pub mod cycles;
 pub mod dfs;
 pub mod explain;
 pub mod facets;
@@ -81,9 +82,10 @@ pub struct Query<'q> {
     /// Stop at this moment and report what was found so far.
     pub deadline: Option<Instant>,
     /// Combinations the answer must not hold: each a set of (product, value) that may not all
-    /// hold at once (nogoods). The planner learns them from answers that close a section 10
-    /// data cycle, which no pair of products can say (`plan::cycles`).
-    pub forbid: Vec<Vec<(usize, Value)>>,
+    /// hold at once (nogoods), with the reason. Plans, `upgrades` and explanations learn them
+    /// from answers that close a section 10 data cycle, which no pair of products can say
+    /// ([`cycles`]).
+    pub forbid: Vec<cycles::Nogood>,
 }
 
 impl Query<'_> {

@@ -310,6 +310,13 @@ pub struct Risk {
     pub wired: bool,
     /// Per product: a move of it may change such a finding.
     pub products: Vec<bool>,
+    /// The product-level ordering graph the risk is judged on (empty when nothing is wired):
+    /// per product, the products it may wait for, those that may wait for it, and its
+    /// strongly connected component (the products of a data cycle share one).
+    succs: Vec<Vec<usize>>,
+    preds: Vec<Vec<usize>>,
+    component: Vec<usize>,
+    components: Vec<Vec<usize>>,
 }
 
 impl Risk {
@@ -332,6 +339,7 @@ impl Risk {
             return Risk {
                 wired,
                 products: vec![false; n],
+                ..Risk::default()
             };
         }
         let mut providers: std::collections::BTreeMap<&str, Vec<usize>> =
@@ -405,11 +413,90 @@ impl Risk {
                 products[m] = true;
             }
         }
-        Risk { wired, products }
+        let mut risk = Risk {
+            wired,
+            products,
+            ..Risk::default()
+        };
+        risk.keep_graph(n, edges, layers.cycles, component);
+        risk
+    }
+
+    /// Keeps the product-level graph (`edges`, its multi-product components `cycles` and
+    /// each product's index among them, `usize::MAX` for none) for [`Risk::scope`].
+    fn keep_graph(
+        &mut self,
+        n: usize,
+        mut edges: Vec<(usize, usize)>,
+        cycles: Vec<Vec<usize>>,
+        mut component: Vec<usize>,
+    ) {
+        self.succs = vec![Vec::new(); n];
+        self.preds = vec![Vec::new(); n];
+        edges.sort_unstable();
+        edges.dedup();
+        for &(p, q) in &edges {
+            self.succs[p].push(q);
+            self.preds[q].push(p);
+        }
+        let mut components = cycles;
+        for (p, c) in component.iter_mut().enumerate() {
+            if *c == usize::MAX {
+                *c = components.len();
+                components.push(vec![p]);
+            }
+        }
+        self.component = component;
+        self.components = components;
+    }
+
+    /// The products whose findings [`Model::state_wiring`] a move of `moved` can change
+    /// (`inside`), and the products whose entities judge them (`seen`: those and every
+    /// product they may wait for); `None` when nothing is wired.
+    ///
+    /// A finding changes only through an edge or a feed of a consumer that runs a moved
+    /// release or may be served by a moved entity (a moved product, or one that may wait
+    /// for it); a data cycle through such a consumer lies among the entities of its
+    /// component (a cycle of entities projects onto a cycle of products). So `inside` is the
+    /// components of the moved products and of the products that may wait for them, and
+    /// everything that serves an entity inside is seen.
+    pub(crate) fn scope(&self, moved: &[usize]) -> Option<(Vec<bool>, Vec<bool>)> {
+        if self.component.is_empty() {
+            return None;
+        }
+        let n = self.component.len();
+        let mut inside = vec![false; n];
+        let mut reached = vec![false; self.components.len()];
+        for &p in moved {
+            for &a in std::iter::once(&p).chain(&self.preds[p]) {
+                let c = self.component[a];
+                if !reached[c] {
+                    reached[c] = true;
+                    for &m in &self.components[c] {
+                        inside[m] = true;
+                    }
+                }
+            }
+        }
+        let mut seen = inside.clone();
+        for p in (0..n).filter(|&p| inside[p]) {
+            for &q in &self.succs[p] {
+                seen[q] = true;
+            }
+        }
+        Some((inside, seen))
     }
 }
 
 impl Model<'_> {
+    /// [`Risk::scope`] of this model's products.
+    pub(crate) fn wiring_scope(&self, moved: &[usize]) -> Option<(Vec<bool>, Vec<bool>)> {
+        self.memo
+            .wiring
+            .get_or_init(|| Risk::build(self))
+            .scope(moved)
+    }
+
     /// Whether a move of `p` may change a data wiring finding the model does not judge pair
     /// by pair ([`Risk`]): answers that move it are then checked as a whole.
     #[must_use]
@@ -421,6 +508,17 @@ impl Model<'_> {
     #[must_use]
     pub fn wiring_in_use(&self) -> bool {
         self.memo.wiring.get_or_init(|| Risk::build(self)).wired
+    }
+
+    /// Whether a move of any product may change a data wiring finding the model does not
+    /// judge pair by pair (some product is at [`Risk`]).
+    #[must_use]
+    pub fn wiring_at_risk(&self) -> bool {
+        self.memo
+            .wiring
+            .get_or_init(|| Risk::build(self))
+            .products
+            .contains(&true)
     }
 }
 
@@ -516,17 +614,113 @@ impl<'a> Model<'a> {
     /// name) that are not judged pair by pair: inputs wired from capabilities left unfed,
     /// and data cycles; each in words, with the products it involves. What the rolling steps
     /// compare before and after a step of a product at [`Risk`] (the only ones that can
-    /// change such a finding). Costs a world over every entity: such steps are rare.
+    /// change such a finding). Costs a world over every entity: steps and learnt cycles ask
+    /// [`Model::state_wiring_around`].
     #[must_use]
     pub fn state_wiring(
         &self,
         instances: &[BTreeMap<String, Instance<'a>>],
     ) -> BTreeMap<String, Vec<usize>> {
+        self.wiring_among(instances, None)
+    }
+
+    /// The findings of [`Model::state_wiring`] that a move of the products `moved` can
+    /// change (the others are the same before and after it), judged over the entities that
+    /// can take part in them only: comparing a state before and after a step of `moved`,
+    /// these give the same new findings as the whole state's, in time that does not grow
+    /// with the entities far from the move (each step of a rolling plan judged every entity
+    /// twice, quadratic in the steps and entities).
+    #[must_use]
+    pub fn state_wiring_around(
+        &self,
+        instances: &[BTreeMap<String, Instance<'a>>],
+        moved: &[usize],
+    ) -> BTreeMap<String, Vec<usize>> {
+        let risk = self.memo.wiring.get_or_init(|| Risk::build(self));
+        let Some((inside, seen)) = risk.scope(moved) else {
+            return self.state_wiring(instances);
+        };
+        let witnesses = self.witnesses(instances, &seen);
+        self.wiring_among(
+            instances,
+            Some(Scope {
+                inside: &inside,
+                seen: &seen,
+                witnesses: &witnesses,
+            }),
+        )
+    }
+
+    /// Entities outside the products `seen` that make a world over the entities seen take
+    /// the same paths as one over every entity: [`crate::precedence::edges`] orders by
+    /// serving sets when some entity is placed, and [`World`] builds its serving index when
+    /// some entity is placed or wires an input. A witness serves no entity inside (it is of
+    /// no product seen) and its own findings are not kept.
+    fn witnesses<'i>(
+        &self,
+        instances: &'i [BTreeMap<String, Instance<'a>>],
+        seen: &[bool],
+    ) -> Vec<(usize, &'i str)> {
+        self.wiring_witnesses(seen, |q| {
+            instances[q].iter().map(|(n, i)| (n.as_str(), i.manifest))
+        })
+    }
+
+    /// [`Model::witnesses`] over the entities `entities` lists per product (name, release).
+    pub(crate) fn wiring_witnesses<'i, I>(
+        &self,
+        seen: &[bool],
+        entities: impl Fn(usize) -> I,
+    ) -> Vec<(usize, &'i str)>
+    where
+        I: Iterator<Item = (&'i str, Option<&'a Manifest>)>,
+    {
+        let placed = |n: &str, _: Option<&Manifest>| !self.placement_of(n).is_plain();
+        let wires = |_: &str, m: Option<&Manifest>| {
+            m.is_some_and(|m| m.facets.is_some() && !m.facets().inputs.is_empty())
+        };
+        let mut out = Vec::new();
+        let judges: &[&Judge<'_>] = if self.placed.is_some() {
+            &[&placed, &wires]
+        } else {
+            &[&wires] // no entity is placed: nothing to look for (every step would look)
+        };
+        for judge in judges {
+            let among_seen = (0..seen.len())
+                .filter(|&q| seen[q])
+                .any(|q| entities(q).any(|(n, m)| judge(n, m)));
+            if among_seen {
+                continue;
+            }
+            let outside = (0..seen.len()).filter(|&q| !seen[q]).find_map(|q| {
+                let (n, _) = entities(q).find(|&(n, m)| judge(n, m))?;
+                Some((q, n))
+            });
+            out.extend(outside);
+        }
+        out
+    }
+
+    /// [`Model::state_wiring`] over the entities of the products `seen` and the
+    /// `witnesses`, keeping the findings among the products `inside` (`None`: every entity,
+    /// every finding).
+    fn wiring_among(
+        &self,
+        instances: &[BTreeMap<String, Instance<'a>>],
+        scope: Option<Scope<'_>>,
+    ) -> BTreeMap<String, Vec<usize>> {
+        let inside = |q: usize| scope.is_none_or(|s| s.inside[q]);
         let mut all: Vec<(&str, usize, &Instance<'a>)> = instances
             .iter()
             .enumerate()
+            .filter(|&(q, _)| scope.is_none_or(|s| s.seen[q]))
             .flat_map(|(q, list)| list.iter().map(move |(n, i)| (n.as_str(), q, i)))
             .collect();
+        for &(q, name) in scope.map_or(&[][..], |s| s.witnesses) {
+            if let Some((n, i)) = instances[q].get_key_value(name) {
+                all.push((n.as_str(), q, i));
+            }
+        }
         all.sort_unstable_by_key(|&(n, _, _)| n);
         let by_name: BTreeMap<&str, usize> = all.iter().map(|&(n, q, _)| (n, q)).collect();
         let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -540,7 +734,7 @@ impl<'a> Model<'a> {
                 placement: self.placement_of(n),
             })
             .collect();
-        for members in crate::order::data_cycles(&nodes) {
+        for members in crate::order::data_cycles_among(&nodes, |m| inside(all[m].1)) {
             let names: Vec<&str> = members.iter().map(|&m| nodes[m].name).collect();
             let mut involved: Vec<usize> = members.iter().map(|&m| all[m].1).collect();
             involved.sort_unstable();
@@ -555,7 +749,7 @@ impl<'a> Model<'a> {
         }
         let running = nodes.iter().map(crate::precedence::Node::running).collect();
         let world = World::new(running, self.runtime);
-        for &(name, q, i) in &all {
+        for &(name, q, i) in all.iter().filter(|&&(_, q, _)| inside(q)) {
             let Some(release) = i.manifest.filter(|m| {
                 m.facets.is_some()
                     && m.facets()
@@ -597,6 +791,19 @@ impl<'a> Model<'a> {
         }
         out
     }
+}
+
+/// Whether an entity (name, release) is of a kind [`Model::wiring_witnesses`] looks for.
+type Judge<'j> = dyn Fn(&str, Option<&Manifest>) -> bool + 'j;
+
+/// Where [`Model::state_wiring_around`] judges: the products whose findings it keeps, the
+/// products whose entities it judges them over, and the witnesses (see
+/// [`Model::witnesses`]).
+#[derive(Clone, Copy)]
+struct Scope<'s> {
+    inside: &'s [bool],
+    seen: &'s [bool],
+    witnesses: &'s [(usize, &'s str)],
 }
 
 /// An unfed input as a violation of the model.
@@ -787,5 +994,176 @@ extensions:
         assert!(model.compatible(web, Value::Release(1), db, Value::Keep));
         // everyone on db 2.0.0: no output
         assert!(!model.compatible(web, Value::Keep, db, Value::Release(1)));
+    }
+
+    /// Two stages of `group` reading each other's data in some releases (a data cycle
+    /// when ingest 2.0.0 meets report 1.0.0), as `solve::cycles`' tests have them.
+    fn stages(group: &str) -> String {
+        format!(
+            "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: ingest\n\
+             product-version: 1.0.0\nextensions:\n  outputs: [records]\n---\n\
+             manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: ingest\n\
+             product-version: 2.0.0\nextensions:\n  inputs:\n    - \
+             {{name: hints, from: '{group}:report', output: summary, optional: true}}\n  \
+             product-dependencies:\n    - {{product-group: {group}, product-name: report, \
+             minimum-version: 1.0.0, maximum-version: 2.x.x, optional: true}}\n  \
+             outputs: [records]\n---\n\
+             manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: report\n\
+             product-version: 1.0.0\nextensions:\n  product-dependencies:\n    - \
+             {{product-group: {group}, product-name: ingest, minimum-version: 1.0.0, \
+             maximum-version: 2.x.x, optional: true}}\n  outputs: [summary]\n  inputs:\n    \
+             - {{name: records, from: '{group}:ingest', output: records, optional: true}}\n---\n\
+             manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: report\n\
+             product-version: 2.0.0\nextensions:\n  outputs: [summary]\n---\n"
+        )
+    }
+
+    /// A capability `events` whose provider stops declaring `stream` in 2.0.0, read by a
+    /// sink through an input from the capability (judged on the whole state, not in pairs);
+    /// feed 2.0.0 reads a gate's acks, and the gate needs a feed labelled `tier: gold`,
+    /// which none is: where the serving index is used, nothing serves that need (no
+    /// ordering edge back, no cycle), and a world without it would see a cycle.
+    const EVENTS: &str = "\
+manifest-version: '1.0'
+product-group: c
+product-name: feed
+product-version: 1.0.0
+extensions:
+  capabilities:
+    provides: [{name: events, version: 1.0.0}]
+  outputs: [stream]
+---
+manifest-version: '1.0'
+product-group: c
+product-name: feed
+product-version: 2.0.0
+extensions:
+  capabilities:
+    provides: [{name: events, version: 1.0.0}]
+  product-dependencies:
+    - {product-group: c, product-name: gate, minimum-version: 1.0.0, maximum-version: 1.x.x, optional: true}
+  inputs:
+    - {name: acks, from: 'c:gate', output: out, optional: true}
+---
+manifest-version: '1.0'
+product-group: c
+product-name: sink
+product-version: 1.0.0
+extensions:
+  capabilities:
+    requires: [{name: events}]
+  inputs:
+    - {name: s, from: events, output: stream}
+---
+manifest-version: '1.0'
+product-group: c
+product-name: gate
+product-version: 1.0.0
+extensions:
+  product-dependencies:
+    - {product-group: c, product-name: feed, minimum-version: 1.0.0, maximum-version: 2.x.x, instance: {labels: {tier: gold}}}
+  outputs: [out]
+---
+manifest-version: '1.0'
+product-group: o
+product-name: other
+product-version: 1.0.0
+---
+manifest-version: '1.0'
+product-group: o
+product-name: other
+product-version: 2.0.0
+";
+
+    /// What a step adds, judged around the moved products, is what it adds judged over the
+    /// whole state: every move of one product and of two, from today and from the state
+    /// where everything is at its newest, with and without a namespaced entity elsewhere
+    /// (the serving index then used for the whole state).
+    #[test]
+    fn wiring_judged_around_a_move_adds_what_the_whole_state_adds() {
+        use std::collections::BTreeMap;
+
+        use crate::solve::model::Instance;
+        let text = format!("{}{}{EVENTS}", stages("a"), stages("b"));
+        let manifests = manifest::parse(&text, &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let plain = "entities:\n  - {name: a-ingest, product: 'a:ingest', version: 1.0.0}\n  \
+             - {name: a-report, product: 'a:report', version: 1.0.0}\n  \
+             - {name: b-ingest, product: 'b:ingest', version: 1.0.0}\n  \
+             - {name: b-report, product: 'b:report', version: 1.0.0}\n  \
+             - {name: feed, product: 'c:feed', version: 1.0.0}\n  \
+             - {name: sink, product: 'c:sink', version: 1.0.0}\n  \
+             - {name: gate, product: 'c:gate', version: 1.0.0}\n  \
+             - {name: other, product: 'o:other', version: 1.0.0}\n";
+        let placed = plain.replace(
+            "'o:other', version: 1.0.0}",
+            "'o:other', version: 1.0.0, namespace: ns, labels: {app: x}}",
+        );
+        let mut judged = 0;
+        for text in [plain.to_owned(), placed] {
+            let env = env(&text);
+            let model = Model::build(&env, &catalog, Policy::default(), &[]);
+            let n = model.vars.len();
+            let instances = |values: &[Value]| -> Vec<BTreeMap<String, Instance<'_>>> {
+                (0..n)
+                    .map(|q| {
+                        let var = &model.vars[q];
+                        var.current
+                            .iter()
+                            .map(|c| {
+                                let i = match values[q] {
+                                    Value::Release(r) => Instance {
+                                        entity: c.entity,
+                                        ..var.planned(r)
+                                    },
+                                    _ => c.clone(),
+                                };
+                                (c.entity.unwrap().to_owned(), i)
+                            })
+                            .collect()
+                    })
+                    .collect()
+            };
+            let added = |from: &[Value], to: &[Value], moved: &[usize], around: bool| {
+                let judge = |values: &[Value]| {
+                    let state = instances(values);
+                    if around {
+                        model.state_wiring_around(&state, moved)
+                    } else {
+                        model.state_wiring(&state)
+                    }
+                };
+                let before = judge(from);
+                let mut after = judge(to);
+                after.retain(|words, _| !before.contains_key(words));
+                after
+            };
+            let today = model.current();
+            let newest: Vec<Value> = (0..n)
+                .map(|q| Value::Release(model.vars[q].releases.len() - 1))
+                .collect();
+            for from in [&today, &newest] {
+                for p in 0..n {
+                    for q in p..n {
+                        for v in &model.base[p] {
+                            for w in &model.base[q] {
+                                let mut to = from.clone();
+                                to[p] = *v;
+                                to[q] = *w;
+                                let moved = if p == q { vec![p] } else { vec![p, q] };
+                                let whole = added(from, &to, &moved, false);
+                                judged += whole.len();
+                                assert_eq!(
+                                    added(from, &to, &moved, true),
+                                    whole,
+                                    "{from:?} -> {to:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(judged > 0, "some move adds a finding");
     }
 }

@@ -56,6 +56,8 @@ struct Parts {
     missing: BTreeMap<ProductId, Link>,
     /// Products the policy pins (a part of the conflict).
     pinned: BTreeSet<usize>,
+    /// Data cycles (learnt nogoods): the values each holds, and its reason.
+    cycles: Vec<(Vec<(usize, Value)>, String)>,
 }
 
 fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
@@ -88,79 +90,89 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
             Cause::Missing { product } => {
                 parts.missing.insert(product.clone(), missing_link(product));
             }
+            Cause::Cycle { values, reason } => parts.cycles.push((values.clone(), reason.clone())),
             Cause::Declares {
                 product,
                 release,
                 declaration,
-            } => {
-                let (m, on) = declared(model, *product, *release, *declaration);
-                let on = on.unwrap_or(&model.vars[*product].product);
-                let (kind, range, optional, location, unmet) = match *declaration {
-                    Declaration::Dependency(i) => {
-                        let d = &m.dependencies[i];
-                        // no release of the dependency at all lies in the range
-                        let unmet = model.index.get(on).is_some_and(|&q| {
-                            !model.vars[q]
-                                .releases
-                                .iter()
-                                .any(|r| d.range.place(&r.version) == Placement::Inside)
-                        });
-                        let range = d.range.to_string();
-                        (Kind::Needs, range, d.optional, d.location, unmet)
-                    }
-                    Declaration::Incompatibility(i) => {
-                        let c = &m.incompatibilities[i];
-                        (Kind::Refuses, c.range.to_string(), false, c.location, false)
-                    }
-                    Declaration::Requirement(i) => {
-                        let r = &m.facets().requires[i];
-                        let words = format!("capability {}{}", r.name, span_text(&r.range));
-                        (Kind::Constrains, words, r.optional, r.location, false)
-                    }
-                    Declaration::Constraint(i) => {
-                        let t = &m.facets().constraints[i];
-                        let quoted = t
-                            .description
-                            .as_ref()
-                            .map(|d| format!(" `{d}`"))
-                            .unwrap_or_default();
-                        let words = format!("constraint{quoted}: {}", term_text(t));
-                        (Kind::Constrains, words, false, t.location, false)
-                    }
-                    Declaration::Input(i) => {
-                        let input = &m.facets().inputs[i];
-                        let words = match &input.output {
-                            Some(output) => format!("output `{output}` (input {})", input.name),
-                            None => format!("readiness (input {})", input.name),
-                        };
-                        // no release of the source declares the output
-                        let unmet = input.output.as_ref().is_some_and(|output| {
-                            model.index.get(on).is_some_and(|&q| {
-                                !model.vars[q]
-                                    .releases
-                                    .iter()
-                                    .any(|r| r.facets().outputs.contains(output))
-                            })
-                        });
-                        (Kind::Reads, words, input.optional, input.location, unmet)
-                    }
-                };
-                let entry = parts
-                    .groups
-                    .entry((*product, kind, on.clone(), range, optional))
-                    .or_default();
-                entry.releases.insert(*release);
-                entry.unmet = unmet;
-                entry.capabilities = needed_capabilities(m, *declaration);
-                entry.products = named_products(m, *declaration);
-                entry.location.get_or_insert_with(|| FileLocation {
-                    file: Arc::clone(&m.file),
-                    location,
-                });
-            }
+            } => declares_part(model, &mut parts, *product, *release, *declaration),
         }
     }
     parts
+}
+
+/// A declaration of the conflict, merged into the group of declarations alike.
+fn declares_part(
+    model: &Model<'_>,
+    parts: &mut Parts,
+    product: usize,
+    release: usize,
+    declaration: Declaration,
+) {
+    let (m, on) = declared(model, product, release, declaration);
+    let on = on.unwrap_or(&model.vars[product].product);
+    let (kind, range, optional, location, unmet) = match declaration {
+        Declaration::Dependency(i) => {
+            let d = &m.dependencies[i];
+            // no release of the dependency at all lies in the range
+            let unmet = model.index.get(on).is_some_and(|&q| {
+                !model.vars[q]
+                    .releases
+                    .iter()
+                    .any(|r| d.range.place(&r.version) == Placement::Inside)
+            });
+            let range = d.range.to_string();
+            (Kind::Needs, range, d.optional, d.location, unmet)
+        }
+        Declaration::Incompatibility(i) => {
+            let c = &m.incompatibilities[i];
+            (Kind::Refuses, c.range.to_string(), false, c.location, false)
+        }
+        Declaration::Requirement(i) => {
+            let r = &m.facets().requires[i];
+            let words = format!("capability {}{}", r.name, span_text(&r.range));
+            (Kind::Constrains, words, r.optional, r.location, false)
+        }
+        Declaration::Constraint(i) => {
+            let t = &m.facets().constraints[i];
+            let quoted = t
+                .description
+                .as_ref()
+                .map(|d| format!(" `{d}`"))
+                .unwrap_or_default();
+            let words = format!("constraint{quoted}: {}", term_text(t));
+            (Kind::Constrains, words, false, t.location, false)
+        }
+        Declaration::Input(i) => {
+            let input = &m.facets().inputs[i];
+            let words = match &input.output {
+                Some(output) => format!("output `{output}` (input {})", input.name),
+                None => format!("readiness (input {})", input.name),
+            };
+            // no release of the source declares the output
+            let unmet = input.output.as_ref().is_some_and(|output| {
+                model.index.get(on).is_some_and(|&q| {
+                    !model.vars[q]
+                        .releases
+                        .iter()
+                        .any(|r| r.facets().outputs.contains(output))
+                })
+            });
+            (Kind::Reads, words, input.optional, input.location, unmet)
+        }
+    };
+    let entry = parts
+        .groups
+        .entry((product, kind, on.clone(), range, optional))
+        .or_default();
+    entry.releases.insert(release);
+    entry.unmet = unmet;
+    entry.capabilities = needed_capabilities(m, declaration);
+    entry.products = named_products(m, declaration);
+    entry.location.get_or_insert_with(|| FileLocation {
+        file: Arc::clone(&m.file),
+        location,
+    });
 }
 
 /// The links in derivation order: breadth first from what was asked along the declarations,
@@ -181,6 +193,20 @@ fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
     {
         seen.insert(p);
         chain.extend(parts.own.remove(&p).unwrap_or_default());
+        // a data cycle through p, said where the walk first reaches one of its products,
+        // the walk going on from the others
+        let (here, later): (Vec<_>, Vec<_>) = std::mem::take(&mut parts.cycles)
+            .into_iter()
+            .partition(|(values, _)| values.iter().any(|&(q, _)| q == p));
+        parts.cycles = later;
+        for (values, reason) in here {
+            chain.push(cycle_link(model, p, &values, &reason));
+            for (q, _) in values {
+                if seen.insert(q) {
+                    queue.push_back(q);
+                }
+            }
+        }
         let mine: Vec<(Key, Group)> = parts
             .groups
             .iter()
@@ -229,6 +255,12 @@ fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
         }
     }
     chain.extend(parts.missing.into_values());
+    chain.extend(
+        parts
+            .cycles
+            .into_iter()
+            .map(|(values, reason)| cycle_link(model, values[0].0, &values, &reason)),
+    );
     chain
 }
 
@@ -555,6 +587,31 @@ fn missing_link(product: &ProductId) -> Link {
         format!("{product} is not installed, and installing it needs --allow-install"),
     );
     out.flag = Some("--allow-install");
+    out
+}
+
+/// "These values close a data cycle" (a learnt nogood): about product `first` (where the
+/// walk reached it) at its value, naming every product it holds (a partly read catalog reads
+/// them whole).
+fn cycle_link(model: &Model<'_>, first: usize, values: &[(usize, Value)], reason: &str) -> Link {
+    let value = values
+        .iter()
+        .find(|&&(q, _)| q == first)
+        .map_or(Value::Keep, |&(_, v)| v);
+    let mut out = link(
+        Kind::Cycle,
+        model.vars[first].product.clone(),
+        reason.to_owned(),
+    );
+    out.versions = model.vars[first]
+        .version(value)
+        .map(ToString::to_string)
+        .into_iter()
+        .collect();
+    out.products = values
+        .iter()
+        .map(|&(p, _)| model.vars[p].product.clone())
+        .collect();
     out
 }
 

@@ -17,6 +17,7 @@ mod chain;
 pub use chain::chain;
 
 use super::conflict::Explained;
+use super::cycles::Learnt;
 use super::model::{Model, Policy, Releases, Value};
 use super::{Engine, Query};
 use crate::catalog::Catalog;
@@ -48,6 +49,8 @@ pub enum Kind {
     /// Releases wire an input from a product dependency (section 10): its source must declare
     /// the output, and a required input needs its source present.
     Reads,
+    /// Values that together close a data cycle (section 10), learnt from an answer.
+    Cycle,
 }
 
 impl Kind {
@@ -65,6 +68,7 @@ impl Kind {
             Kind::Choices => "choices",
             Kind::Constrains => "constrains",
             Kind::Reads => "reads",
+            Kind::Cycle => "cycle",
         }
     }
 }
@@ -443,7 +447,7 @@ fn explain_in(
     settled: super::conflict::Settled<'_>,
 ) -> Option<(Explanation, bool)> {
     let baseline = model.current();
-    let query = Query {
+    let mut query = Query {
         baseline: &baseline,
         restrict: restrict(model, asked),
         frozen: 0,
@@ -451,16 +455,35 @@ fn explain_in(
         deadline: context.deadline,
         forbid: Vec::new(),
     };
+    // A question refused only by data cycles has a conflict only with them: they are learnt
+    // first (an answer that closes none means there is nothing to explain), and each is a
+    // part the conflict may need.
+    let learnt = Learnt::judging_today(model);
+    if learnt.active() {
+        let outcome = learnt.solve(context.engine, model, &baseline, query.clone());
+        if matches!(outcome, super::Outcome::Found(_)) {
+            return None;
+        }
+        query.forbid = learnt.forbid();
+    }
     let explained = context.engine.explain(model, &query, settled)?;
     if explained.sketch {
         return Some((chain(model, &explained.conflict), true));
     }
-    Some((render(context, model, asked, &explained, &[], depth), false))
+    // where no cycle was learnt, the question's conflict has none, and fixes are checked as
+    // they always were
+    let cycles = !query.forbid.is_empty();
+    Some((
+        render(context, model, asked, &explained, &[], depth, cycles),
+        false,
+    ))
 }
 
 /// The chain of `explained`, its fixes (the engine's, and the flags it left unchecked checked
 /// here on a model built for them), and what lies beyond flags that do not suffice. `on`:
-/// the flags already lifted inside the engine for this conflict.
+/// the flags already lifted inside the engine for this conflict. `cycles`: the question
+/// learnt data cycles (`solve::cycles`): a fix is checked by an answer that closes none, and
+/// the engine's own checks, which know only the cycles learnt so far, are checked again so.
 fn render(
     context: &Context<'_>,
     model: &Model<'_>,
@@ -468,15 +491,25 @@ fn render(
     explained: &Explained,
     on: &[&'static str],
     depth: usize,
+    cycles: bool,
 ) -> Explanation {
     let mut explanation = chain(model, &explained.conflict);
     let answers = |flags: &[&'static str]| {
         let all: Vec<&'static str> = on.iter().chain(flags).copied().collect();
         relaxed(context, model.policy, &all, asked, |model, query| {
-            matches!(context.engine.solve(model, query), super::Outcome::Found(_))
+            let outcome = Learnt::judging_today(model).solve(
+                context.engine,
+                model,
+                query.baseline,
+                query.clone(),
+            );
+            matches!(outcome, super::Outcome::Found(_))
         })
     };
     let mut fixes: Vec<Vec<&'static str>> = explained.fixes.clone();
+    if cycles {
+        fixes.retain(|flags| answers(flags));
+    }
     fixes.extend(
         explained
             .unchecked
@@ -500,7 +533,15 @@ fn render(
         && explained.unchecked.is_empty()
     {
         let all: Vec<&'static str> = on.iter().chain(flags).copied().collect();
-        let next = render(context, model, asked, next, &all, depth.saturating_sub(1));
+        let next = render(
+            context,
+            model,
+            asked,
+            next,
+            &all,
+            depth.saturating_sub(1),
+            cycles,
+        );
         explanation.beyond = Some((flags.clone(), Box::new(next)));
     } else if !every.is_empty() && depth > 0 {
         // a flag the engine could not lift alone (--allow-install): build the model for all

@@ -89,6 +89,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         for &(p, _) in &self.query.restrict {
             self.encode(p);
         }
+        self.forbid();
         self.explain(&[], 2, Some(settled))
     }
 
@@ -453,6 +454,34 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     product: product.clone(),
                 })
                 .or_insert(l);
+        }
+    }
+
+    /// The query's nogoods ([`Query::forbid`]), each a part of the question under a selector
+    /// of its own ([`Cause::Cycle`]): "not all of these values", their products encoded. One
+    /// whose value is not encoded cannot hold anyway.
+    fn forbid(&mut self) {
+        let query = self.query;
+        for nogood in &query.forbid {
+            for &(p, _) in &nogood.values {
+                self.encode(p);
+            }
+            let lits: Option<Vec<Lit>> = nogood
+                .values
+                .iter()
+                .map(|&(p, v)| {
+                    let e = self.encoded[p].as_ref()?;
+                    e.domain.iter().position(|&d| d == v).map(|i| e.lits[i])
+                })
+                .collect();
+            let Some(lits) = lits else { continue };
+            let s = self.selector(Cause::Cycle {
+                values: nogood.values.clone(),
+                reason: nogood.reason.clone(),
+            });
+            let mut clause = vec![!s];
+            clause.extend(lits.iter().map(|&l| !l));
+            self.cnf.add(&clause);
         }
     }
 

@@ -122,6 +122,10 @@ struct Session<'m, 'a, 'q> {
     /// After [`Session::bounded`] answered infeasible: the one level whose bound alone made
     /// it so (the solver's core needs no other level's bound), if there is one.
     bound_alone: Option<usize>,
+    /// Per product, the query's nogoods that name it ([`Session::forbid`]), and per nogood
+    /// whether its clause is in.
+    nogoods_of: Vec<Vec<usize>>,
+    forbidden: Vec<bool>,
 }
 
 impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
@@ -143,6 +147,16 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             sums: [None, None, None, None, None],
             facets: FacetClauses::new(model),
             bound_alone: None,
+            nogoods_of: {
+                let mut of = vec![Vec::new(); model.vars.len()];
+                for (k, nogood) in query.forbid.iter().enumerate() {
+                    for &(p, _) in &nogood.values {
+                        of[p].push(k);
+                    }
+                }
+                of
+            },
+            forbidden: vec![false; query.forbid.len()],
         }
     }
 
@@ -154,7 +168,6 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         for p in named {
             self.encode(p);
         }
-        self.forbid();
         if let Some(fewest) = &self.query.objective {
             for &(p, q, _) in &fewest.repair {
                 self.encode(p);
@@ -399,17 +412,31 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         }
     }
 
-    /// The query's nogoods ([`Query::forbid`]) as clauses, their products encoded: "not all
-    /// of these values". One whose value is outside a product's domain cannot hold anyway.
-    fn forbid(&mut self) {
+    /// The query's nogoods ([`Query::forbid`]) that name `p`, now encoded, as clauses once
+    /// every product they name is encoded: "not all of these values". One whose value is
+    /// outside a product's domain cannot hold anyway. Nogoods are encoded lazily like the
+    /// products: while one waits, an answer that holds it pulls its products in
+    /// ([`Session::reached`]). (Encoding every nogood's products up front made each of
+    /// `--all`'s questions encode every product a learnt cycle named: quadratic in the
+    /// cycles learnt.)
+    fn forbid(&mut self, p: usize) {
         let query = self.query;
-        for nogood in &query.forbid {
-            for &(p, _) in nogood {
-                self.encode(p);
+        for i in 0..self.nogoods_of[p].len() {
+            let k = self.nogoods_of[p][i];
+            let nogood = &query.forbid[k];
+            if self.forbidden[k]
+                || nogood
+                    .values
+                    .iter()
+                    .any(|&(q, _)| self.encoded[q].is_none())
+            {
+                continue;
             }
+            self.forbidden[k] = true;
             let clause: Option<Vec<Lit>> = nogood
+                .values
                 .iter()
-                .map(|&(p, v)| Some(!self.lit(p, v)?))
+                .map(|&(q, v)| Some(!self.lit(q, v)?))
                 .collect();
             if let Some(clause) = clause {
                 self.add(&clause);
@@ -466,6 +493,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         }
         self.facets
             .settle(self.model, &mut self.cnf, &self.encoded, p);
+        self.forbid(p);
     }
 
     /// The supports between encoded `p` and `q`: for each value of either, "not it, or one of
@@ -515,12 +543,23 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
     }
 
-    /// Products not encoded that the answer would break with (see [`reached`]), and those
-    /// its section 9 items need encoded.
+    /// Products not encoded that the answer would break with (see [`reached`]), those its
+    /// section 9 items need encoded, and those of the nogoods it holds that wait for them.
     fn reached(&self, values: &[Value]) -> Vec<usize> {
         let mut out = reached(self.model, self.query.baseline, &self.order, values, |q| {
             self.encoded[q].is_some()
         });
+        for (k, nogood) in self.query.forbid.iter().enumerate() {
+            if !self.forbidden[k] && nogood.values.iter().all(|&(q, v)| values[q] == v) {
+                out.extend(
+                    nogood
+                        .values
+                        .iter()
+                        .map(|&(q, _)| q)
+                        .filter(|&q| self.encoded[q].is_none()),
+                );
+            }
+        }
         out.extend(self.facets.reached(
             self.model,
             self.query.baseline,

@@ -1,0 +1,457 @@
+//! Data cycles in planned states (SPEC 10): a state whose data edges close a cycle cannot be
+//! installed, so it is no valid answer. No pair of products can say so (a cycle runs through
+//! any number of them), so plans, `upgrades`' `requires` and the explanations learn it from
+//! the answers: when an answer closes a data cycle, the values that decide the cycle's edges
+//! are forbidden together (a [`Nogood`] in [`crate::solve::Query::forbid`]) and the question
+//! is asked again ([`Learnt::solve`]), until an answer closes none or none is left.
+//!
+//! - **Sound:** the edges of a cycle are decided by the releases its members run (their
+//!   requirements and inputs, and which entities of a required product serve them: placement
+//!   is fixed, a plan removes no entity) and, for a capability, by which entities provide it
+//!   (every product that provides the capability in some release). The nogood holds exactly
+//!   those products at the answer's values, so every state it forbids has the same cycle.
+//!   It holds whatever the policy, so an explanation may name it beside `--pre` or
+//!   `--allow-downgrade`.
+//! - **Terminates:** each nogood forbids the answer it was learnt from; there are finitely
+//!   many states.
+//! - **Cheap where nothing can close:** only an answer that moves a product at
+//!   [`crate::solve::wired::Risk`] can close a new cycle, so only those are looked at, and
+//!   only around the products moved since a state with no cycle (a world over the entities
+//!   of their product-level components and what serves them, as
+//!   [`Model::state_wiring_around`] judges). Where no product is at risk nothing is learnt
+//!   and every question is asked once, as before.
+//! - **Not learnt** (the answer is judged as a whole, and a cycle there makes it not proven):
+//!   with `--allow-install`, where entities created for empty serving sets change the edges
+//!   with the state; and when today's environment has a data cycle (a plan reports it and
+//!   fails: SPEC 10).
+//! - **Explained:** the conflict search takes each nogood as a part of the question
+//!   ([`crate::solve::conflict::Cause::Cycle`]), so a target blocked by a cycle is explained
+//!   by it, in the words kept with it.
+
+use std::cell::{OnceCell, RefCell};
+use std::collections::BTreeMap;
+
+use crate::instance::Requirement;
+use crate::precedence::Node;
+use crate::solve::{Engine, Model, Outcome, Query, Value};
+
+/// Values that may not all hold at once, and why (a data cycle, in words).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Nogood {
+    /// (product, value) pairs, by product.
+    pub values: Vec<(usize, Value)>,
+    /// What the values close, in words: "d:ingest 2.0.0 with d:report 1.0.0 closes a data
+    /// cycle: ...".
+    pub reason: String,
+}
+
+/// The nogoods learnt so far for one question or one plan (see the module docs). Not shared
+/// between threads: each `upgrades` row, and each explanation, learns its own, so an answer
+/// never depends on what another row happened to learn first.
+pub struct Learnt {
+    nogoods: RefCell<Vec<Nogood>>,
+    active: bool,
+    /// Whether today's environment has a data cycle: given, or judged from the model when an
+    /// answer first asks.
+    today: OnceCell<bool>,
+    /// The last answer [`Learnt::solve`] gave, which closes no data cycle: a question that
+    /// starts from it (`--all` asks one per improvement) looks for new cycles only around
+    /// what moved since.
+    last: RefCell<Option<Vec<Value>>>,
+}
+
+impl Learnt {
+    /// Learning for `model`, unless no move can close a data cycle (no product is at
+    /// [`crate::solve::wired::Risk`]), installing is allowed, or today's environment has a
+    /// data cycle already (`cycles_today`).
+    #[must_use]
+    pub fn new(model: &Model<'_>, cycles_today: bool) -> Self {
+        Learnt {
+            nogoods: RefCell::new(Vec::new()),
+            active: model.wiring_at_risk() && !model.policy.allow_install,
+            today: OnceCell::from(cycles_today),
+            last: RefCell::new(None),
+        }
+    }
+
+    /// [`Learnt::new`] where no validation of today is at hand: today's cycles are judged
+    /// from the model (the state where every product keeps its entities), once, when an
+    /// answer first moves a product at risk.
+    #[must_use]
+    pub fn judging_today(model: &Model<'_>) -> Self {
+        Learnt {
+            nogoods: RefCell::new(Vec::new()),
+            active: model.wiring_at_risk() && !model.policy.allow_install,
+            today: OnceCell::new(),
+            last: RefCell::new(None),
+        }
+    }
+
+    /// Whether anything can be learnt here (a move can close a data cycle, nothing may be
+    /// installed, and today has no data cycle, as far as known).
+    #[must_use]
+    pub fn active(&self) -> bool {
+        self.active && self.today.get() != Some(&true)
+    }
+
+    /// The nogoods learnt so far, for the next question.
+    #[must_use]
+    pub fn forbid(&self) -> Vec<Nogood> {
+        self.nogoods.borrow().clone()
+    }
+
+    /// Whether `values` closes a data cycle not learnt yet; if so, it is learnt. `clean` is a
+    /// state with no data cycle (today's values, or an earlier answer): a new cycle runs
+    /// through a product moved since, so only answers that move one at risk are looked at,
+    /// and only around the moved products ([`crate::solve::wired::Risk`]'s scope: looking
+    /// at every entity for each answer was quadratic in `--all`).
+    pub fn learn(&self, model: &Model<'_>, clean: &[Value], values: &[Value]) -> bool {
+        let moved: Vec<usize> = (0..values.len())
+            .filter(|&p| values[p] != clean[p])
+            .collect();
+        if !self.active
+            || !moved.iter().any(|&p| model.wiring_risk(p))
+            || *self
+                .today
+                .get_or_init(|| !nogoods(model, &model.current(), None).is_empty())
+        {
+            return false;
+        }
+        let learnt = nogoods(model, values, Some(&moved));
+        let found = !learnt.is_empty();
+        self.nogoods.borrow_mut().extend(learnt);
+        found
+    }
+
+    /// `query` answered by `engine`, an answer that closes a data cycle refused: its cycle is
+    /// learnt and the question asked again (with every nogood learnt so far), until an
+    /// answer closes none, or there is none (`current`: today's values).
+    pub fn solve(
+        &self,
+        engine: &dyn Engine,
+        model: &Model<'_>,
+        current: &[Value],
+        mut query: Query<'_>,
+    ) -> Outcome {
+        let baseline = query.baseline;
+        let clean = if self.last.borrow().as_deref() == Some(baseline) {
+            baseline
+        } else {
+            current
+        };
+        loop {
+            query.forbid = self.forbid();
+            let outcome = engine.solve(model, &query);
+            match &outcome {
+                Outcome::Found(values) if self.learn(model, clean, values) => {}
+                Outcome::Found(values) => {
+                    if self.active {
+                        *self.last.borrow_mut() = Some(values.clone());
+                    }
+                    return outcome;
+                }
+                _ => return outcome,
+            }
+        }
+    }
+
+    /// The cycles learnt so far, in words, each once: why an answer was refused.
+    #[must_use]
+    pub fn said(&self) -> Vec<String> {
+        let mut said: Vec<String> = Vec::new();
+        for nogood in self.nogoods.borrow().iter() {
+            let words = cycle_words(&nogood.reason).to_owned();
+            if !said.contains(&words) {
+                said.push(words);
+            }
+        }
+        said
+    }
+}
+
+/// The separator between a nogood's values and its cycle in [`Nogood::reason`].
+const CLOSES: &str = " closes a data cycle: ";
+
+/// The cycle part of a nogood's reason.
+fn cycle_words(reason: &str) -> &str {
+    reason.split_once(CLOSES).map_or(reason, |(_, words)| words)
+}
+
+/// One nogood per data cycle among the entities as `values` has them, with the cycle in
+/// words; with `moved`, only the cycles a move of those products can close (those around
+/// them, judged over the entities that can take part: [`Model::state_wiring_around`]'s
+/// reasoning), which are all the cycles when the state before the moves had none.
+fn nogoods(model: &Model<'_>, values: &[Value], moved: Option<&[usize]>) -> Vec<Nogood> {
+    let scope = moved.and_then(|moved| model.wiring_scope(moved));
+    let seen = |p: usize| scope.as_ref().is_none_or(|(_, seen)| seen[p]);
+    let inside = |p: usize| scope.as_ref().is_none_or(|(inside, _)| inside[p]);
+    // each entity of `p` as `values` has it
+    let entities = |p: usize| {
+        let var = &model.vars[p];
+        var.current.iter().filter_map(move |c| {
+            let name = c.entity?;
+            match values[p] {
+                Value::Keep => Some((name, p, c.version, c.manifest)),
+                Value::Release(i) => {
+                    let m = &var.releases[i];
+                    Some((name, p, &m.version, Some(&**m)))
+                }
+                Value::Absent => None,
+            }
+        })
+    };
+    let mut running: Vec<(&str, usize, &crate::version::Version, _)> = (0..model.vars.len())
+        .filter(|&p| seen(p))
+        .flat_map(entities)
+        .collect();
+    if let Some((_, seen)) = &scope {
+        let witnesses =
+            model.wiring_witnesses(seen, |p| entities(p).map(|(name, _, _, m)| (name, m)));
+        for (p, name) in witnesses {
+            running.extend(entities(p).filter(|e| e.0 == name));
+        }
+    }
+    running.sort_unstable_by_key(|r| r.0);
+    let nodes: Vec<Node<'_>> = running
+        .iter()
+        .map(|&(name, p, version, release)| Node {
+            name,
+            product: &model.vars[p].product,
+            version,
+            release,
+            placement: model.placement_of(name),
+        })
+        .collect();
+    let mut providers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut out = Vec::new();
+    for members in crate::order::data_cycles_among(&nodes, |m| inside(running[m].1)) {
+        let mut products: Vec<usize> = members.iter().map(|&m| running[m].1).collect();
+        for &m in &members {
+            let Some(release) = running[m].3.filter(|r| r.facets.is_some()) else {
+                continue;
+            };
+            let facets = release.facets();
+            let named = facets.requires.iter().map(|r| r.name.as_str()).chain(
+                facets.inputs.iter().filter_map(|i| match &i.from {
+                    Requirement::Capability(c) => Some(c.as_str()),
+                    Requirement::Product(_) => None,
+                }),
+            );
+            for name in named {
+                products.extend(
+                    providers
+                        .entry(name)
+                        .or_insert_with(|| providing(model, name))
+                        .iter(),
+                );
+            }
+        }
+        products.sort_unstable();
+        products.dedup();
+        let names: Vec<&str> = members.iter().map(|&m| running[m].0).collect();
+        let words = format!(
+            "{} would feed data into one another in a cycle, so none of them could be installed \
+             first",
+            names.join(", ")
+        );
+        let held: Vec<(usize, Value)> = products.into_iter().map(|p| (p, values[p])).collect();
+        let which: Vec<String> = held
+            .iter()
+            .map(|&(p, v)| value_words(model, p, v))
+            .collect();
+        out.push(Nogood {
+            reason: format!("{}{CLOSES}{words}", which.join(" with ")),
+            values: held,
+        });
+    }
+    out
+}
+
+/// Product `p` at `value`, in words: `d:report 1.0.0`, `d:report as installed` (entities on
+/// several versions kept), `d:report absent`.
+fn value_words(model: &Model<'_>, p: usize, value: Value) -> String {
+    let var = &model.vars[p];
+    match (value, var.version(value)) {
+        (Value::Absent, _) => format!("{} absent", var.product),
+        (Value::Keep, Some(v)) if var.current.iter().all(|c| c.version == v) => {
+            format!("{} {v}", var.product)
+        }
+        (Value::Keep, _) => format!("{} as installed", var.product),
+        (Value::Release(_), v) => format!(
+            "{} {}",
+            var.product,
+            v.map_or_else(String::new, ToString::to_string)
+        ),
+    }
+}
+
+/// The products some release of which provides capability `name`.
+fn providing(model: &Model<'_>, name: &str) -> Vec<usize> {
+    (0..model.vars.len())
+        .filter(|&q| {
+            model.vars[q]
+                .every_manifest()
+                .any(|m| m.facets.is_some() && m.facets().provides.iter().any(|c| c.name == name))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use std::fmt::Write;
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::catalog::Catalog;
+    use crate::environment::{self, Environment};
+    use crate::solve::explain::{Context, Kind, Pick};
+    use crate::solve::model::Policy;
+    use crate::solve::{Fewest, sat::Sat};
+
+    /// Two stages: `d:ingest` 1.0.0 reads nothing, 2.0.0 reads `d:report`'s summary; each
+    /// `d:report` release of `reports` reads ingest's records when its flag says so. Today
+    /// both run 1.0.0.
+    pub(crate) fn pipeline(reports: &[(&str, bool)]) -> (Environment, Catalog) {
+        let mut text = String::from(
+            "manifest-version: '1.0'\nproduct-group: d\nproduct-name: ingest\n\
+             product-version: 1.0.0\nextensions:\n  outputs: [records]\n---\n\
+             manifest-version: '1.0'\nproduct-group: d\nproduct-name: ingest\n\
+             product-version: 2.0.0\nextensions:\n  product-dependencies:\n    - \
+             {product-group: d, product-name: report, minimum-version: 1.0.0, \
+             maximum-version: 2.x.x, optional: true}\n  outputs: [records]\n  inputs:\n    - \
+             {name: hints, from: 'd:report', output: summary, optional: true}\n",
+        );
+        for (version, reads) in reports {
+            let _ = write!(
+                text,
+                "---\nmanifest-version: '1.0'\nproduct-group: d\nproduct-name: report\n\
+                 product-version: {version}\nextensions:\n  product-dependencies:\n    - \
+                 {{product-group: d, product-name: ingest, minimum-version: 1.0.0, \
+                 maximum-version: 2.x.x, optional: true}}\n  outputs: [summary]\n"
+            );
+            if *reads {
+                text.push_str(
+                    "  inputs:\n    - {name: records, from: 'd:ingest', output: records, \
+                     optional: true}\n",
+                );
+            }
+        }
+        let manifests = crate::manifest::parse(&text, &Arc::from("c.yml")).unwrap();
+        let env = environment::parse(
+            "entities:\n  - {name: ingest, product: 'd:ingest', version: 1.0.0}\n  \
+             - {name: report, product: 'd:report', version: 1.0.0}\n",
+            &Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        (env, Catalog::from_manifests(manifests).unwrap())
+    }
+
+    /// ingest 2.0.0 asked for, the fewest changes.
+    fn ingest_2(current: &[Value]) -> Query<'_> {
+        Query {
+            baseline: current,
+            restrict: vec![(0, vec![Value::Release(1)])],
+            frozen: 0,
+            objective: Some(Fewest::default()),
+            deadline: None,
+            forbid: Vec::new(),
+        }
+    }
+
+    const CYCLE: &str = "ingest, report would feed data into one another in a cycle, so none of \
+                         them could be installed first";
+
+    /// The fewest changes would keep report 1.0.0, which closes a cycle with ingest 2.0.0:
+    /// learnt, the answer moves report to 2.0.0, which reads nothing back.
+    #[test]
+    fn an_answer_that_closes_a_cycle_is_learnt_and_the_next_one_taken() {
+        let (env, catalog) = pipeline(&[("1.0.0", true), ("2.0.0", false)]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let current = model.current();
+        assert_eq!(
+            Sat.solve(&model, &ingest_2(&current)),
+            Outcome::Found(vec![Value::Release(1), Value::Keep])
+        );
+        let learnt = Learnt::new(&model, false);
+        assert_eq!(
+            learnt.solve(&Sat, &model, &current, ingest_2(&current)),
+            Outcome::Found(vec![Value::Release(1), Value::Release(1)])
+        );
+        assert_eq!(learnt.said(), [CYCLE]);
+        let reasons: Vec<String> = learnt.forbid().into_iter().map(|n| n.reason).collect();
+        assert_eq!(
+            reasons,
+            [format!(
+                "d:ingest 2.0.0 with d:report 1.0.0 closes a data cycle: {CYCLE}"
+            )]
+        );
+    }
+
+    /// Every report release reads ingest's records: every state with ingest 2.0.0 closes a
+    /// cycle, so the question is infeasible (proven), and the explanation names the cycles.
+    #[test]
+    fn a_target_blocked_by_cycles_alone_is_infeasible_and_explained_by_them() {
+        let (env, catalog) = pipeline(&[("1.0.0", true), ("1.1.0", true)]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let current = model.current();
+        let learnt = Learnt::judging_today(&model);
+        assert!(learnt.active());
+        assert_eq!(
+            learnt.solve(&Sat, &model, &current, ingest_2(&current)),
+            Outcome::Infeasible
+        );
+        assert_eq!(learnt.forbid().len(), 2);
+        let context = Context {
+            env: &env,
+            catalog: &catalog,
+            engine: &Sat,
+            deadline: None,
+            reload: None,
+        };
+        let version = crate::version::Version::parse("2.0.0").unwrap();
+        let asked = vec![(model.vars[0].product.clone(), vec![Pick::Version(version)])];
+        let why = crate::solve::explain::why(&context, &model, &asked).unwrap();
+        let links: Vec<(Kind, &str)> = why
+            .chain
+            .iter()
+            .map(|l| (l.kind, l.text.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                (Kind::Asked, "asked for: d:ingest 2.0.0"),
+                (
+                    Kind::Cycle,
+                    &*format!("d:ingest 2.0.0 with d:report 1.0.0 closes a data cycle: {CYCLE}")
+                ),
+                (
+                    Kind::Cycle,
+                    &*format!("d:ingest 2.0.0 with d:report 1.1.0 closes a data cycle: {CYCLE}")
+                ),
+            ]
+        );
+        assert!(why.fixes.is_empty() && why.minimal);
+    }
+
+    /// Nothing is learnt where today has a data cycle already, or where installing is
+    /// allowed (created entities change the edges): the answer is judged as a whole there.
+    #[test]
+    fn nothing_is_learnt_over_a_cycle_today_or_with_installs() {
+        let (env, catalog) = pipeline(&[("1.0.0", true), ("2.0.0", false)]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let current = model.current();
+        let today = Learnt::new(&model, true);
+        assert!(!today.active());
+        assert_eq!(
+            today.solve(&Sat, &model, &current, ingest_2(&current)),
+            Outcome::Found(vec![Value::Release(1), Value::Keep])
+        );
+        let policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let installing = Model::build(&env, &catalog, policy, &[]);
+        assert!(!Learnt::judging_today(&installing).active());
+    }
+}
