@@ -203,6 +203,8 @@ struct Whole<'a> {
     catalog: &'a Catalog,
     /// Today's wiring findings (`None`: nothing is wired, nothing to check).
     today: Option<Vec<Finding>>,
+    /// Per model product: its entities (indices into `env`), listed once when first asked.
+    by_product: std::sync::OnceLock<Vec<Vec<usize>>>,
 }
 
 impl<'a> Whole<'a> {
@@ -214,11 +216,17 @@ impl<'a> Whole<'a> {
             env,
             catalog,
             today,
+            by_product: std::sync::OnceLock::new(),
         }
     }
 
     /// The wiring findings `state` (installed products only moved) has that today has not.
     fn added(&self, model: &Model<'_>, state: &[Value]) -> Vec<Finding> {
+        self.added_judged(model, state, true)
+    }
+
+    /// [`Whole::added`], judged around what moved ([`Whole::around`]) or over every entity.
+    fn added_judged(&self, model: &Model<'_>, state: &[Value], around: bool) -> Vec<Finding> {
         let Some(today) = &self.today else {
             return Vec::new();
         };
@@ -226,18 +234,111 @@ impl<'a> Whole<'a> {
         if !(0..state.len()).any(|q| moved(q) && model.wiring_risk(q)) {
             return Vec::new();
         }
-        let mut env = self.env.clone();
-        for e in env.entities.iter_mut().filter(|e| e.is_installed()) {
-            if let Some(&q) = model.index.get(&e.product)
+        // the entities as `state` has them (every entity of a product moves with it)
+        let at_state = |e: &crate::environment::Entity| {
+            let mut e = e.clone();
+            if e.is_installed()
+                && let Some(&q) = model.index.get(&e.product)
                 && let Value::Release(i) = state[q]
             {
                 e.version = model.vars[q].releases[i].version.clone();
             }
-        }
-        let after = crate::validate::wiring_findings(&env, self.catalog);
+            e
+        };
+        let moved: Vec<usize> = (0..state.len()).filter(|&q| moved(q)).collect();
+        let after = if let Some((inside, seen)) = model.wiring_scope(&moved).filter(|_| around) {
+            self.around(model, &at_state, &inside, &seen)
+        } else {
+            let env = Environment {
+                entities: self.env.entities.iter().map(at_state).collect(),
+                ..self.env_without_entities()
+            };
+            crate::validate::wiring_findings(&env, self.catalog)
+        };
         crate::validate::new_errors(today, &after)
             .into_iter()
             .cloned()
+            .collect()
+    }
+
+    /// Today's environment with no entities (its name, file, runtime and policy), to give
+    /// entities of another state.
+    fn env_without_entities(&self) -> Environment {
+        Environment {
+            name: self.env.name.clone(),
+            entities: Vec::new(),
+            file: std::sync::Arc::clone(&self.env.file),
+            warnings: Vec::new(),
+            runtime: self.env.runtime.clone(),
+            policy: self.env.policy.clone(),
+        }
+    }
+
+    /// The wiring findings a move of the products `inside` stand for can change
+    /// ([`crate::solve::Model::wiring_scope`]), with every entity as `at_state` gives it,
+    /// judged over the entities of the products `seen` and the witnesses that make that
+    /// smaller world take the whole one's paths, as the rolling steps judge theirs: the
+    /// findings of entities inside, and the data cycles among them. Every other finding is
+    /// the same as today's, so comparing these with today's gives the same new errors as
+    /// judging every entity, and one row no longer costs a judgement of the whole
+    /// environment (quadratic in the entities, with every product at risk).
+    fn around(
+        &self,
+        model: &Model<'_>,
+        at_state: &dyn Fn(&crate::environment::Entity) -> crate::environment::Entity,
+        inside: &[bool],
+        seen: &[bool],
+    ) -> Vec<Finding> {
+        let by_product = self.by_product.get_or_init(|| {
+            let mut by_product = vec![Vec::new(); model.vars.len()];
+            for (i, e) in self.env.entities.iter().enumerate() {
+                if let Some(&q) = model.index.get(&e.product) {
+                    by_product[q].push(i);
+                }
+            }
+            by_product
+        });
+        // names stay as today, releases as `state` has them
+        let manifest = |e: &'a crate::environment::Entity| {
+            let moved = at_state(e);
+            self.catalog.release(&moved.product, &moved.version)
+        };
+        let witnesses = model.wiring_witnesses(seen, |q| {
+            by_product[q]
+                .iter()
+                .map(|&i| &self.env.entities[i])
+                .filter(|e| e.is_installed())
+                .map(|e| (e.name.as_str(), manifest(e).map(|m| &**m)))
+        });
+        let mut chosen: Vec<crate::environment::Entity> = (0..seen.len())
+            .filter(|&q| seen[q])
+            .chain(witnesses.iter().map(|&(q, _)| q))
+            .flat_map(|q| by_product[q].iter().map(|&i| &self.env.entities[i]))
+            .filter(|e| {
+                model.index.get(&e.product).is_some_and(|&q| seen[q])
+                    || witnesses.iter().any(|&(_, name)| name == e.name)
+            })
+            .map(at_state)
+            .collect();
+        chosen.sort_by(|a, b| a.name.cmp(&b.name));
+        chosen.dedup_by(|a, b| a.name == b.name);
+        let env = Environment {
+            entities: chosen,
+            ..self.env_without_entities()
+        };
+        let of = |name: &str| -> bool {
+            env.entities
+                .binary_search_by(|e| e.name.as_str().cmp(name))
+                .ok()
+                .and_then(|i| model.index.get(&env.entities[i].product).copied())
+                .is_some_and(|q| inside[q])
+        };
+        crate::validate::wiring_findings(&env, self.catalog)
+            .into_iter()
+            .filter(|f| match &f.cycle {
+                Some(members) => members.iter().all(|m| of(m)),
+                None => f.entity.as_deref().is_some_and(of),
+            })
             .collect()
     }
 
@@ -794,6 +895,48 @@ mod tests {
             .map(|l| l.kind)
             .collect();
         assert_eq!(kinds, [Kind::Asked, Kind::Cycle, Kind::Cycle]);
+    }
+
+    /// The wiring findings a state adds, judged around what moved, are those judged over
+    /// every entity: every move of one product and of two, from today and from the state
+    /// where everything is at its newest, with and without a namespaced entity elsewhere.
+    #[test]
+    fn wiring_judged_around_the_moves_adds_what_the_whole_environment_adds() {
+        let (catalog, envs) = crate::solve::wired::tests::cycle_family();
+        let mut judged = 0;
+        for env in &envs {
+            let model = Model::build(env, &catalog, Policy::default(), &[]);
+            let whole = Whole::new(env, &catalog, &model);
+            let n = model.vars.len();
+            let today = model.current();
+            let newest: Vec<Value> = (0..n)
+                .map(|q| Value::Release(model.vars[q].releases.len() - 1))
+                .collect();
+            for from in [&today, &newest] {
+                for p in 0..n {
+                    for q in p..n {
+                        for v in &model.base[p] {
+                            for w in &model.base[q] {
+                                let mut to = from.clone();
+                                to[p] = *v;
+                                to[q] = *w;
+                                let every = whole.added_judged(&model, &to, false);
+                                judged += every.len();
+                                let codes = |list: &[Finding]| -> Vec<String> {
+                                    list.iter().map(|f| format!("{f:?}")).collect()
+                                };
+                                assert_eq!(
+                                    codes(&whole.added_judged(&model, &to, true)),
+                                    codes(&every),
+                                    "{to:?}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(judged > 0, "some state adds a finding");
     }
 
     #[test]

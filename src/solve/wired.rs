@@ -838,7 +838,7 @@ fn input_violation(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use std::sync::Arc;
 
     use crate::catalog::Catalog;
@@ -1075,15 +1075,10 @@ product-name: other
 product-version: 2.0.0
 ";
 
-    /// What a step adds, judged around the moved products, is what it adds judged over the
-    /// whole state: every move of one product and of two, from today and from the state
-    /// where everything is at its newest, with and without a namespaced entity elsewhere
-    /// (the serving index then used for the whole state).
-    #[test]
-    fn wiring_judged_around_a_move_adds_what_the_whole_state_adds() {
-        use std::collections::BTreeMap;
-
-        use crate::solve::model::Instance;
+    /// Two ingest/report pipelines that can close data cycles, a capability-fed chain, and an
+    /// unrelated product, plain and with that product namespaced (the serving index then in
+    /// use): the catalog and both environments.
+    pub(crate) fn cycle_family() -> (Catalog, Vec<environment::Environment>) {
         let text = format!("{}{}{EVENTS}", stages("a"), stages("b"));
         let manifests = manifest::parse(&text, &Arc::from("c.yml")).unwrap();
         let catalog = Catalog::from_manifests(manifests).unwrap();
@@ -1099,10 +1094,22 @@ product-version: 2.0.0
             "'o:other', version: 1.0.0}",
             "'o:other', version: 1.0.0, namespace: ns, labels: {app: x}}",
         );
+        (catalog, vec![env(plain), env(&placed)])
+    }
+
+    /// What a step adds, judged around the moved products, is what it adds judged over the
+    /// whole state: every move of one product and of two, from today and from the state
+    /// where everything is at its newest, with and without a namespaced entity elsewhere
+    /// (the serving index then used for the whole state).
+    #[test]
+    fn wiring_judged_around_a_move_adds_what_the_whole_state_adds() {
+        use std::collections::BTreeMap;
+
+        use crate::solve::model::Instance;
+        let (catalog, envs) = cycle_family();
         let mut judged = 0;
-        for text in [plain.to_owned(), placed] {
-            let env = env(&text);
-            let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        for env in &envs {
+            let model = Model::build(env, &catalog, Policy::default(), &[]);
             let n = model.vars.len();
             let instances = |values: &[Value]| -> Vec<BTreeMap<String, Instance<'_>>> {
                 (0..n)
