@@ -907,33 +907,17 @@ mod tests {
         for env in &envs {
             let model = Model::build(env, &catalog, Policy::default(), &[]);
             let whole = Whole::new(env, &catalog, &model);
-            let n = model.vars.len();
-            let today = model.current();
-            let newest: Vec<Value> = (0..n)
-                .map(|q| Value::Release(model.vars[q].releases.len() - 1))
-                .collect();
-            for from in [&today, &newest] {
-                for p in 0..n {
-                    for q in p..n {
-                        for v in &model.base[p] {
-                            for w in &model.base[q] {
-                                let mut to = from.clone();
-                                to[p] = *v;
-                                to[q] = *w;
-                                let every = whole.added_judged(&model, &to, false);
-                                judged += every.len();
-                                let codes = |list: &[Finding]| -> Vec<String> {
-                                    list.iter().map(|f| format!("{f:?}")).collect()
-                                };
-                                assert_eq!(
-                                    codes(&whole.added_judged(&model, &to, true)),
-                                    codes(&every),
-                                    "{to:?}"
-                                );
-                            }
-                        }
-                    }
-                }
+            let codes = |list: &[Finding]| -> Vec<String> {
+                list.iter().map(|f| format!("{f:?}")).collect()
+            };
+            for (_, to, _) in crate::solve::wired::tests::moves_of_one_and_two(&model) {
+                let every = whole.added_judged(&model, &to, false);
+                judged += every.len();
+                assert_eq!(
+                    codes(&whole.added_judged(&model, &to, true)),
+                    codes(&every),
+                    "{to:?}"
+                );
             }
         }
         assert!(judged > 0, "some state adds a finding");

@@ -1075,6 +1075,35 @@ product-name: other
 product-version: 2.0.0
 ";
 
+    /// Every move of one product and of two (to any value of their base domains), from
+    /// today and from the state where everything is at its newest: (from, to, moved).
+    pub(crate) fn moves_of_one_and_two(
+        model: &Model<'_>,
+    ) -> Vec<(Vec<Value>, Vec<Value>, Vec<usize>)> {
+        let n = model.vars.len();
+        let today = model.current();
+        let newest: Vec<Value> = (0..n)
+            .map(|q| Value::Release(model.vars[q].releases.len() - 1))
+            .collect();
+        let mut out = Vec::new();
+        for from in [today, newest] {
+            for p in 0..n {
+                for q in p..n {
+                    for v in &model.base[p] {
+                        for w in &model.base[q] {
+                            let mut to = from.clone();
+                            to[p] = *v;
+                            to[q] = *w;
+                            let moved = if p == q { vec![p] } else { vec![p, q] };
+                            out.push((from.clone(), to, moved));
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Two ingest/report pipelines that can close data cycles, a capability-fed chain, and an
     /// unrelated product, plain and with that product namespaced (the serving index then in
     /// use): the catalog and both environments.
@@ -1145,30 +1174,10 @@ product-version: 2.0.0
                 after.retain(|words, _| !before.contains_key(words));
                 after
             };
-            let today = model.current();
-            let newest: Vec<Value> = (0..n)
-                .map(|q| Value::Release(model.vars[q].releases.len() - 1))
-                .collect();
-            for from in [&today, &newest] {
-                for p in 0..n {
-                    for q in p..n {
-                        for v in &model.base[p] {
-                            for w in &model.base[q] {
-                                let mut to = from.clone();
-                                to[p] = *v;
-                                to[q] = *w;
-                                let moved = if p == q { vec![p] } else { vec![p, q] };
-                                let whole = added(from, &to, &moved, false);
-                                judged += whole.len();
-                                assert_eq!(
-                                    added(from, &to, &moved, true),
-                                    whole,
-                                    "{from:?} -> {to:?}"
-                                );
-                            }
-                        }
-                    }
-                }
+            for (from, to, moved) in moves_of_one_and_two(&model) {
+                let whole = added(&from, &to, &moved, false);
+                judged += whole.len();
+                assert_eq!(added(&from, &to, &moved, true), whole, "{from:?} -> {to:?}");
             }
         }
         assert!(judged > 0, "some move adds a finding");
