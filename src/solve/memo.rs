@@ -25,6 +25,9 @@ pub struct Memo {
     judged: Vec<Vec<OnceLock<Vec<Judgement>>>>,
     /// Per product: [`Reach`].
     reach: Vec<OnceLock<Reach>>,
+    /// Per product, per value of its base domain: whether it is compatible with each
+    /// neighbour's value today ([`Model::compatible_with_today`]).
+    with_today: Vec<OnceLock<Vec<OnceLock<Vec<bool>>>>>,
     /// The section 9 items ([`Model::facets`]).
     pub(super) facets: OnceLock<Option<super::facets::FacetIndex>>,
     /// Where section 10's wiring is more than pairwise ([`Model::wiring_risk`]).
@@ -68,6 +71,7 @@ impl Memo {
             compatible: slots(neighbors),
             judged: slots(neighbors),
             reach: neighbors.iter().map(|_| OnceLock::new()).collect(),
+            with_today: neighbors.iter().map(|_| OnceLock::new()).collect(),
             facets: OnceLock::new(),
             wiring: OnceLock::new(),
             providers: Mutex::new(BTreeMap::new()),
@@ -155,6 +159,24 @@ impl Model<'_> {
             Some(m[row][column])
         });
         found.unwrap_or_else(|| self.compatible(p, a, q, b))
+    }
+
+    /// Whether value `a` of `p` is compatible with each neighbour's value today, in
+    /// `neighbors[p]` order, worked out once per value of `p`'s base domain (`None` for a
+    /// value outside it). Every answer of a search is checked against the products it has
+    /// not encoded, which stand at today's values: a lookup instead of a search for the
+    /// pair's slot and a walk of the declarations each time.
+    #[must_use]
+    pub fn compatible_with_today(&self, p: usize, a: Value) -> Option<&[bool]> {
+        let at = self.base[p].iter().position(|&v| v == a)?;
+        let per_value = self.memo.with_today[p]
+            .get_or_init(|| self.base[p].iter().map(|_| OnceLock::new()).collect());
+        Some(per_value[at].get_or_init(|| {
+            self.neighbors[p]
+                .iter()
+                .map(|&q| self.compatible(p, a, q, self.vars[q].domain[0]))
+                .collect()
+        }))
     }
 
     /// `p`'s [`Reach`].

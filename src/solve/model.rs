@@ -855,6 +855,15 @@ mod tests {
                         }
                     }
                 }
+                // the row a search reads against the products it has not encoded
+                for &a in &model.base[p] {
+                    let row = model.compatible_with_today(p, a).unwrap();
+                    for (slot, &q) in model.neighbors[p].iter().enumerate() {
+                        let today = model.vars[q].domain[0];
+                        let expected = model.conflicts(p, a, q, today).is_empty();
+                        assert_eq!(row[slot], expected, "{shape:?} {p}={a:?} {q} today");
+                    }
+                }
             }
             assert!(pairs > 1000, "{shape:?}: only {pairs} pairs checked");
         }

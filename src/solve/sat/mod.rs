@@ -603,8 +603,16 @@ fn reached(
         if values[p] == baseline[p] {
             continue; // a baseline value is compatible with every other baseline value
         }
-        for &q in &model.neighbors[p] {
-            if !encoded(q) && !model.compatible_memo(p, values[p], q, baseline[q]) {
+        let today = model.compatible_with_today(p, values[p]);
+        for (slot, &q) in model.neighbors[p].iter().enumerate() {
+            if encoded(q) {
+                continue;
+            }
+            let compatible = match today {
+                Some(row) if baseline[q] == model.vars[q].domain[0] => row[slot],
+                _ => model.compatible_memo(p, values[p], q, baseline[q]),
+            };
+            if !compatible {
                 out.push(q);
             }
         }
