@@ -1,14 +1,16 @@
 //! Section 9 items as clauses, encoded as lazily as the products they name.
 //!
 //! An item declared by value `a` of product `p` is the clause "not `a`, or the item holds",
-//! where "the item holds" is a literal defined from the item's term (Tseitin: each compound
-//! and atom gets a literal equivalent to it). An atom is existential over products: it holds
-//! when its declarer's own instances make it true (a constant), or when some product it names
-//! takes a value whose instances make it true, so its literal is equivalent to the
-//! disjunction of those values' literals. That disjunction is only whole when every product
-//! the item names is encoded; until then the item waits (*pending*) and is left out of the
-//! encoding, which keeps the encoded part a relaxation of the question (the parent module's
-//! argument). After each answer, [`FacetClauses::reached`] judges on the whole state every
+//! where "the item holds" is a literal defined from the item's term (Tseitin, one-sided as
+//! Plaisted and Greenbaum have it: each compound and atom gets a literal that implies it, or
+//! is implied by it under a negation, never both unless both places need it; the clause only
+//! needs its literal to imply the item, so the answers are the same). An atom is existential
+//! over products: it holds when its declarer's own instances make it true (a constant), or
+//! when some product it names takes a value whose instances make it true, so its literal
+//! stands for the disjunction of those values' literals. That disjunction is only whole when
+//! every product the item names is encoded; until then the item waits (*pending*) and is left
+//! out of the encoding, which keeps the encoded part a relaxation of the question (the parent
+//! module's argument). After each answer, [`FacetClauses::reached`] judges on the whole state every
 //! pending item its answer chooses, and every item of a product not encoded that a move may
 //! have changed; what fails brings the products it names (or its declarer) into the
 //! encoding, and the item is then encoded whole. The encoded set grows, so this ends.
