@@ -247,7 +247,7 @@ impl<'a> Whole<'a> {
         };
         let moved: Vec<usize> = (0..state.len()).filter(|&q| moved(q)).collect();
         let after = if let Some((inside, seen)) = model.wiring_scope(&moved).filter(|_| around) {
-            self.around(model, &at_state, &inside, &seen)
+            self.around(model, state, &at_state, &inside, &seen)
         } else {
             let env = Environment {
                 entities: self.env.entities.iter().map(at_state).collect(),
@@ -285,6 +285,7 @@ impl<'a> Whole<'a> {
     fn around(
         &self,
         model: &Model<'_>,
+        state: &[Value],
         at_state: &dyn Fn(&crate::environment::Entity) -> crate::environment::Entity,
         inside: &[bool],
         seen: &[bool],
@@ -299,16 +300,18 @@ impl<'a> Whole<'a> {
             by_product
         });
         // names stay as today, releases as `state` has them
-        let manifest = |e: &'a crate::environment::Entity| {
-            let moved = at_state(e);
-            self.catalog.release(&moved.product, &moved.version)
-        };
         let witnesses = model.wiring_witnesses(seen, |q| {
             by_product[q]
                 .iter()
                 .map(|&i| &self.env.entities[i])
                 .filter(|e| e.is_installed())
-                .map(|e| (e.name.as_str(), manifest(e).map(|m| &**m)))
+                .map(move |e| {
+                    let release = match state[q] {
+                        Value::Release(i) => Some(&*model.vars[q].releases[i]),
+                        _ => self.catalog.release(&e.product, &e.version).map(|m| &**m),
+                    };
+                    (e.name.as_str(), release)
+                })
         });
         let mut chosen: Vec<crate::environment::Entity> = (0..seen.len())
             .filter(|&q| seen[q])

@@ -465,19 +465,24 @@ impl FacetIndex {
     /// included.
     #[must_use]
     pub fn atom_mentions(&self, model: &Model<'_>, atom: &Atom) -> Vec<usize> {
-        match atom {
-            Atom::Product { product, .. } => {
-                model.index.get(product).copied().into_iter().collect()
-            }
-            Atom::Capability { name, .. } => self.providers.get(name).cloned().unwrap_or_default(),
-            Atom::Runtime { .. } => Vec::new(),
-            Atom::Rule(_) => self.support(model, self.atom_id(atom)).to_vec(),
-        }
+        self.made_true_by_any(model, atom, || self.atom_id(atom))
+            .into_owned()
     }
 
     /// [`FacetIndex::atom_mentions`] by atom id, borrowed where the index holds the list.
     pub(crate) fn atom_candidates(&self, model: &Model<'_>, id: usize) -> Cow<'_, [usize]> {
-        match self.atom(id) {
+        self.made_true_by_any(model, self.atom(id), || id)
+    }
+
+    /// [`FacetIndex::atom_mentions`] of `atom`, whose id `id` gives (asked for a rule only:
+    /// its support).
+    fn made_true_by_any(
+        &self,
+        model: &Model<'_>,
+        atom: &Atom,
+        id: impl FnOnce() -> usize,
+    ) -> Cow<'_, [usize]> {
+        match atom {
             Atom::Product { product, .. } => {
                 Cow::Owned(model.index.get(product).copied().into_iter().collect())
             }
@@ -488,7 +493,7 @@ impl FacetIndex {
                     Cow::Borrowed(list.as_slice())
                 }),
             Atom::Runtime { .. } => Cow::Owned(Vec::new()),
-            Atom::Rule(_) => Cow::Borrowed(self.support(model, id)),
+            Atom::Rule(_) => Cow::Borrowed(self.support(model, id())),
         }
     }
 
