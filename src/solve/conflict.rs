@@ -91,6 +91,10 @@ pub struct Conflict {
     /// was checked. False when a time limit cut the search (every part is still real, but
     /// some may be spare, and a fix may be missing).
     pub minimal: bool,
+    /// The policy rules lifted for every product while it was found (an "even with"
+    /// conflict, behind the flags that did not suffice): the values they leave out are
+    /// among each product's choices.
+    pub lifted: Vec<Exclusion>,
 }
 
 impl Conflict {

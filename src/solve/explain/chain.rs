@@ -31,6 +31,7 @@ pub fn chain(model: &Model<'_>, conflict: &Conflict) -> Explanation {
                     _ => None,
                 })
                 .collect();
+            parts.lifted.clone_from(&conflict.lifted);
             parts
         }),
         fixes: Vec::new(),
@@ -58,6 +59,8 @@ struct Parts {
     pinned: BTreeSet<usize>,
     /// Data cycles (learnt nogoods): the values each holds, and its reason.
     cycles: Vec<(Vec<(usize, Value)>, String)>,
+    /// The policy rules the conflict was found with lifted ([`Conflict::lifted`]).
+    lifted: Vec<Exclusion>,
 }
 
 fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
@@ -215,7 +218,7 @@ fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
             .collect();
         if mine.len() > 1 && !parts.starts.contains(&p) {
             // several releases each rule something out: say which ones there are to choose
-            chain.push(choices_link(model, p));
+            chain.push(choices_link(model, p, &parts.lifted));
         }
         for (key, group) in mine {
             chain.push(declaration_link(model, &key, &group));
@@ -452,10 +455,18 @@ fn releases(values: &[Value]) -> BTreeSet<usize> {
         .collect()
 }
 
-/// "`p` can run only ...": the values the policy leaves it.
-fn choices_link(model: &Model<'_>, p: usize) -> Link {
+/// "`p` can run only ...": the values the policy leaves it, those only `lifted` rules leave
+/// out included.
+fn choices_link(model: &Model<'_>, p: usize, lifted: &[Exclusion]) -> Link {
     let var = &model.vars[p];
-    let (mut versions, _) = spans(model, p, &releases(&var.domain));
+    let values: Vec<Value> = model
+        .reach(p)
+        .values
+        .iter()
+        .filter(|(_, rules)| rules.iter().all(|rule| lifted.contains(rule)))
+        .map(|&(v, _)| v)
+        .collect();
+    let (mut versions, _) = spans(model, p, &releases(&values));
     let text = if var.domain[0] == Value::Keep {
         versions.insert(
             0,

@@ -153,7 +153,18 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
         let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
         causes.sort();
-        let mut conflict = Conflict { causes, minimal };
+        let mut everywhere: Vec<Exclusion> = lifted
+            .iter()
+            .filter(|(_, only)| only.is_none())
+            .map(|&(rule, _)| rule)
+            .collect();
+        everywhere.sort_unstable();
+        everywhere.dedup();
+        let mut conflict = Conflict {
+            causes,
+            minimal,
+            lifted: everywhere,
+        };
         if settled.is_some_and(|settled| !settled(self.model, &conflict)) {
             return Some(Explained {
                 conflict,
