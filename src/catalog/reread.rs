@@ -21,9 +21,6 @@ pub struct Reread {
 
 type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
 
-/// The fewest products [`Reread::products`] reads in one part.
-const PART: usize = 128;
-
 impl Reread {
     /// Rereading for a command over `env` with these `--target` products, from `locations`
     /// (in layer order); `None` when every location is a directory (read whole already).
@@ -60,39 +57,13 @@ impl Reread {
 
     /// Every release of these products, without their dependencies; `None` when the catalog
     /// cannot be read again.
-    ///
-    /// Each product's releases are read apart from the others', so a long list is read in
-    /// parts at once, each part through connections of its own, and the parts joined: the
-    /// same catalog. (Explanation rounds wait for these reads: on the hard family at 5,000
-    /// products they were a quarter of `upgrades`' serial time.)
     #[must_use]
     pub fn products(&self, products: &[ProductId]) -> Option<Catalog> {
-        let part = products
-            .len()
-            .div_ceil(rayon::current_num_threads())
-            .max(PART);
-        self.in_parts(products, part)
-    }
-
-    /// [`Reread::products`], read `part` products at a time.
-    fn in_parts(&self, products: &[ProductId], part: usize) -> Option<Catalog> {
-        use rayon::prelude::*;
-        let parts: Vec<Catalog> = products
-            .par_chunks(part)
-            .map(|list| {
-                let floors = list.iter().map(|p| (p.clone(), None)).collect();
-                self.load(&Scope::Products {
-                    floors,
-                    closure: false,
-                })
-            })
-            .collect::<Option<_>>()?;
-        Some(
-            parts
-                .into_iter()
-                .reduce(|all, more| all.overlaid(&more))
-                .unwrap_or_default(),
-        )
+        let floors = products.iter().map(|p| (p.clone(), None)).collect();
+        self.load(&Scope::Products {
+            floors,
+            closure: false,
+        })
     }
 
     /// The products some release of which provides capability `name` (every layer's, from
@@ -121,10 +92,9 @@ mod tests {
         crate::loader::read_environment(Path::new("testdata/examples/env-valid.yml")).unwrap()
     }
 
-    /// A catalog file holding the examples, living as long as the guard (`name`: the test's
-    /// own file).
-    fn sqlite(name: &str) -> (Scratch, Location) {
-        let db = Scratch::new(name);
+    /// A catalog file holding the examples, living as long as the guard.
+    fn sqlite() -> (Scratch, Location) {
+        let db = Scratch::new("reread.db");
         let (files, unreadable) =
             crate::loader::read_sources_and_errors(&[PathBuf::from(EXAMPLES)]);
         let batch = Batch::check(files, unreadable).unwrap();
@@ -146,7 +116,7 @@ mod tests {
     #[test]
     fn a_database_is_read_again_once_per_policy() {
         let env = env();
-        let (_db, location) = sqlite("reread-policy.db");
+        let (_db, location) = sqlite();
         let reread = Reread::new(vec![location], &env, &[]).unwrap();
         let narrow = reread.upgrades(false, false).unwrap();
         let again = reread.upgrades(false, false).unwrap();
@@ -159,26 +129,5 @@ mod tests {
         let product = env.entities[0].product.clone();
         let history = reread.products(std::slice::from_ref(&product)).unwrap();
         assert!(!history.releases(&product).is_empty());
-    }
-
-    /// Products read a few at a time, each part on its own connections, give the catalog one
-    /// read gives.
-    #[test]
-    fn products_read_in_parts_are_the_products_read_at_once() {
-        let (_db, location) = sqlite("reread-parts.db");
-        let reread = Reread::new(vec![location], &env(), &[]).unwrap();
-        let whole = reread.upgrades(true, true).unwrap();
-        let products: Vec<ProductId> = whole.products().cloned().collect();
-        assert!(products.len() > 3, "several parts");
-        let at_once = reread.in_parts(&products, usize::MAX).unwrap();
-        for part in [1, 2, 3] {
-            let parts = reread.in_parts(&products, part).unwrap();
-            assert_eq!(
-                format!("{parts:?}"),
-                format!("{at_once:?}"),
-                "parts of {part}"
-            );
-        }
-        assert!(!at_once.is_empty());
     }
 }
