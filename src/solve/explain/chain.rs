@@ -456,7 +456,8 @@ fn releases(values: &[Value]) -> BTreeSet<usize> {
 }
 
 /// "`p` can run only ...": the values the policy leaves it, those only `lifted` rules leave
-/// out included.
+/// out included, in version order (the installed value among the releases: older ones are
+/// choices behind `--allow-downgrade`).
 fn choices_link(model: &Model<'_>, p: usize, lifted: &[Exclusion]) -> Link {
     let var = &model.vars[p];
     let values: Vec<Value> = model
@@ -466,21 +467,23 @@ fn choices_link(model: &Model<'_>, p: usize, lifted: &[Exclusion]) -> Link {
         .filter(|(_, rules)| rules.iter().all(|rule| lifted.contains(rule)))
         .map(|&(v, _)| v)
         .collect();
-    let (mut versions, _) = spans(model, p, &releases(&values));
-    let text = if var.domain[0] == Value::Keep {
-        versions.insert(
-            0,
-            format!("{} (installed)", value_text(model, p, Value::Keep)),
-        );
-        format!("{} can run only {}", var.product, versions.join(", "))
+    let (versions, tail) = if var.domain[0] == Value::Keep {
+        let installed = var.installed_version().filter(|v| v.is_orderable());
+        let (older, newer): (BTreeSet<usize>, BTreeSet<usize>) = releases(&values)
+            .into_iter()
+            .partition(|&i| installed.is_some_and(|v| var.releases[i].version < *v));
+        let mut versions = spans(model, p, &older).0;
+        versions.push(format!("{} (installed)", value_text(model, p, Value::Keep)));
+        versions.extend(spans(model, p, &newer).0);
+        (versions, "")
     } else {
-        format!(
-            "{} can run only {}, or nothing",
-            var.product,
-            versions.join(", ")
-        )
+        (spans(model, p, &releases(&values)).0, ", or nothing")
     };
-    let mut out = link(Kind::Choices, var.product.clone(), text);
+    let mut out = link(
+        Kind::Choices,
+        var.product.clone(),
+        format!("{} can run only {}{tail}", var.product, versions.join(", ")),
+    );
     out.versions = versions;
     out
 }
