@@ -94,6 +94,20 @@ pub struct Environment {
 }
 
 impl Environment {
+    /// This environment (its name, file, runtime and policy) with other entities: a state
+    /// of it, to judge. The file's warnings stay with the file as read.
+    #[must_use]
+    pub fn with_entities(&self, entities: Vec<Entity>) -> Environment {
+        Environment {
+            name: self.name.clone(),
+            entities,
+            file: Arc::clone(&self.file),
+            warnings: Vec::new(),
+            runtime: self.runtime.clone(),
+            policy: self.policy.clone(),
+        }
+    }
+
     /// The installed entities of each product, products and entities sorted.
     #[must_use]
     pub fn installed_by_product(&self) -> BTreeMap<&ProductId, Vec<&Entity>> {

@@ -249,29 +249,15 @@ impl<'a> Whole<'a> {
         let after = if let Some((inside, seen)) = model.wiring_scope(&moved).filter(|_| around) {
             self.around(model, state, &at_state, &inside, &seen)
         } else {
-            let env = Environment {
-                entities: self.env.entities.iter().map(at_state).collect(),
-                ..self.env_without_entities()
-            };
+            let env = self
+                .env
+                .with_entities(self.env.entities.iter().map(at_state).collect());
             crate::validate::wiring_findings(&env, self.catalog)
         };
         crate::validate::new_errors(today, &after)
             .into_iter()
             .cloned()
             .collect()
-    }
-
-    /// Today's environment with no entities (its name, file, runtime and policy), to give
-    /// entities of another state.
-    fn env_without_entities(&self) -> Environment {
-        Environment {
-            name: self.env.name.clone(),
-            entities: Vec::new(),
-            file: std::sync::Arc::clone(&self.env.file),
-            warnings: Vec::new(),
-            runtime: self.env.runtime.clone(),
-            policy: self.env.policy.clone(),
-        }
     }
 
     /// The wiring findings a move of the products `inside` stand for can change
@@ -325,10 +311,7 @@ impl<'a> Whole<'a> {
             .collect();
         chosen.sort_by(|a, b| a.name.cmp(&b.name));
         chosen.dedup_by(|a, b| a.name == b.name);
-        let env = Environment {
-            entities: chosen,
-            ..self.env_without_entities()
-        };
+        let env = self.env.with_entities(chosen);
         let of = |name: &str| -> bool {
             env.entities
                 .binary_search_by(|e| e.name.as_str().cmp(name))

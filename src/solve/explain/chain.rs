@@ -18,22 +18,7 @@ use crate::solve::model::{Exclusion, Model, Value};
 #[must_use]
 pub fn chain(model: &Model<'_>, conflict: &Conflict) -> Explanation {
     Explanation {
-        chain: walk(model, {
-            let mut parts = parts(model, conflict);
-            parts.pinned = conflict
-                .causes
-                .iter()
-                .filter_map(|c| match c {
-                    Cause::Excluded {
-                        product,
-                        rule: Exclusion::Pinned,
-                    } => Some(*product),
-                    _ => None,
-                })
-                .collect();
-            parts.lifted.clone_from(&conflict.lifted);
-            parts
-        }),
+        chain: walk(model, parts(model, conflict)),
         fixes: Vec::new(),
         minimal: conflict.minimal,
         beyond: None,
@@ -64,7 +49,21 @@ struct Parts {
 }
 
 fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
-    let mut parts = Parts::default();
+    let mut parts = Parts {
+        pinned: conflict
+            .causes
+            .iter()
+            .filter_map(|c| match c {
+                Cause::Excluded {
+                    product,
+                    rule: Exclusion::Pinned,
+                } => Some(*product),
+                _ => None,
+            })
+            .collect(),
+        lifted: conflict.lifted.clone(),
+        ..Parts::default()
+    };
     for cause in &conflict.causes {
         match cause {
             Cause::Asked { product, values } => {
