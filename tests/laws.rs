@@ -2754,3 +2754,111 @@ mod plain_section9 {
         }
     }
 }
+
+mod fixes {
+    //! An explanation's fixes are checked claims: each flag set it lists gives the question
+    //! an answer (a plan with those flags reaches the release), and a flag the chain names
+    //! that it does not list alone gives none. Held to the planner on generated catalogs of
+    //! every shape, where left-out releases behind two flags make the checks work.
+
+    use std::sync::Arc;
+
+    use compat::catalog::Catalog;
+    use compat::environment;
+    use compat::generate::{Params, Shape, generate};
+    use compat::manifest;
+    use compat::plan::{self, Request, Target};
+    use compat::product::ProductId;
+    use compat::version::Version;
+    use proptest::prelude::*;
+
+    /// Whether a plan with `flags` on reaches `product` at `version`, when it says for sure.
+    fn reaches(
+        env: &environment::Environment,
+        catalog: &Catalog,
+        product: &ProductId,
+        version: &str,
+        flags: &[&str],
+    ) -> Option<bool> {
+        let target = Target::Exact(product.clone(), Version::parse(version).unwrap());
+        let mut request = Request::new(vec![target], false);
+        for flag in flags {
+            request.policy = request.policy.lifting(flag);
+        }
+        let plan = plan::plan(env, catalog, &request);
+        plan.complete.then_some(plan.feasible)
+    }
+
+    /// Every explanation of `upgrades` on the generated catalog: each fix listed holds, each
+    /// flag of the chain not listed alone does not.
+    fn fixes_hold(seed: u64, shape: Shape) -> Result<(), TestCaseError> {
+        let g = generate(Params {
+            products: 30,
+            releases: 8,
+            seed,
+            shape,
+        });
+        let all: Vec<manifest::Manifest> = g
+            .manifests
+            .iter()
+            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap())
+            .collect();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        for row in compat::upgrade::upgrades(&env, &catalog, false) {
+            let (Some(e), Some(latest)) = (&row.explanation, &row.latest) else {
+                continue;
+            };
+            if !e.minimal {
+                continue;
+            }
+            for fix in &e.fixes {
+                prop_assert_ne!(
+                    reaches(&env, &catalog, &row.product, latest, &fix.flags),
+                    Some(false),
+                    "{} {}: the fix {:?} is listed but no plan with it reaches it",
+                    row.product,
+                    latest,
+                    fix.flags
+                );
+            }
+            let mut named: Vec<&str> = e.chain.iter().filter_map(|l| l.flag).collect();
+            named.sort_unstable();
+            named.dedup();
+            for flag in named {
+                if e.fixes.iter().any(|f| f.flags == [flag]) {
+                    continue;
+                }
+                prop_assert_ne!(
+                    reaches(&env, &catalog, &row.product, latest, &[flag]),
+                    Some(true),
+                    "{} {}: {} alone reaches it, but is not listed as a fix",
+                    row.product,
+                    latest,
+                    flag
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Found by `plain_section9`: a fix check passed on an invalid state, since the values a
+    /// waiting group expanded into came with declarations whose selectors the check did not
+    /// assume (`--allow-downgrade` was listed for svc-00000 3.0.6, which needs `--pre`).
+    #[test]
+    fn a_fix_check_assumes_the_declarations_of_values_it_expands() {
+        fixes_hold(79, Shape::Tight).unwrap();
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+        #[test]
+        fn every_fix_listed_holds_and_every_flag_left_out_does_not(
+            seed in 0u64..1_000, shape in 0u8..3
+        ) {
+            let shape = [Shape::Tight, Shape::Hard, Shape::Capabilities][usize::from(shape)];
+            fixes_hold(seed, shape)?;
+        }
+    }
+}

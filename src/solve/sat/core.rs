@@ -107,6 +107,9 @@ enum Answer {
     Sat,
     Unsat(Vec<Lit>),
     Interrupted,
+    /// The answer took waiting groups, now expanded: their values' declarations came with
+    /// selectors of their own, which the caller may need to assume before asking again.
+    Grown,
 }
 
 impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
@@ -309,7 +312,9 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 .collect();
             let mut assumed = active.clone();
             assumed.extend(held.iter().map(|&(_, l)| l));
-            match self.solve(&assumed) {
+            // every part is in force: the selectors expanded values bring are assumed too
+            match self.step(&assumed) {
+                Answer::Grown => {}
                 Answer::Sat => {
                     let values = self.read();
                     let mut reached = super::reached(
@@ -374,40 +379,57 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 Answer::Unsat(smaller) => {
                     core = trial.into_iter().filter(|l| smaller.contains(l)).collect();
                 }
-                Answer::Sat => i += 1,
+                // (`solve` asks again until no group is taken: it never answers `Grown`)
+                Answer::Sat | Answer::Grown => i += 1,
                 Answer::Interrupted => return (core, false),
             }
         }
         (core, true)
     }
 
-    /// Solves under `assumed` selectors; a core is given as the selectors it fails on. An
-    /// answer that takes a group of left-out values is no answer yet: the groups it takes
-    /// are expanded and the solver asked again, so every answer given holds as encoded.
+    /// Solves under `assumed` selectors, the parts of the question that hold (the others are
+    /// dropped); a core is given as the selectors it fails on. An answer that takes a group
+    /// of left-out values is no answer yet: the groups it takes are expanded and the solver
+    /// asked again, so every answer given holds as encoded. The expanded values'
+    /// declarations are parts outside `assumed`, so dropped: right for [`Explainer::minimize`],
+    /// which asks whether some of a core's parts alone conflict; a question with every part
+    /// in force asks [`Explainer::step`] instead.
     fn solve(&mut self, assumed: &[Lit]) -> Answer {
         loop {
-            match self.cnf.solver.solve_assumps(assumed) {
-                Ok(SolverResult::Sat) => {
-                    let taken: Vec<usize> = self
-                        .order
-                        .iter()
-                        .copied()
-                        .filter(|&p| {
-                            self.groups[p]
-                                .iter()
-                                .any(|g| !g.expanded && self.cnf.holds(g.lit))
-                        })
-                        .collect();
-                    if taken.is_empty() {
-                        return Answer::Sat;
-                    }
-                    for p in taken {
-                        self.expand(p);
-                    }
-                }
-                Ok(SolverResult::Unsat) => return Answer::Unsat(self.cnf.failed(assumed)),
-                Ok(SolverResult::Interrupted) | Err(_) => return Answer::Interrupted,
+            match self.step(assumed) {
+                Answer::Grown => {}
+                answer => return answer,
             }
+        }
+    }
+
+    /// One solver call under `assumed`: an answer that takes waiting groups expands them and
+    /// is [`Answer::Grown`], so a caller that assumes every part assumes the new ones too
+    /// before asking again (else an answer could break an expanded value's declaration by
+    /// leaving its selector false: a fix check once passed so on an invalid state).
+    fn step(&mut self, assumed: &[Lit]) -> Answer {
+        match self.cnf.solver.solve_assumps(assumed) {
+            Ok(SolverResult::Sat) => {
+                let taken: Vec<usize> = self
+                    .order
+                    .iter()
+                    .copied()
+                    .filter(|&p| {
+                        self.groups[p]
+                            .iter()
+                            .any(|g| !g.expanded && self.cnf.holds(g.lit))
+                    })
+                    .collect();
+                if taken.is_empty() {
+                    return Answer::Sat;
+                }
+                for p in taken {
+                    self.expand(p);
+                }
+                Answer::Grown
+            }
+            Ok(SolverResult::Unsat) => Answer::Unsat(self.cnf.failed(assumed)),
+            Ok(SolverResult::Interrupted) | Err(_) => Answer::Interrupted,
         }
     }
 
