@@ -18,9 +18,10 @@
 //! that is not installed, when they can stand in one place only, are judged from there like
 //! installed ones ([`Placed::created_home`]). What is still judged product-wide (a created
 //! entity's own declarations where it may stand in several places or carries a name-made
-//! label criterion, a judging entity that sees some of those places but not all) and the section 9 items (judged as if every entity saw every
-//! other) are exact only in the cases [`Doubts`] lists; elsewhere the answers they touch are
-//! marked not proven, and a plan's final state is validated as a whole besides.
+//! label criterion, a judging entity that sees some of those places but not all) and the
+//! section 9 items (judged from their declaring entities' namespace, seeing whole products)
+//! are exact only in the cases [`Doubts`] lists; elsewhere the answers they touch are marked
+//! not proven, and a plan's final state is validated as a whole besides.
 #![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -215,7 +216,7 @@ impl<'a> Placed<'a> {
     }
 
     /// Each product's namespaces today: where its installed entities stand.
-    fn standing(&self, model: &Model<'a>) -> Vec<BTreeSet<String>> {
+    pub fn standing(&self, model: &Model<'a>) -> Vec<BTreeSet<String>> {
         model
             .vars
             .iter()
@@ -374,10 +375,13 @@ impl<'a> Placed<'a> {
 /// What the model judges only approximately where section 10 is in use, and which answers
 /// that touches.
 ///
-/// - Section 9 items are judged as if every entity saw every other. That is exact for an item
-///   when every entity that may declare it sees every entity of the products it names (the
-///   same namespace or the global one), and, for a capability requirement, its serving set
-///   is every provider: no label criteria, no binding, and not providers both in the
+/// - Section 9 items are judged from the one namespace their declaring entities stand in,
+///   seeing whole products (`facets::judge::Views`); an item declared from several
+///   namespaces is judged as if every entity saw every other. That is exact for an item when
+///   it is declared from one namespace and sees, of each product it names that stands where
+///   it is today, all entities or none (the others, which may be created elsewhere, it must
+///   see whole as before), and, for a capability requirement, its serving set is every
+///   provider it sees: no label criteria, no binding, and not providers both in the
 ///   declarer's namespace and the global one (tier 2 would serve alone), nor only global ones
 ///   under `match-namespace`. Labels matter only through criteria.
 /// - With `--allow-install`, an entity the plan creates stands where its consumer is
@@ -569,10 +573,34 @@ impl<'a> Placed<'a> {
             }
             None => &places.spots[item.declarer],
         };
-        // where the entities it is about stand
-        let others = std::iter::once(item.declarer)
-            .chain(index.mentions(model, k).iter().copied())
-            .flat_map(|q| places.spots[q].iter());
+        // where the entities it is about stand; the model sees a product's entities from
+        // the declaring namespace exactly when they stand where they are today (none is
+        // created) and it sees all of them or none (those it does not see are left out, as
+        // `validate` leaves them)
+        let seen_as_placed = |q: usize| {
+            let sees = index.item_sees(k, q)?;
+            let today = &places.standing[q];
+            let whole = !today.is_empty()
+                && places.spots[q] == *today
+                && today.iter().all(|o| o.is_empty() || declaring.contains(o)) == sees;
+            whole.then_some(sees)
+        };
+        // a kept entity sees those of its own product in its namespace or the global one,
+        // as placed (`FacetIndex::atom_by_declarer`): the others of it do not count
+        let own = places.spots[item.declarer].iter().filter(|o| {
+            item.entity.is_none()
+                || places.spots[item.declarer] != places.standing[item.declarer]
+                || o.is_empty()
+                || declaring.contains(*o)
+        });
+        let others = own.chain(
+            index
+                .mentions(model, k)
+                .iter()
+                .copied()
+                .filter(|&q| seen_as_placed(q) != Some(false))
+                .flat_map(|q| places.spots[q].iter()),
+        );
         let (mut global, mut beside) = (false, BTreeSet::new());
         for o in others {
             if o.is_empty() {

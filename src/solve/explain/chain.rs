@@ -330,14 +330,13 @@ struct Providers {
 /// taken out of `parts`: the providers among the model's products (other than `p`) with
 /// their own links, and the catalog's providers that may not be installed.
 fn provider_links(model: &Model<'_>, p: usize, name: &str, parts: &mut Parts) -> Providers {
-    let inside: Vec<usize> = (0..model.vars.len())
+    // a capability the chain names is some item's, so the model has its index of providers
+    let inside: Vec<usize> = model
+        .facets()
+        .map_or(&[][..], |index| index.providers_of(name))
+        .iter()
+        .copied()
         .filter(|&q| q != p)
-        .filter(|&q| {
-            model.vars[q]
-                .releases
-                .iter()
-                .any(|m| m.facets().provides(name))
-        })
         .collect();
     let open = crate::range::Range {
         minimum: None,

@@ -24,11 +24,14 @@ pub(crate) enum Compiled {
     NoneOf(Vec<Compiled>),
 }
 
-/// The atoms of every item, interned by their words, and what is remembered about them.
+/// The atoms of every item, interned by their words and the view they are judged in (see
+/// [`Views`]), and what is remembered about them.
 #[derive(Debug, Default)]
 pub(super) struct Atoms {
     pub interned: Vec<Atom>,
-    ids: BTreeMap<String, usize>,
+    /// Per atom: the view its candidates are seen from.
+    pub view: Vec<usize>,
+    ids: BTreeMap<(String, usize), usize>,
     /// Per atom: whether a candidate product's instances under a value make it true.
     verdicts: Vec<OnceLock<Table>>,
     /// Per atom: how many products make it true today.
@@ -55,27 +58,83 @@ impl Compiled {
 }
 
 impl Atoms {
-    /// `term` with its atoms interned.
-    pub fn compile(&mut self, term: &Term) -> Compiled {
-        let children = |s: &mut Self, c: &[Term]| c.iter().map(|t| s.compile(t)).collect();
+    /// `term` with its atoms interned, judged from `view` (each atom is interned from the
+    /// view that sees everything too, the one [`FacetIndex::atom_id`] names).
+    pub fn compile(&mut self, term: &Term, view: usize) -> Compiled {
+        let children = |s: &mut Self, c: &[Term]| c.iter().map(|t| s.compile(t, view)).collect();
         match &term.kind {
             TermKind::Atom(atom) => {
-                let words = crate::constraint::atom_text(atom);
-                let next = self.interned.len();
-                let id = *self.ids.entry(words).or_insert(next);
-                if id == next {
-                    self.interned.push(atom.clone());
-                    self.verdicts.push(OnceLock::new());
-                    self.today.push(OnceLock::new());
-                    self.support.push(OnceLock::new());
-                    self.providers.push(OnceLock::new());
+                if view != Views::ALL {
+                    self.intern(atom, Views::ALL);
                 }
-                Compiled::Atom(id)
+                Compiled::Atom(self.intern(atom, view))
             }
             TermKind::AnyOf(c) => Compiled::AnyOf(children(self, c)),
             TermKind::AllOf(c) => Compiled::AllOf(children(self, c)),
             TermKind::NoneOf(c) => Compiled::NoneOf(children(self, c)),
         }
+    }
+
+    fn intern(&mut self, atom: &Atom, view: usize) -> usize {
+        let words = crate::constraint::atom_text(atom);
+        let next = self.interned.len();
+        let id = *self.ids.entry((words, view)).or_insert(next);
+        if id == next {
+            self.interned.push(atom.clone());
+            self.view.push(view);
+            self.verdicts.push(OnceLock::new());
+            self.today.push(OnceLock::new());
+            self.support.push(OnceLock::new());
+            self.providers.push(OnceLock::new());
+        }
+        id
+    }
+}
+
+/// Which products an item's atoms see (SPEC 10: an entity's atoms see the entities of its
+/// own namespace and of the global one). Every product's entities are placed where the
+/// environment says, and every entity of a product runs the value the model gives the
+/// product, so seeing is a property of products: a product is seen when one of its
+/// installed entities is, and one not installed (a plan may create it anywhere) is seen as
+/// section 7 sees everything. View [`Views::ALL`] sees every product: the only view of an
+/// environment without namespaces, and the one of an item whose declaring entities stand in
+/// several namespaces (judged product-wide; `placed::Doubts` says where that matters).
+#[derive(Debug, Default)]
+pub(super) struct Views {
+    /// Per view after the first: the namespace it sees from.
+    namespaces: Vec<String>,
+    /// Per product: the namespaces its installed entities stand in (empty when the
+    /// environment places no entity).
+    standing: Vec<BTreeSet<String>>,
+}
+
+impl Views {
+    /// The view that sees every product.
+    pub const ALL: usize = 0;
+
+    pub fn new(standing: Vec<BTreeSet<String>>) -> Views {
+        Views {
+            namespaces: Vec::new(),
+            standing,
+        }
+    }
+
+    /// The view of entities standing in `namespace`, made on first use.
+    pub fn of(&mut self, namespace: &str) -> usize {
+        if let Some(i) = self.namespaces.iter().position(|n| n == namespace) {
+            return i + 1;
+        }
+        self.namespaces.push(namespace.to_owned());
+        self.namespaces.len()
+    }
+
+    /// Whether view `view` sees product `q`.
+    pub fn sees(&self, view: usize, q: usize) -> bool {
+        let Some(ns) = view.checked_sub(1).map(|i| self.namespaces[i].as_str()) else {
+            return true;
+        };
+        let standing = &self.standing[q];
+        standing.is_empty() || standing.iter().any(|s| s.is_empty() || s == ns)
     }
 }
 
@@ -90,7 +149,7 @@ pub(super) struct Own {
 }
 
 /// The atom ids of a compiled term.
-fn atom_ids(term: &Compiled, out: &mut Vec<usize>) {
+pub(super) fn atom_ids(term: &Compiled, out: &mut Vec<usize>) {
     match term {
         Compiled::Atom(id) => out.push(*id),
         Compiled::AnyOf(c) | Compiled::AllOf(c) | Compiled::NoneOf(c) => {
@@ -176,14 +235,21 @@ impl FacetIndex {
     /// The products that can make atom `id` true (some value of theirs): a product atom's
     /// product, a capability's providers, every product for a rule; none for a runtime.
     fn candidates(&self, model: &Model<'_>, id: usize) -> Vec<usize> {
-        match &self.atoms.interned[id] {
+        let mut out: Vec<usize> = match &self.atoms.interned[id] {
             Atom::Product { product, .. } => {
                 model.index.get(product).copied().into_iter().collect()
             }
             Atom::Capability { name, .. } => self.providers.get(name).cloned().unwrap_or_default(),
             Atom::Runtime { .. } => Vec::new(),
             Atom::Rule(_) => (0..model.vars.len()).collect(),
-        }
+        };
+        out.retain(|&q| self.sees(id, q));
+        out
+    }
+
+    /// Whether atom `id`'s view sees product `q` ([`Views`]).
+    pub(super) fn sees(&self, id: usize, q: usize) -> bool {
+        self.views.sees(self.atoms.view[id], q)
     }
 
     /// How many products make atom `id` true today.
@@ -290,34 +356,41 @@ impl FacetIndex {
 
     /// The products that can make existential atom `id` true: a capability's providers (any
     /// version), a rule's support; empty for other atoms.
-    fn existential(&self, model: &Model<'_>, id: usize) -> &[usize] {
+    pub(super) fn existential(&self, model: &Model<'_>, id: usize) -> &[usize] {
         match &self.atoms.interned[id] {
-            Atom::Capability { name, .. } => self.atoms.providers[id]
-                .get_or_init(|| self.providers.get(name).cloned().unwrap_or_default()),
+            Atom::Capability { name, .. } => self.atoms.providers[id].get_or_init(|| {
+                let mut list = self.providers.get(name).cloned().unwrap_or_default();
+                list.retain(|&q| self.sees(id, q));
+                list
+            }),
             Atom::Rule(_) => self.support(model, id),
             Atom::Product { .. } | Atom::Runtime { .. } => &[],
         }
     }
 
     /// The model index of product atom `id`'s product.
-    fn product_of(&self, model: &Model<'_>, id: usize) -> Option<usize> {
-        let lookup = |atom: &Atom| match atom {
-            Atom::Product { product, .. } => model.index.get(product).copied(),
+    pub(super) fn product_of(&self, model: &Model<'_>, id: usize) -> Option<usize> {
+        let lookup = |id: usize| match &self.atoms.interned[id] {
+            Atom::Product { product, .. } => model
+                .index
+                .get(product)
+                .copied()
+                .filter(|&q| self.sees(id, q)),
             _ => None,
         };
         let list = self
             .atoms
             .products
-            .get_or_init(|| self.atoms.interned.iter().map(lookup).collect());
+            .get_or_init(|| (0..self.atoms.interned.len()).map(lookup).collect());
         match list.get(id) {
             Some(&q) => q,
-            None => lookup(&self.atoms.interned[id]), // interned after the list was made
+            None => lookup(id), // interned after the list was made
         }
     }
 
-    /// The id of an atom some item has.
+    /// The id of an atom some item has, in the view that sees every product.
     pub fn atom_id(&self, atom: &Atom) -> usize {
-        self.atoms.ids[&crate::constraint::atom_text(atom)]
+        self.atoms.ids[&(crate::constraint::atom_text(atom), Views::ALL)]
     }
 
     /// The atom of id `id` ([`FacetIndex::atom_id`]).
@@ -343,7 +416,7 @@ impl FacetIndex {
     pub(super) fn support(&self, model: &Model<'_>, id: usize) -> &[usize] {
         self.atoms.support[id].get_or_init(|| {
             (0..model.vars.len())
-                .filter(|&q| self.satisfiable_by(model, id, q))
+                .filter(|&q| self.sees(id, q) && self.satisfiable_by(model, id, q))
                 .collect()
         })
     }
@@ -465,16 +538,11 @@ impl FacetIndex {
             }
             match &self.atoms.interned[id] {
                 Atom::Runtime { .. } => {}
-                Atom::Product { product, .. } => {
-                    out.extend(model.index.get(product).filter(|&&q| q != d));
+                Atom::Product { .. } => {
+                    out.extend(self.product_of(model, id).filter(|&q| q != d));
                 }
-                atom @ (Atom::Capability { .. } | Atom::Rule(_)) => {
-                    let list = match atom {
-                        Atom::Capability { name, .. } => {
-                            self.providers.get(name).map_or(&[][..], Vec::as_slice)
-                        }
-                        _ => self.support(model, id),
-                    };
+                Atom::Capability { .. } | Atom::Rule(_) => {
+                    let list = self.existential(model, id);
                     let steady = list.iter().copied().find(|&q| {
                         q != d && states.iter().all(|s| self.verdict(model, id, q, s[q]))
                     });

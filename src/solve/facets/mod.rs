@@ -89,6 +89,8 @@ pub struct FacetIndex {
     /// Every item's term with its atoms interned, and what is remembered about the atoms.
     compiled: Vec<judge::Compiled>,
     atoms: judge::Atoms,
+    /// Which products each item's atoms see (namespaces, SPEC 10).
+    views: judge::Views,
     /// Every product's value today.
     today: Vec<Value>,
     /// Per product: [`FacetIndex::concerned`], worked out once.
@@ -187,6 +189,12 @@ impl FacetIndex {
             choices: BTreeMap::new(),
             compiled: Vec::new(),
             atoms: judge::Atoms::default(),
+            views: judge::Views::new(
+                model
+                    .placed
+                    .as_ref()
+                    .map_or_else(Vec::new, |placed| placed.standing(model)),
+            ),
             today: model.current(),
             concerned: (0..model.vars.len())
                 .map(|_| std::sync::OnceLock::new())
@@ -277,6 +285,13 @@ impl FacetIndex {
         out
     }
 
+    /// The products some release of which provides capability `name` (any version), in
+    /// order.
+    #[must_use]
+    pub fn providers_of(&self, name: &str) -> &[usize] {
+        self.providers.get(name).map_or(&[], Vec::as_slice)
+    }
+
     /// How installing `p` compares, when it is a provider not installed of a required
     /// capability.
     #[must_use]
@@ -317,12 +332,15 @@ impl FacetIndex {
                 }
             }
             fixed.remove(&p);
-            self.compiled.push(self.atoms.compile(&term));
-            for atom in atoms(&term) {
-                if let Atom::Rule(_) = atom {
-                    rules.push(self.atom_id(atom));
-                }
-            }
+            let view = self.view(model, p, entity);
+            let compiled = self.atoms.compile(&term, view);
+            let mut ids = Vec::new();
+            judge::atom_ids(&compiled, &mut ids);
+            rules.extend(
+                ids.into_iter()
+                    .filter(|&id| matches!(self.atoms.interned[id], Atom::Rule(_))),
+            );
+            self.compiled.push(compiled);
             rules.sort_unstable();
             rules.dedup();
             self.items.push(Item {
@@ -338,6 +356,45 @@ impl FacetIndex {
                 mentions: std::sync::OnceLock::new(),
             });
         }
+    }
+
+    /// The view an item of `p` is judged from ([`judge::Views`]): its entity's namespace,
+    /// or for a release the product moves to, the one namespace every installed entity of
+    /// it stands in. A product not installed, or installed in several namespaces, sees
+    /// everything (judged product-wide, as in an environment without namespaces).
+    fn view(&mut self, model: &Model<'_>, p: usize, entity: Option<&str>) -> usize {
+        let Some(placed) = &model.placed else {
+            return judge::Views::ALL;
+        };
+        let namespaces: BTreeSet<&str> = match entity {
+            Some(e) => std::iter::once(placed.placement(e).namespace.as_str()).collect(),
+            None => model.vars[p]
+                .current
+                .iter()
+                .filter_map(|c| c.entity)
+                .map(|e| placed.placement(e).namespace.as_str())
+                .collect(),
+        };
+        match namespaces.first() {
+            Some(ns) if namespaces.len() == 1 => self.views.of(ns),
+            _ => judge::Views::ALL,
+        }
+    }
+
+    /// The view item `k`'s atoms are judged from (every atom of an item has the same).
+    fn item_view(&self, k: usize) -> usize {
+        let mut ids = Vec::new();
+        judge::atom_ids(&self.compiled[k], &mut ids);
+        ids.first()
+            .map_or(judge::Views::ALL, |&id| self.atoms.view[id])
+    }
+
+    /// Whether item `k`'s atoms see product `q` from its declaring entities' namespace;
+    /// `None` when the item is judged product-wide ([`judge::Views`]).
+    #[must_use]
+    pub fn item_sees(&self, k: usize, q: usize) -> Option<bool> {
+        let view = self.item_view(k);
+        (view != judge::Views::ALL).then(|| self.views.sees(view, q))
     }
 
     /// Kept entities' items that fail today ([`Item::tolerated`]).
@@ -483,17 +540,9 @@ impl FacetIndex {
         id: impl FnOnce() -> usize,
     ) -> Cow<'_, [usize]> {
         match atom {
-            Atom::Product { product, .. } => {
-                Cow::Owned(model.index.get(product).copied().into_iter().collect())
-            }
-            Atom::Capability { name, .. } => self
-                .providers
-                .get(name)
-                .map_or(Cow::Owned(Vec::new()), |list| {
-                    Cow::Borrowed(list.as_slice())
-                }),
+            Atom::Product { .. } => Cow::Owned(self.product_of(model, id()).into_iter().collect()),
+            Atom::Capability { .. } | Atom::Rule(_) => Cow::Borrowed(self.existential(model, id())),
             Atom::Runtime { .. } => Cow::Owned(Vec::new()),
-            Atom::Rule(_) => Cow::Borrowed(self.support(model, id())),
         }
     }
 
@@ -533,9 +582,12 @@ impl FacetIndex {
     /// instances and those of every product it mentions.
     pub fn world<'m>(&'m self, model: &'m Model<'_>, k: usize, state: &[Value]) -> World<'m> {
         let item = &self.items[k];
+        let view = self.item_view(k);
         let mut running = self.running(model, item.declarer, item.value);
         for &q in self.mentions(model, k) {
-            running.extend(self.running(model, q, state[q]));
+            if self.views.sees(view, q) {
+                running.extend(self.running(model, q, state[q]));
+            }
         }
         World::new(running, model.runtime)
     }
@@ -554,10 +606,14 @@ impl FacetIndex {
     #[must_use]
     pub fn atom_by_declarer(&self, model: &Model<'_>, k: usize, j: usize, atom: &Atom) -> bool {
         let item = &self.items[k];
-        let world = World::new(
-            self.running(model, item.declarer, item.value),
-            model.runtime,
-        );
+        let mut running = self.running(model, item.declarer, item.value);
+        // the declaring entity sees those of its product in its namespace or the global one
+        if let Some(placed) = &model.placed {
+            for r in &mut running {
+                r.placement = placed.placement(r.entity);
+            }
+        }
+        let world = World::new(running, model.runtime);
         world.atom_holds(self.declarer_name(model, k, j), atom)
     }
 
