@@ -376,9 +376,10 @@ impl<'a> Placed<'a> {
 /// that touches.
 ///
 /// - Section 9 items are judged from the one namespace their declaring entities stand in,
-///   seeing whole products (`facets::judge::Views`); an item declared from several
-///   namespaces is judged as if every entity saw every other. That is exact for an item when
-///   it is declared from one namespace and sees, of each product it names that stands where
+///   seeing whole products (`facets::judge::Views`; a release a product moves to has an item
+///   per namespace its entities stand in, up to `facets::HOMES`); an item declared from
+///   several namespaces is judged as if every entity saw every other. That is exact for an
+///   item when it is declared from one namespace and sees, of each product it names that stands where
 ///   it is today, all entities or none (the others, which may be created elsewhere, it must
 ///   see whole as before), and, for a capability requirement, its serving set is every
 ///   provider it sees: no label criteria, no binding, and not providers both in the
@@ -566,12 +567,19 @@ impl<'a> Placed<'a> {
         let item = &index.items[k];
         // where the entities declaring it stand (a product the plan installs: anywhere it may)
         let one;
-        let declaring: &BTreeSet<String> = match &item.entity {
-            Some(e) => {
+        // (a release item made for one namespace speaks for the entities there, unless the
+        // plan may create more elsewhere)
+        let placed_whole = places.spots[item.declarer] == places.standing[item.declarer];
+        let declaring: &BTreeSet<String> = match (&item.entity, &item.home) {
+            (Some(e), _) => {
                 one = std::iter::once(self.placement(e).namespace.clone()).collect();
                 &one
             }
-            None => &places.spots[item.declarer],
+            (None, Some(home)) if placed_whole => {
+                one = std::iter::once(home.clone()).collect();
+                &one
+            }
+            (None, _) => &places.spots[item.declarer],
         };
         // where the entities it is about stand; the model sees a product's entities from
         // the declaring namespace exactly when they stand where they are today (none is
@@ -588,8 +596,8 @@ impl<'a> Placed<'a> {
         // a kept entity sees those of its own product in its namespace or the global one,
         // as placed (`FacetIndex::atom_by_declarer`): the others of it do not count
         let own = places.spots[item.declarer].iter().filter(|o| {
-            item.entity.is_none()
-                || places.spots[item.declarer] != places.standing[item.declarer]
+            (item.entity.is_none() && item.home.is_none())
+                || !placed_whole
                 || o.is_empty()
                 || declaring.contains(*o)
         });

@@ -277,21 +277,29 @@ impl FacetIndex {
                         .releases
                         .iter()
                         .position(|r| std::ptr::eq(r.as_ref(), m))?;
-                    self.items_of(d, Value::Release(i)).to_vec()
+                    // a release item made for each namespace speaks for the entities there
+                    let home = model
+                        .placed
+                        .as_deref()
+                        .map(|placed| placed.placement(entity).namespace.as_str());
+                    self.items_of(d, Value::Release(i))
+                        .iter()
+                        .copied()
+                        .filter(|&k| {
+                            self.items[k].home.is_none() || self.items[k].home.as_deref() == home
+                        })
+                        .collect()
                 };
                 let facets = m.facets();
                 if items.len() != facets.requires.len() + facets.constraints.len() {
                     return None; // some entry is not an item of the model's
                 }
-                // the perspective of `entity` where the model's own judgement applies
-                let j = var
-                    .current
-                    .iter()
-                    .position(|c| c.entity == Some(entity))
-                    .unwrap_or(0);
                 for k in items {
+                    // the perspective of `entity` where the model's own judgement applies
                     let j = if self.perspectives(model, k) > 1 {
-                        j
+                        self.speaks_for(model, k)
+                            .position(|e| e == entity)
+                            .unwrap_or(0)
                     } else {
                         0
                     };

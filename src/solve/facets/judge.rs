@@ -29,8 +29,11 @@ pub(crate) enum Compiled {
 #[derive(Debug, Default)]
 pub(super) struct Atoms {
     pub interned: Vec<Atom>,
-    /// Per atom: the view its candidates are seen from.
+    /// Per atom: the view its candidates are seen from, and the same atom's id in the view
+    /// that sees everything (whose verdict table it shares: a verdict is about one product's
+    /// instances, wherever they are seen from).
     pub view: Vec<usize>,
+    base: Vec<usize>,
     ids: BTreeMap<(String, usize), usize>,
     /// Per atom: whether a candidate product's instances under a value make it true.
     verdicts: Vec<OnceLock<Table>>,
@@ -64,10 +67,8 @@ impl Atoms {
         let children = |s: &mut Self, c: &[Term]| c.iter().map(|t| s.compile(t, view)).collect();
         match &term.kind {
             TermKind::Atom(atom) => {
-                if view != Views::ALL {
-                    self.intern(atom, Views::ALL);
-                }
-                Compiled::Atom(self.intern(atom, view))
+                let base = self.intern(atom, Views::ALL, None);
+                Compiled::Atom(self.intern(atom, view, Some(base)))
             }
             TermKind::AnyOf(c) => Compiled::AnyOf(children(self, c)),
             TermKind::AllOf(c) => Compiled::AllOf(children(self, c)),
@@ -75,13 +76,14 @@ impl Atoms {
         }
     }
 
-    fn intern(&mut self, atom: &Atom, view: usize) -> usize {
+    fn intern(&mut self, atom: &Atom, view: usize, base: Option<usize>) -> usize {
         let words = crate::constraint::atom_text(atom);
         let next = self.interned.len();
         let id = *self.ids.entry((words, view)).or_insert(next);
         if id == next {
             self.interned.push(atom.clone());
             self.view.push(view);
+            self.base.push(base.unwrap_or(id));
             self.verdicts.push(OnceLock::new());
             self.today.push(OnceLock::new());
             self.support.push(OnceLock::new());
@@ -101,8 +103,9 @@ impl Atoms {
 /// several namespaces (judged product-wide; `placed::Doubts` says where that matters).
 #[derive(Debug, Default)]
 pub(super) struct Views {
-    /// Per view after the first: the namespace it sees from.
+    /// Per view after the first: the namespace it sees from, and the view of a namespace.
     namespaces: Vec<String>,
+    of: BTreeMap<String, usize>,
     /// Per product: the namespaces its installed entities stand in (empty when the
     /// environment places no entity).
     standing: Vec<BTreeSet<String>>,
@@ -115,16 +118,18 @@ impl Views {
     pub fn new(standing: Vec<BTreeSet<String>>) -> Views {
         Views {
             namespaces: Vec::new(),
+            of: BTreeMap::new(),
             standing,
         }
     }
 
     /// The view of entities standing in `namespace`, made on first use.
     pub fn of(&mut self, namespace: &str) -> usize {
-        if let Some(i) = self.namespaces.iter().position(|n| n == namespace) {
-            return i + 1;
+        if let Some(&view) = self.of.get(namespace) {
+            return view;
         }
         self.namespaces.push(namespace.to_owned());
+        self.of.insert(namespace.to_owned(), self.namespaces.len());
         self.namespaces.len()
     }
 
@@ -134,7 +139,7 @@ impl Views {
             return true;
         };
         let standing = &self.standing[q];
-        standing.is_empty() || standing.iter().any(|s| s.is_empty() || s == ns)
+        standing.is_empty() || standing.contains("") || standing.contains(ns)
     }
 }
 
@@ -211,6 +216,7 @@ impl FacetIndex {
     /// Whether atom `id` is made true by the instances of `q` under `value` alone (never
     /// `q`'s own declaration: the products counted are other than the declarer).
     pub(super) fn verdict(&self, model: &Model<'_>, id: usize, q: usize, value: Value) -> bool {
+        let id = self.atoms.base[id];
         let table = self.atoms.verdicts[id].get_or_init(|| {
             let products = match &self.atoms.interned[id] {
                 Atom::Rule(_) => None,
@@ -415,8 +421,13 @@ impl FacetIndex {
     /// (a rule is evaluated on every release once).
     pub(super) fn support(&self, model: &Model<'_>, id: usize) -> &[usize] {
         self.atoms.support[id].get_or_init(|| {
+            let base = self.atoms.base[id];
+            if base != id {
+                let all = self.support(model, base);
+                return all.iter().copied().filter(|&q| self.sees(id, q)).collect();
+            }
             (0..model.vars.len())
-                .filter(|&q| self.sees(id, q) && self.satisfiable_by(model, id, q))
+                .filter(|&q| self.satisfiable_by(model, id, q))
                 .collect()
         })
     }

@@ -53,6 +53,10 @@ pub struct Item {
     pub release: usize,
     /// The kept entity that declares it (`None` for a release the product may move to).
     pub entity: Option<String>,
+    /// For a release the product may move to, when its installed entities stand in several
+    /// namespaces: the one namespace whose entities this copy of the item speaks for (each
+    /// namespace gets its own, judged from there).
+    pub home: Option<String>,
     pub source: Source,
     /// What must hold.
     pub term: Term,
@@ -149,6 +153,32 @@ fn requirement_term(r: &CapabilityRequirement) -> Term {
     }
 }
 
+/// At most this many namespaces get a copy each of a release item of a product whose
+/// installed entities stand in several (beyond, the item is judged product-wide, marked).
+const HOMES: usize = 64;
+
+/// The homes release items of `p` are made for ([`Item::home`]): each namespace its
+/// installed entities stand in when there are several (and not too many), else one item
+/// for all of them.
+fn homes(model: &Model<'_>, p: usize) -> Vec<Option<String>> {
+    let Some(placed) = &model.placed else {
+        return vec![None];
+    };
+    let namespaces: BTreeSet<&str> = model.vars[p]
+        .current
+        .iter()
+        .filter_map(|c| c.entity)
+        .map(|e| placed.placement(e).namespace.as_str())
+        .collect();
+    if namespaces.len() < 2 || namespaces.len() > HOMES {
+        return vec![None];
+    }
+    namespaces
+        .into_iter()
+        .map(|ns| Some(ns.to_owned()))
+        .collect()
+}
+
 /// Every atom of a term, depth first.
 pub fn atoms(term: &Term) -> Vec<&Atom> {
     term.atoms()
@@ -202,9 +232,19 @@ impl FacetIndex {
             own: Vec::new(),
         };
         for (p, var) in model.vars.iter().enumerate() {
+            let homes = homes(model, p);
             for (i, m) in var.releases.iter().enumerate() {
                 if declares_items(m) {
-                    index.add(model, p, Value::Release(i), i, None, m.facets());
+                    for home in &homes {
+                        index.add(
+                            model,
+                            p,
+                            Value::Release(i),
+                            i,
+                            (None, home.as_deref()),
+                            m.facets(),
+                        );
+                    }
                 }
             }
             for c in &var.current {
@@ -218,7 +258,7 @@ impl FacetIndex {
                 else {
                     continue;
                 };
-                index.add(model, p, Value::Keep, i, c.entity, m.facets());
+                index.add(model, p, Value::Keep, i, (c.entity, None), m.facets());
             }
         }
         index.own = (0..index.items.len())
@@ -299,14 +339,15 @@ impl FacetIndex {
         self.choices.get(&p).copied()
     }
 
-    /// Adds the items of one declaring instance.
+    /// Adds the items of one declaring instance: a kept entity, or the entities of `p` (in
+    /// `home`, when given) moving to a release.
     fn add(
         &mut self,
         model: &Model<'_>,
         p: usize,
         value: Value,
         release: usize,
-        entity: Option<&str>,
+        (entity, home): (Option<&str>, Option<&str>),
         facets: &Facets,
     ) {
         let requires = facets
@@ -332,7 +373,10 @@ impl FacetIndex {
                 }
             }
             fixed.remove(&p);
-            let view = self.view(model, p, entity);
+            let view = match home {
+                Some(home) => self.views.of(home),
+                None => self.view(model, p, entity),
+            };
             let compiled = self.atoms.compile(&term, view);
             let mut ids = Vec::new();
             judge::atom_ids(&compiled, &mut ids);
@@ -348,6 +392,7 @@ impl FacetIndex {
                 value,
                 release,
                 entity: entity.map(str::to_owned),
+                home: home.map(str::to_owned),
                 source,
                 term,
                 fixed: fixed.into_iter().collect(),
@@ -482,8 +527,28 @@ impl FacetIndex {
         if item.entity.is_some() || item.rules.is_empty() {
             1
         } else {
-            model.vars[item.declarer].current.len().max(1)
+            self.speaks_for(model, k).count().max(1)
         }
+    }
+
+    /// The installed entities of item `k`'s declaring product that a release item speaks
+    /// for: those in its home namespace, or all of them.
+    fn speaks_for<'m>(
+        &'m self,
+        model: &'m Model<'_>,
+        k: usize,
+    ) -> impl Iterator<Item = &'m str> + 'm {
+        let item = &self.items[k];
+        let placed = model.placed.as_deref();
+        model.vars[item.declarer]
+            .current
+            .iter()
+            .filter_map(|c| c.entity)
+            .filter(move |e| {
+                item.home.as_deref().is_none_or(|home| {
+                    placed.is_some_and(|placed| placed.placement(e).namespace == home)
+                })
+            })
     }
 
     /// The name item `k`'s declaring instance runs under, for perspective `j` (below
@@ -493,10 +558,8 @@ impl FacetIndex {
     pub fn declarer_name<'m>(&'m self, model: &'m Model<'_>, k: usize, j: usize) -> &'m str {
         let item = &self.items[k];
         item.entity.as_deref().unwrap_or_else(|| {
-            model.vars[item.declarer]
-                .current
-                .get(j)
-                .and_then(|c| c.entity)
+            self.speaks_for(model, k)
+                .nth(j)
                 .unwrap_or(&self.names[item.declarer])
         })
     }
