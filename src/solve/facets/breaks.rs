@@ -257,7 +257,15 @@ impl FacetIndex {
                 continue;
             }
             let var = &model.vars[d];
-            let own = World::new(running(d, &list), model.runtime); // asked only when half-way
+            // asked only when half-way; the declaring entity sees its product's others as
+            // placed (`FacetIndex::atom_by_declarer`)
+            let mut mine = running(d, &list);
+            if let Some(placed) = model.placed.as_deref() {
+                for r in &mut mine {
+                    r.placement = placed.placement(r.entity);
+                }
+            }
+            let own = World::new(mine, model.runtime);
             for &(entity, version, manifest) in &list {
                 let Some(m) = manifest.filter(|m| declares_items(m)) else {
                     continue;
@@ -358,6 +366,8 @@ impl FacetIndex {
                     .map(|(entity, version, manifest)| (q, entity, version, manifest)),
             );
         }
+        // each entity sees what its namespace sees, as the model's items do
+        let placed = model.placed.as_deref();
         let world = World::new(
             running
                 .iter()
@@ -366,7 +376,8 @@ impl FacetIndex {
                     product: &model.vars[q].product,
                     version,
                     facets: manifest.map_or(Facets::none(), Manifest::facets),
-                    placement: crate::instance::Placement::none(),
+                    placement: placed
+                        .map_or(crate::instance::Placement::none(), |p| p.placement(entity)),
                 })
                 .collect(),
             model.runtime,
