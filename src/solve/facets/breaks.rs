@@ -260,11 +260,7 @@ impl FacetIndex {
             // asked only when half-way; the declaring entity sees its product's others as
             // placed (`FacetIndex::atom_by_declarer`)
             let mut mine = running(d, &list);
-            if let Some(placed) = model.placed.as_deref() {
-                for r in &mut mine {
-                    r.placement = placed.placement(r.entity);
-                }
-            }
+            super::as_placed(model, &mut mine);
             let own = World::new(mine, model.runtime);
             for &(entity, version, manifest) in &list {
                 let Some(m) = manifest.filter(|m| declares_items(m)) else {
@@ -366,22 +362,19 @@ impl FacetIndex {
                     .map(|(entity, version, manifest)| (q, entity, version, manifest)),
             );
         }
+        let mut all: Vec<Running> = running
+            .iter()
+            .map(|&(q, entity, version, manifest)| Running {
+                entity,
+                product: &model.vars[q].product,
+                version,
+                facets: manifest.map_or(Facets::none(), Manifest::facets),
+                placement: crate::instance::Placement::none(),
+            })
+            .collect();
         // each entity sees what its namespace sees, as the model's items do
-        let placed = model.placed.as_deref();
-        let world = World::new(
-            running
-                .iter()
-                .map(|&(q, entity, version, manifest)| Running {
-                    entity,
-                    product: &model.vars[q].product,
-                    version,
-                    facets: manifest.map_or(Facets::none(), Manifest::facets),
-                    placement: placed
-                        .map_or(crate::instance::Placement::none(), |p| p.placement(entity)),
-                })
-                .collect(),
-            model.runtime,
-        );
+        super::as_placed(model, &mut all);
+        let world = World::new(all, model.runtime);
         let mut out = BTreeMap::new();
         for &(q, entity, _, manifest) in &running {
             let Some(m) = manifest.filter(|m| declares_items(m) && declarers.contains(&q)) else {

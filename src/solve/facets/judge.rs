@@ -49,6 +49,14 @@ pub(super) struct Atoms {
 }
 
 impl Compiled {
+    /// The first of its atoms (every term has one).
+    pub(super) fn first_atom(&self) -> usize {
+        match self {
+            Compiled::Atom(id) => *id,
+            Compiled::AnyOf(c) | Compiled::AllOf(c) | Compiled::NoneOf(c) => c[0].first_atom(),
+        }
+    }
+
     /// The term's truth, given its atoms' (`atom` is asked each atom id as needed).
     pub(super) fn eval(&self, atom: &mut dyn FnMut(usize) -> bool) -> bool {
         match self {

@@ -53,9 +53,9 @@ pub struct Item {
     pub release: usize,
     /// The kept entity that declares it (`None` for a release the product may move to).
     pub entity: Option<String>,
-    /// For a release the product may move to, when its installed entities stand in several
-    /// namespaces: the one namespace whose entities this copy of the item speaks for (each
-    /// namespace gets its own, judged from there).
+    /// For a release the product may move to: the one namespace whose installed entities
+    /// this copy of the item speaks for (each namespace they stand in gets its own, judged
+    /// from there; `None`: judged product-wide, see [`homes`]).
     pub home: Option<String>,
     pub source: Source,
     /// What must hold.
@@ -158,8 +158,8 @@ fn requirement_term(r: &CapabilityRequirement) -> Term {
 const HOMES: usize = 64;
 
 /// The homes release items of `p` are made for ([`Item::home`]): each namespace its
-/// installed entities stand in when there are several (and not too many), else one item
-/// for all of them.
+/// installed entities stand in (when not too many), else one item for all of them, judged
+/// product-wide (also for a product not installed, which a plan may create anywhere).
 fn homes(model: &Model<'_>, p: usize) -> Vec<Option<String>> {
     let Some(placed) = &model.placed else {
         return vec![None];
@@ -170,13 +170,24 @@ fn homes(model: &Model<'_>, p: usize) -> Vec<Option<String>> {
         .filter_map(|c| c.entity)
         .map(|e| placed.placement(e).namespace.as_str())
         .collect();
-    if namespaces.len() < 2 || namespaces.len() > HOMES {
+    if namespaces.is_empty() || namespaces.len() > HOMES {
         return vec![None];
     }
     namespaces
         .into_iter()
         .map(|ns| Some(ns.to_owned()))
         .collect()
+}
+
+/// `running` with each entity's placement in the environment (instances made for judging
+/// one product's values carry none: a verdict is about the product wherever it is seen
+/// from), for a world in which entities see what their namespace sees.
+fn as_placed<'m>(model: &'m Model<'_>, running: &mut [Running<'m>]) {
+    if let Some(placed) = model.placed.as_deref() {
+        for r in running {
+            r.placement = placed.placement(r.entity);
+        }
+    }
 }
 
 /// Every atom of a term, depth first.
@@ -373,9 +384,11 @@ impl FacetIndex {
                 }
             }
             fixed.remove(&p);
-            let view = match home {
-                Some(home) => self.views.of(home),
-                None => self.view(model, p, entity),
+            // the view of the namespace the declaring entities stand in
+            let view = match (home, entity, &model.placed) {
+                (Some(home), _, _) => self.views.of(home),
+                (None, Some(e), Some(placed)) => self.views.of(&placed.placement(e).namespace),
+                _ => judge::Views::ALL,
             };
             let compiled = self.atoms.compile(&term, view);
             let mut ids = Vec::new();
@@ -403,35 +416,9 @@ impl FacetIndex {
         }
     }
 
-    /// The view an item of `p` is judged from ([`judge::Views`]): its entity's namespace,
-    /// or for a release the product moves to, the one namespace every installed entity of
-    /// it stands in. A product not installed, or installed in several namespaces, sees
-    /// everything (judged product-wide, as in an environment without namespaces).
-    fn view(&mut self, model: &Model<'_>, p: usize, entity: Option<&str>) -> usize {
-        let Some(placed) = &model.placed else {
-            return judge::Views::ALL;
-        };
-        let namespaces: BTreeSet<&str> = match entity {
-            Some(e) => std::iter::once(placed.placement(e).namespace.as_str()).collect(),
-            None => model.vars[p]
-                .current
-                .iter()
-                .filter_map(|c| c.entity)
-                .map(|e| placed.placement(e).namespace.as_str())
-                .collect(),
-        };
-        match namespaces.first() {
-            Some(ns) if namespaces.len() == 1 => self.views.of(ns),
-            _ => judge::Views::ALL,
-        }
-    }
-
     /// The view item `k`'s atoms are judged from (every atom of an item has the same).
     fn item_view(&self, k: usize) -> usize {
-        let mut ids = Vec::new();
-        judge::atom_ids(&self.compiled[k], &mut ids);
-        ids.first()
-            .map_or(judge::Views::ALL, |&id| self.atoms.view[id])
+        self.atoms.view[self.compiled[k].first_atom()]
     }
 
     /// Whether item `k`'s atoms see product `q` from its declaring entities' namespace;
@@ -671,11 +658,7 @@ impl FacetIndex {
         let item = &self.items[k];
         let mut running = self.running(model, item.declarer, item.value);
         // the declaring entity sees those of its product in its namespace or the global one
-        if let Some(placed) = &model.placed {
-            for r in &mut running {
-                r.placement = placed.placement(r.entity);
-            }
-        }
+        as_placed(model, &mut running);
         let world = World::new(running, model.runtime);
         world.atom_holds(self.declarer_name(model, k, j), atom)
     }
