@@ -100,10 +100,11 @@ impl Query<'_> {
 
 /// Why an answer over section 9 items is not proven where section 10 can change them
 /// ([`Unproven::Placement`]).
-pub const APPROXIMATE: &str = "not proven: some declarations are judged as if every entity saw \
-     every other (capability requirements and constraints, and what concerns entities the plan \
-     would create), while namespaces, label criteria or bindings can change what they see here; \
-     check the final state with validate (--write-env)";
+pub const APPROXIMATE: &str = "not proven: some declarations are judged product-wide where \
+     namespaces, label criteria or bindings decide what they see (a product seen only in part, a \
+     capability whose serving set labels, a binding or its namespace's own providers narrow, an \
+     entity the plan may create in several namespaces); check the final state with validate \
+     (--write-env)";
 
 /// Why an answer is not presented as proven (exit 4, `"proven": false`). Every reason comes
 /// with a sentence, so no report has to guess it was a time limit.
@@ -111,9 +112,9 @@ pub const APPROXIMATE: &str = "not proven: some declarations are judged as if ev
 pub enum Unproven {
     /// A time limit cut the search.
     TimeLimit,
-    /// Section 9 items, or declarations concerning entities a plan would create, judged as if
-    /// every entity saw every other where section 10 can change them
-    /// ([`Model::approximate`]).
+    /// Section 9 items, or declarations concerning entities a plan would create, judged
+    /// product-wide where section 10's placements decide what they see
+    /// ([`Model::approximate`], `placed::Doubts`).
     Placement,
     /// The state found has findings the model does not judge exactly (inputs wired from
     /// capabilities, data cycles, entities created among namespaces), each said in words:
@@ -127,7 +128,9 @@ impl Unproven {
     pub fn short(&self) -> &'static str {
         match self {
             Unproven::TimeLimit => "time limit reached",
-            Unproven::Placement => "some declarations judged as if every entity saw every other",
+            Unproven::Placement => {
+                "some declarations judged without namespaces, labels or bindings"
+            }
             Unproven::Unjudged(_) => "the state found adds findings planning cannot judge exactly",
         }
     }
