@@ -1072,6 +1072,14 @@ mod planner {
         proptest::collection::vec(proptest::collection::vec(0u8..3, 1..=2), 5)
     }
 
+    /// [`placements`] with every product's entities in one namespace, the global one or
+    /// `x`: a capability's providers then stand each in one tier of a serving set (SPEC
+    /// 10), which the model judges exactly, tier by tier.
+    fn whole_placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        proptest::collection::vec((0u8..2, 1usize..=2), 5)
+            .prop_map(|spots| spots.into_iter().map(|(ns, n)| vec![ns; n]).collect())
+    }
+
     fn placed_env(versions: &[u32], spots: &[Vec<u8>]) -> Environment {
         let mut out = String::from("environment: e\nentities:\n");
         for (p, v) in versions.iter().enumerate() {
@@ -1429,6 +1437,38 @@ mod planner {
 
         #[test]
         fn in_namespaces_with_data_wiring_all_is_maximal(w in world10(), spots in placements()) {
+            placed_all_maximal(&w, &spots)?;
+        }
+    }
+
+    proptest! {
+        // Only some cases reach tiers: providers standing both beside the declarer and in
+        // the global namespace, in an environment valid today.
+        #![proptest_config(ProptestConfig {
+            cases: 600,
+            max_global_rejects: 40_000,
+            ..ProptestConfig::default()
+        })]
+
+        /// Section 10 with each product's entities in one namespace: a capability's
+        /// providers beside the declarer serve it before the global ones (tiers 2 and 3),
+        /// judged exactly and held to the oracle.
+        #[test]
+        fn in_tiers_with_capabilities_upgrades_match_the_oracle(
+            w in world9(), spots in whole_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn in_tiers_with_capabilities_single_targets_match_the_oracle(
+            w in world9(), spots in whole_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn in_tiers_with_capabilities_all_is_maximal(w in world9(), spots in whole_placements()) {
             placed_all_maximal(&w, &spots)?;
         }
     }

@@ -622,6 +622,16 @@ impl<'a> Placed<'a> {
         let super::facets::Source::Requires(r) = item.source else {
             return true;
         };
+        if let Some(tiers) = &item.tiers {
+            // judged tier by tier: exact when each provider it sees stands in one tier (one
+            // not installed may be created only beside its consumer, in the namespace's)
+            let ns = tiers.namespace.as_str();
+            return declaring.iter().all(|d| d == ns)
+                && index.mentions(model, k).iter().all(|&q| {
+                    let spots = &places.spots[q];
+                    !spots.contains("") || !(spots.contains(ns) || places.standing[q].is_empty())
+                });
+        }
         let r = &model.vars[item.declarer].releases[item.release]
             .facets()
             .requires[r];
@@ -640,6 +650,26 @@ impl<'a> Placed<'a> {
         };
         if bound {
             return false;
+        }
+        // which tiers its serving set draws from: those of the providers it sees (the
+        // declaring product's own entities only when some release of it provides the
+        // capability)
+        let own_provides = model.vars[item.declarer]
+            .every_manifest()
+            .any(|m| m.facets().provides(&r.name));
+        if !own_provides {
+            (global, beside) = (false, BTreeSet::new());
+            let seen = index.mentions(model, k).iter().copied();
+            for o in seen
+                .filter(|&q| seen_as_placed(q) != Some(false))
+                .flat_map(|q| places.spots[q].iter())
+            {
+                if o.is_empty() {
+                    global = true;
+                } else {
+                    beside.insert(o.as_str());
+                }
+            }
         }
         let match_namespace = criteria.is_some_and(|c| c.match_namespace);
         declaring.iter().all(|ns| {

@@ -49,14 +49,6 @@ pub(super) struct Atoms {
 }
 
 impl Compiled {
-    /// The first of its atoms (every term has one).
-    pub(super) fn first_atom(&self) -> usize {
-        match self {
-            Compiled::Atom(id) => *id,
-            Compiled::AnyOf(c) | Compiled::AllOf(c) | Compiled::NoneOf(c) => c[0].first_atom(),
-        }
-    }
-
     /// The term's truth, given its atoms' (`atom` is asked each atom id as needed).
     pub(super) fn eval(&self, atom: &mut dyn FnMut(usize) -> bool) -> bool {
         match self {
@@ -109,14 +101,31 @@ impl Atoms {
 /// section 7 sees everything. View [`Views::ALL`] sees every product: the only view of an
 /// environment without namespaces, and the one of an item whose declaring entities stand in
 /// several namespaces (judged product-wide; `placed::Doubts` says where that matters).
+///
+/// A capability requirement's serving set is tiered (SPEC 10): the providers in the
+/// declarer's namespace serve alone when there are any, the global ones only otherwise. Its
+/// atoms are then judged from the two tiers' views: [`Sight::Only`] a namespace (and the
+/// products not installed, which a plan creates beside their consumer), and
+/// [`Sight::Global`].
 #[derive(Debug, Default)]
 pub(super) struct Views {
-    /// Per view after the first: the namespace it sees from, and the view of a namespace.
-    namespaces: Vec<String>,
-    of: BTreeMap<String, usize>,
+    /// Per view after the first: what it sees, and the view of each.
+    sights: Vec<Sight>,
+    of: BTreeMap<Sight, usize>,
     /// Per product: the namespaces its installed entities stand in (empty when the
     /// environment places no entity).
     standing: Vec<BTreeSet<String>>,
+}
+
+/// What a view other than [`Views::ALL`] sees.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Sight {
+    /// A namespace and the global one.
+    From(String),
+    /// A namespace alone (tier 2 of a serving set, without labels).
+    Only(String),
+    /// The global namespace alone (tier 3).
+    Global,
 }
 
 impl Views {
@@ -125,7 +134,7 @@ impl Views {
 
     pub fn new(standing: Vec<BTreeSet<String>>) -> Views {
         Views {
-            namespaces: Vec::new(),
+            sights: Vec::new(),
             of: BTreeMap::new(),
             standing,
         }
@@ -133,21 +142,37 @@ impl Views {
 
     /// The view of entities standing in `namespace`, made on first use.
     pub fn of(&mut self, namespace: &str) -> usize {
-        if let Some(&view) = self.of.get(namespace) {
+        self.sight(Sight::From(namespace.to_owned()))
+    }
+
+    /// The view that sees `sight`, made on first use.
+    pub fn sight(&mut self, sight: Sight) -> usize {
+        if let Some(&view) = self.of.get(&sight) {
             return view;
         }
-        self.namespaces.push(namespace.to_owned());
-        self.of.insert(namespace.to_owned(), self.namespaces.len());
-        self.namespaces.len()
+        self.sights.push(sight.clone());
+        self.of.insert(sight, self.sights.len());
+        self.sights.len()
+    }
+
+    /// Where product `q`'s installed entities stand.
+    pub fn standing(&self, q: usize) -> &BTreeSet<String> {
+        &self.standing[q]
     }
 
     /// Whether view `view` sees product `q`.
     pub fn sees(&self, view: usize, q: usize) -> bool {
-        let Some(ns) = view.checked_sub(1).map(|i| self.namespaces[i].as_str()) else {
+        let Some(sight) = view.checked_sub(1).map(|i| &self.sights[i]) else {
             return true;
         };
         let standing = &self.standing[q];
-        standing.is_empty() || standing.contains("") || standing.contains(ns)
+        match sight {
+            Sight::From(ns) => {
+                standing.is_empty() || standing.contains("") || standing.contains(ns)
+            }
+            Sight::Only(ns) => standing.is_empty() || standing.contains(ns),
+            Sight::Global => standing.contains(""),
+        }
     }
 }
 

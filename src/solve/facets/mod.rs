@@ -69,6 +69,23 @@ pub struct Item {
     pub tolerated: bool,
     /// With rules: every product it names, worked out once ([`FacetIndex::mentions`]).
     mentions: std::sync::OnceLock<Vec<usize>>,
+    /// The view its declaring entities see from ([`judge::Views`]).
+    view: usize,
+    /// A capability requirement judged by its serving set's tiers ([`Tiers`]).
+    pub tiers: Option<Tiers>,
+}
+
+/// The tiers of a capability requirement's serving set, when its declaring entities stand
+/// in one namespace, the requirement has no label criteria or binding, and providers stand
+/// both there (or may be created there) and in the global namespace: the views of the
+/// namespace alone and of the global one (`None` under `match-namespace`, which never looks
+/// there). Judged as SPEC 10 says: the namespace's providers serve alone when some provides
+/// the capability at all, the global ones otherwise.
+#[derive(Clone, Debug)]
+pub struct Tiers {
+    pub namespace: String,
+    only: usize,
+    global: Option<usize>,
 }
 
 /// Every item of a model, indexed by declaring value and by the products they name.
@@ -276,22 +293,7 @@ impl FacetIndex {
             .map(|_| std::sync::OnceLock::new())
             .collect();
         index.choices = index.choices(model);
-        // Kept entities' items that fail today are tolerated while what they name stays
-        // (judged in parallel: on the hard family with capabilities at 5,000 this was half
-        // of a build, and a build runs on one thread while the others wait for it).
-        let today = model.current();
-        let tolerated: Vec<usize> = {
-            use rayon::prelude::*;
-            (0..index.items.len())
-                .into_par_iter()
-                .filter(|&k| {
-                    index.items[k].value == Value::Keep && !index.holds(model, k, &today, &[])
-                })
-                .collect()
-        };
-        for k in tolerated {
-            index.items[k].tolerated = true;
-        }
+        index.tolerate(model);
         for (k, item) in index.items.iter().enumerate() {
             index
                 .by_value
@@ -306,6 +308,21 @@ impl FacetIndex {
             }
         }
         Some(index)
+    }
+
+    /// Marks kept entities' items that fail today: tolerated while what they name stays
+    /// (judged in parallel: on the hard family with capabilities at 5,000 this was half of
+    /// a build, and a build runs on one thread while the others wait for it).
+    fn tolerate(&mut self, model: &Model<'_>) {
+        use rayon::prelude::*;
+        let today = model.current();
+        let tolerated: Vec<usize> = (0..self.items.len())
+            .into_par_iter()
+            .filter(|&k| self.items[k].value == Value::Keep && !self.holds(model, k, &today, &[]))
+            .collect();
+        for k in tolerated {
+            self.items[k].tolerated = true;
+        }
     }
 
     /// [`Choice`]s of the products not installed that provide a required capability.
@@ -393,13 +410,23 @@ impl FacetIndex {
                 }
             }
             fixed.remove(&p);
-            // the view of the namespace the declaring entities stand in
-            let view = match (home, entity, &model.placed) {
-                (Some(home), _, _) => self.views.of(home),
-                (None, Some(e), Some(placed)) => self.views.of(&placed.placement(e).namespace),
-                _ => judge::Views::ALL,
+            // the namespace the declaring entities stand in, and its view
+            let namespace = match (home, entity, &model.placed) {
+                (Some(home), _, _) => Some(home),
+                (None, Some(e), Some(placed)) => Some(placed.placement(e).namespace.as_str()),
+                _ => None,
             };
-            let compiled = self.atoms.compile(&term, view);
+            let view = namespace.map_or(judge::Views::ALL, |ns| self.views.of(ns));
+            let tiers = match (source, namespace) {
+                (Source::Requires(k), Some(ns)) => self.tiers(model, p, ns, &facets.requires[k]),
+                _ => None,
+            };
+            let compiled = match (&tiers, source) {
+                (Some(tiers), Source::Requires(k)) => {
+                    self.compile_tiers(tiers, &facets.requires[k])
+                }
+                _ => self.atoms.compile(&term, view),
+            };
             let mut ids = Vec::new();
             judge::atom_ids(&compiled, &mut ids);
             rules.extend(
@@ -421,13 +448,101 @@ impl FacetIndex {
                 rules,
                 tolerated: false,
                 mentions: std::sync::OnceLock::new(),
+                view,
+                tiers,
             });
+        }
+    }
+
+    /// The [`Tiers`] of requirement `r` of product `p` declared from namespace `ns`, when its
+    /// serving set is tiered there; `None` when every provider it sees serves alike (judged
+    /// from the namespace's view), or when labels, a binding or `p`'s own providing decide
+    /// (judged so too, and `placed::Doubts` marks it).
+    fn tiers(
+        &mut self,
+        model: &Model<'_>,
+        p: usize,
+        ns: &str,
+        r: &crate::manifest::CapabilityRequirement,
+    ) -> Option<Tiers> {
+        let placed = model.placed.as_ref()?;
+        let criteria = r.instance.as_ref();
+        if ns.is_empty() || criteria.is_some_and(|c| !c.labels.is_empty()) {
+            return None;
+        }
+        let key = crate::instance::Requirement::Capability(r.name.clone());
+        let var = &model.vars[p];
+        let bound = var
+            .current
+            .iter()
+            .filter_map(|c| c.entity)
+            .any(|e| placed.placement(e).bindings.contains_key(&key));
+        if bound || var.every_manifest().any(|m| m.facets().provides(&r.name)) {
+            return None;
+        }
+        let providers = self.providers.get(&r.name)?;
+        let standing = |q: usize| self.views.standing(q);
+        let global = providers.iter().any(|&q| standing(q).contains(""));
+        let beside = providers
+            .iter()
+            .any(|&q| standing(q).is_empty() || standing(q).contains(ns));
+        let match_namespace = criteria.is_some_and(|c| c.match_namespace);
+        if !global || !(beside || match_namespace) {
+            return None;
+        }
+        Some(Tiers {
+            namespace: ns.to_owned(),
+            only: self.views.sight(judge::Sight::Only(ns.to_owned())),
+            global: (!match_namespace).then(|| self.views.sight(judge::Sight::Global)),
+        })
+    }
+
+    /// Requirement `r` judged by `tiers`: some provider of the namespace in range, or none
+    /// there at all and some global one in range; when optional, also none in either.
+    fn compile_tiers(
+        &mut self,
+        tiers: &Tiers,
+        r: &crate::manifest::CapabilityRequirement,
+    ) -> judge::Compiled {
+        use judge::Compiled::{AllOf, AnyOf, NoneOf};
+        let open = Range {
+            minimum: None,
+            maximum: None,
+        };
+        let mut atom = |range: &Range, view: usize| {
+            let term = Term {
+                kind: TermKind::Atom(Atom::Capability {
+                    name: r.name.clone(),
+                    range: range.clone(),
+                }),
+                description: None,
+                location: r.location,
+            };
+            self.atoms.compile(&term, view)
+        };
+        let in_namespace = atom(&r.range, tiers.only);
+        let any_in_namespace = atom(&open, tiers.only);
+        let mut ways = vec![in_namespace];
+        let mut none = vec![any_in_namespace.clone()];
+        if let Some(global) = tiers.global {
+            ways.push(AllOf(vec![
+                NoneOf(vec![any_in_namespace]),
+                atom(&r.range, global),
+            ]));
+            none.push(atom(&open, global));
+        }
+        if r.optional {
+            ways.push(NoneOf(none));
+        }
+        match ways.len() {
+            1 => ways.remove(0),
+            _ => AnyOf(ways),
         }
     }
 
     /// The view item `k`'s atoms are judged from (every atom of an item has the same).
     fn item_view(&self, k: usize) -> usize {
-        self.atoms.view[self.compiled[k].first_atom()]
+        self.items[k].view
     }
 
     /// Whether item `k`'s atoms see product `q` from its declaring entities' namespace;
@@ -641,7 +756,7 @@ impl FacetIndex {
     /// instances and those of every product it mentions.
     pub fn world<'m>(&'m self, model: &'m Model<'_>, k: usize, state: &[Value]) -> World<'m> {
         let item = &self.items[k];
-        let view = self.item_view(k);
+        let view = self.serving_view(model, k, state);
         let mut running = self.running(model, item.declarer, item.value);
         for &q in self.mentions(model, k) {
             if self.views.sees(view, q) {
@@ -649,6 +764,34 @@ impl FacetIndex {
             }
         }
         World::new(running, model.runtime)
+    }
+
+    /// The view item `k`'s [`FacetIndex::world`] sees under `state`: its declaring
+    /// entities', or for a tiered requirement the tier that serves it (the namespace's when
+    /// some product it sees there provides the capability, else the global one).
+    fn serving_view(&self, model: &Model<'_>, k: usize, state: &[Value]) -> usize {
+        let item = &self.items[k];
+        let Some(tiers) = &item.tiers else {
+            return item.view;
+        };
+        let Source::Requires(r) = item.source else {
+            return item.view;
+        };
+        let name = &model.vars[item.declarer].releases[item.release]
+            .facets()
+            .requires[r]
+            .name;
+        let served_here = self.mentions(model, k).iter().any(|&q| {
+            self.views.sees(tiers.only, q)
+                && self
+                    .running(model, q, state[q])
+                    .iter()
+                    .any(|run| run.facets.provides(name))
+        });
+        match tiers.global {
+            Some(global) if !served_here => global,
+            _ => tiers.only,
+        }
     }
 
     /// Whether item `k` holds when every product `q` runs `state[q]` (its declarer at the
