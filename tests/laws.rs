@@ -329,6 +329,9 @@ mod planner {
         /// output read or none, optional)
         outputs: BTreeMap<(usize, u32), Vec<u8>>,
         inputs: BTreeMap<(usize, u32), Vec<Wire>>,
+        /// SPEC section 10 criteria on every capability requirement: 0 none, 1 labels
+        /// `team: a`, 2 with `ignore-labels`, 3 with `match-namespace`
+        criteria: u8,
     }
 
     /// An input wired from a dependency: the product, the output it reads (none: it waits
@@ -398,6 +401,7 @@ mod planner {
                     needs: BTreeMap::new(),
                     outputs: BTreeMap::new(),
                     inputs: BTreeMap::new(),
+                    criteria: 0,
                 }
             })
     }
@@ -528,6 +532,18 @@ mod planner {
                              maximum-version: {}.x.x\n        optional: {optional}\n",
                             min + width
                         );
+                        let _ = match w.criteria {
+                            1 => writeln!(out, "        instance: {{labels: {{team: a}}}}"),
+                            2 => writeln!(
+                                out,
+                                "        instance: {{labels: {{team: a}}, ignore-labels: true}}"
+                            ),
+                            3 => writeln!(
+                                out,
+                                "        instance: {{labels: {{team: a}}, match-namespace: true}}"
+                            ),
+                            _ => Ok(()),
+                        };
                     }
                 }
             }
@@ -924,10 +940,25 @@ mod planner {
                 prop_assert_eq!(valid(&catalog, &a), valid(&catalog9, &b), "{:?} / {:?}", a, b);
                 prop_assert_eq!((changed(&a), moved(&a)), (changed(&b), moved(&b)), "{:?} / {:?}", a, b);
             }
+            // `requires` is a smallest set, and the two encodings may find different ones of
+            // that size (the least moves are looked for only within the set found first:
+            // `Moves::WithinChanged`): compare their sizes, and that each is installable
             let rows = |c: &Catalog| -> Vec<_> {
                 compat::upgrade::upgrades(&env, c, false)
                     .into_iter()
-                    .map(|u| (u.product, u.safe, u.latest, u.requires, u.latest_installable, u.blocked_by.len()))
+                    .map(|u| {
+                        let mut state = w.installed.clone();
+                        if let Some(latest) = u.latest.as_deref().filter(|_| !u.requires.is_empty()) {
+                            let index = |p: &ProductId| (0..n).find(|&q| name(q) == p.to_string()).unwrap();
+                            let major = |v: &str| Version::parse(v).unwrap().major();
+                            state[index(&u.product)] = major(latest);
+                            for (q, v) in &u.requires {
+                                state[index(q)] = major(v);
+                            }
+                        }
+                        let installable = u.requires.is_empty() || valid(c, &state);
+                        (u.product, u.safe, u.latest, u.requires.len(), installable, u.latest_installable, u.blocked_by.len())
+                    })
                     .collect()
             };
             prop_assert_eq!(rows(&catalog), rows(&catalog9));
@@ -1072,6 +1103,25 @@ mod planner {
         proptest::collection::vec(proptest::collection::vec(0u8..3, 1..=2), 5)
     }
 
+    /// [`whole_placements`], each product's entities labelled `team: a` or not, alike.
+    fn labelled_placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        proptest::collection::vec((0u8..2, 1usize..=2, any::<bool>()), 5).prop_map(|spots| {
+            spots
+                .into_iter()
+                .map(|(ns, n, label)| vec![ns + 3 * u8::from(label); n])
+                .collect()
+        })
+    }
+
+    /// [`world9`] with label criteria on every capability requirement (`team: a`; with
+    /// `ignore-labels` or `match-namespace` too).
+    fn world9_labelled() -> impl Strategy<Value = World> {
+        (world9(), 1u8..4).prop_map(|(mut w, criteria)| {
+            w.criteria = criteria;
+            w
+        })
+    }
+
     /// [`placements`] with every product's entities in one namespace, the global one or
     /// `x`: a capability's providers then stand each in one tier of a serving set (SPEC
     /// 10), which the model judges exactly, tier by tier.
@@ -1098,8 +1148,12 @@ mod planner {
             let p = (0..versions.len())
                 .find(|&p| name(p).replace(':', "-") == product)
                 .unwrap();
-            e.placement.namespace =
-                ["", "x", "y"][usize::from(spots[p][k.parse::<usize>().unwrap()])].into();
+            // a spot of 3 or more: the same namespace, labelled `team: a`
+            let spot = usize::from(spots[p][k.parse::<usize>().unwrap()]);
+            e.placement.namespace = ["", "x", "y"][spot % 3].into();
+            if spot >= 3 {
+                e.placement.labels.insert("team".into(), "a".into());
+            }
         }
         env
     }
@@ -1469,6 +1523,30 @@ mod planner {
 
         #[test]
         fn in_tiers_with_capabilities_all_is_maximal(w in world9(), spots in whole_placements()) {
+            placed_all_maximal(&w, &spots)?;
+        }
+
+        /// The same with label criteria on capability requirements: the tiers hold only the
+        /// providers carrying the labels (with `ignore-labels`, then the others; with
+        /// `match-namespace`, never the global ones).
+        #[test]
+        fn in_labelled_tiers_upgrades_match_the_oracle(
+            w in world9_labelled(), spots in labelled_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn in_labelled_tiers_single_targets_match_the_oracle(
+            w in world9_labelled(), spots in labelled_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn in_labelled_tiers_all_is_maximal(
+            w in world9_labelled(), spots in labelled_placements()
+        ) {
             placed_all_maximal(&w, &spots)?;
         }
     }

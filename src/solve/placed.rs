@@ -623,13 +623,15 @@ impl<'a> Placed<'a> {
             return true;
         };
         if let Some(tiers) = &item.tiers {
-            // judged tier by tier: exact when each provider it sees stands in one tier (one
-            // not installed may be created only beside its consumer, in the namespace's)
+            // judged tier by tier: exact when each provider stands wholly in or out of each
+            // tier, and no plan creates one but beside its consumer (where the tiers of the
+            // consumer's namespace see it)
             let ns = tiers.namespace.as_str();
             return declaring.iter().all(|d| d == ns)
+                && !index.tiers_split(model, k)
                 && index.mentions(model, k).iter().all(|&q| {
-                    let spots = &places.spots[q];
-                    !spots.contains("") || !(spots.contains(ns) || places.standing[q].is_empty())
+                    let (spots, today) = (&places.spots[q], &places.standing[q]);
+                    spots == today || (today.is_empty() && spots.iter().all(|o| o == ns))
                 });
         }
         let r = &model.vars[item.declarer].releases[item.release]

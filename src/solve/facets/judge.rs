@@ -102,16 +102,18 @@ impl Atoms {
 /// environment without namespaces, and the one of an item whose declaring entities stand in
 /// several namespaces (judged product-wide; `placed::Doubts` says where that matters).
 ///
-/// A capability requirement's serving set is tiered (SPEC 10): the providers in the
-/// declarer's namespace serve alone when there are any, the global ones only otherwise. Its
-/// atoms are then judged from the two tiers' views: [`Sight::Only`] a namespace (and the
-/// products not installed, which a plan creates beside their consumer), and
-/// [`Sight::Global`].
+/// A capability requirement's serving set is tiered (SPEC 10): the first tier with a
+/// provider in it serves. Its atoms are then judged from one view per tier
+/// ([`Sight::Tier`]), each seeing the products whose entities all stand in that tier
+/// (`FacetIndex::tiers` works the members out; `placed::Doubts` marks a product split
+/// between in and out).
 #[derive(Debug, Default)]
 pub(super) struct Views {
     /// Per view after the first: what it sees, and the view of each.
     sights: Vec<Sight>,
     of: BTreeMap<Sight, usize>,
+    /// Per view after the first: for a tier, whether it sees each product.
+    members: Vec<Option<Vec<bool>>>,
     /// Per product: the namespaces its installed entities stand in (empty when the
     /// environment places no entity).
     standing: Vec<BTreeSet<String>>,
@@ -122,10 +124,14 @@ pub(super) struct Views {
 pub(super) enum Sight {
     /// A namespace and the global one.
     From(String),
-    /// A namespace alone (tier 2 of a serving set, without labels).
-    Only(String),
-    /// The global namespace alone (tier 3).
-    Global,
+    /// One tier of a serving set: a namespace (`""`, the global one), the labels its
+    /// members carry (none asked: any), and whether it is the consumer's own namespace,
+    /// where a plan creates a provider not installed (with those labels).
+    Tier {
+        namespace: String,
+        labels: Option<BTreeMap<String, String>>,
+        home: bool,
+    },
 }
 
 impl Views {
@@ -136,23 +142,30 @@ impl Views {
         Views {
             sights: Vec::new(),
             of: BTreeMap::new(),
+            members: Vec::new(),
             standing,
         }
     }
 
     /// The view of entities standing in `namespace`, made on first use.
     pub fn of(&mut self, namespace: &str) -> usize {
-        self.sight(Sight::From(namespace.to_owned()))
+        self.sight(Sight::From(namespace.to_owned()), || None)
     }
 
-    /// The view that sees `sight`, made on first use.
-    pub fn sight(&mut self, sight: Sight) -> usize {
+    /// The view that sees `sight`, made on first use (a tier's `members` asked then).
+    pub fn sight(&mut self, sight: Sight, members: impl FnOnce() -> Option<Vec<bool>>) -> usize {
         if let Some(&view) = self.of.get(&sight) {
             return view;
         }
         self.sights.push(sight.clone());
+        self.members.push(members());
         self.of.insert(sight, self.sights.len());
         self.sights.len()
+    }
+
+    /// What view `view` sees (`None` for [`Views::ALL`]).
+    pub fn sight_of(&self, view: usize) -> Option<&Sight> {
+        view.checked_sub(1).map(|i| &self.sights[i])
     }
 
     /// Where product `q`'s installed entities stand.
@@ -162,16 +175,18 @@ impl Views {
 
     /// Whether view `view` sees product `q`.
     pub fn sees(&self, view: usize, q: usize) -> bool {
-        let Some(sight) = view.checked_sub(1).map(|i| &self.sights[i]) else {
+        let Some(i) = view.checked_sub(1) else {
             return true;
         };
+        if let Some(members) = &self.members[i] {
+            return members[q];
+        }
         let standing = &self.standing[q];
-        match sight {
+        match &self.sights[i] {
             Sight::From(ns) => {
                 standing.is_empty() || standing.contains("") || standing.contains(ns)
             }
-            Sight::Only(ns) => standing.is_empty() || standing.contains(ns),
-            Sight::Global => standing.contains(""),
+            Sight::Tier { .. } => false,
         }
     }
 }

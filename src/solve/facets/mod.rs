@@ -75,17 +75,15 @@ pub struct Item {
     pub tiers: Option<Tiers>,
 }
 
-/// The tiers of a capability requirement's serving set, when its declaring entities stand
-/// in one namespace, the requirement has no label criteria or binding, and providers stand
-/// both there (or may be created there) and in the global namespace: the views of the
-/// namespace alone and of the global one (`None` under `match-namespace`, which never looks
-/// there). Judged as SPEC 10 says: the namespace's providers serve alone when some provides
-/// the capability at all, the global ones otherwise.
+/// The tiers of a capability requirement's serving set (SPEC 10's tiers 2 to 5, in order),
+/// one view each, when its declaring entities stand in one namespace and it has no binding,
+/// and its label criteria (if any) name no `{entity}` for a release several entities may
+/// run: used where providers stand both there (or may be created there) and in the global
+/// namespace, or where labels narrow it. The first tier with a provider in it serves.
 #[derive(Clone, Debug)]
 pub struct Tiers {
     pub namespace: String,
-    only: usize,
-    global: Option<usize>,
+    views: Vec<usize>,
 }
 
 /// Every item of a model, indexed by declaring value and by the products they name.
@@ -168,6 +166,39 @@ fn requirement_term(r: &CapabilityRequirement) -> Term {
         description: None,
         location: r.location,
     }
+}
+
+/// Whether each product stands in tier `sight`: every installed entity of it there (with
+/// the labels), or, not installed, a plan would create it there (the consumer's namespace).
+fn tier_members(model: &Model<'_>, sight: &judge::Sight) -> Vec<bool> {
+    let judge::Sight::Tier {
+        namespace,
+        labels,
+        home,
+    } = sight
+    else {
+        return vec![true; model.vars.len()];
+    };
+    let Some(placed) = model.placed.as_ref() else {
+        return vec![true; model.vars.len()];
+    };
+    model
+        .vars
+        .iter()
+        .map(|var| {
+            let mut entities = var
+                .current
+                .iter()
+                .filter_map(|c| c.entity)
+                .map(|e| placed.placement(e))
+                .peekable();
+            if entities.peek().is_none() {
+                return *home;
+            }
+            entities
+                .all(|e| e.namespace == *namespace && labels.as_ref().is_none_or(|l| e.carries(l)))
+        })
+        .collect()
 }
 
 /// At most this many namespaces get a copy each of a release item of a product whose
@@ -418,7 +449,9 @@ impl FacetIndex {
             };
             let view = namespace.map_or(judge::Views::ALL, |ns| self.views.of(ns));
             let tiers = match (source, namespace) {
-                (Source::Requires(k), Some(ns)) => self.tiers(model, p, ns, &facets.requires[k]),
+                (Source::Requires(k), Some(ns)) => {
+                    self.tiers(model, p, (ns, entity), &facets.requires[k])
+                }
                 _ => None,
             };
             let compiled = match (&tiers, source) {
@@ -454,22 +487,20 @@ impl FacetIndex {
         }
     }
 
-    /// The [`Tiers`] of requirement `r` of product `p` declared from namespace `ns`, when its
-    /// serving set is tiered there; `None` when every provider it sees serves alike (judged
-    /// from the namespace's view), or when labels, a binding or `p`'s own providing decide
-    /// (judged so too, and `placed::Doubts` marks it).
+    /// The [`Tiers`] of requirement `r` of product `p` declared from namespace `ns` (by
+    /// `entity`, or by every entity of `p` there), when its serving set is tiered there;
+    /// `None` when every provider it sees serves alike (judged from the namespace's view),
+    /// or when a binding, an `{entity}` label for several entities or `p`'s own providing
+    /// decide (judged so too, and `placed::Doubts` marks it).
     fn tiers(
         &mut self,
         model: &Model<'_>,
         p: usize,
-        ns: &str,
+        (ns, entity): (&str, Option<&str>),
         r: &crate::manifest::CapabilityRequirement,
     ) -> Option<Tiers> {
         let placed = model.placed.as_ref()?;
         let criteria = r.instance.as_ref();
-        if ns.is_empty() || criteria.is_some_and(|c| !c.labels.is_empty()) {
-            return None;
-        }
         let key = crate::instance::Requirement::Capability(r.name.clone());
         let var = &model.vars[p];
         let bound = var
@@ -480,25 +511,62 @@ impl FacetIndex {
         if bound || var.every_manifest().any(|m| m.facets().provides(&r.name)) {
             return None;
         }
-        let providers = self.providers.get(&r.name)?;
-        let standing = |q: usize| self.views.standing(q);
-        let global = providers.iter().any(|&q| standing(q).contains(""));
-        let beside = providers
-            .iter()
-            .any(|&q| standing(q).is_empty() || standing(q).contains(ns));
+        let labels = match criteria {
+            Some(c) if !c.labels.is_empty() => {
+                let per_entity = c.labels.values().any(|t| t.as_str().contains("{entity}"));
+                match entity {
+                    Some(e) => Some(c.labels_for(e, ns)),
+                    None if !per_entity => Some(c.labels_for("", ns)),
+                    None => return None,
+                }
+            }
+            _ => None,
+        };
         let match_namespace = criteria.is_some_and(|c| c.match_namespace);
-        if !global || !(beside || match_namespace) {
-            return None;
+        let providers = self.providers.get(&r.name)?;
+        if labels.is_none() {
+            // without labels, tiers matter only where providers stand on both sides
+            let standing = |q: usize| self.views.standing(q);
+            let global = providers.iter().any(|&q| standing(q).contains(""));
+            let beside = providers
+                .iter()
+                .any(|&q| standing(q).is_empty() || standing(q).contains(ns));
+            if ns.is_empty() || !global || !(beside || match_namespace) {
+                return None;
+            }
         }
+        // the tiers as `serving::Index::serving` lists them
+        let ignore_labels = criteria.is_some_and(|c| c.ignore_labels) && labels.is_some();
+        let mut list = vec![(ns, labels.clone())];
+        if !match_namespace && !ns.is_empty() {
+            list.push(("", labels.clone()));
+        }
+        if ignore_labels {
+            list.push((ns, None));
+            if !match_namespace && !ns.is_empty() {
+                list.push(("", None));
+            }
+        }
+        let views = list
+            .into_iter()
+            .map(|(namespace, labels)| {
+                let sight = judge::Sight::Tier {
+                    namespace: namespace.to_owned(),
+                    labels,
+                    home: namespace == ns,
+                };
+                let members = || Some(tier_members(model, &sight));
+                self.views.sight(sight.clone(), members)
+            })
+            .collect();
         Some(Tiers {
             namespace: ns.to_owned(),
-            only: self.views.sight(judge::Sight::Only(ns.to_owned())),
-            global: (!match_namespace).then(|| self.views.sight(judge::Sight::Global)),
+            views,
         })
     }
 
-    /// Requirement `r` judged by `tiers`: some provider of the namespace in range, or none
-    /// there at all and some global one in range; when optional, also none in either.
+    /// Requirement `r` judged by `tiers`: some provider of a tier in range, every tier before
+    /// it without any provider; when optional, also no provider in any tier.
     fn compile_tiers(
         &mut self,
         tiers: &Tiers,
@@ -520,24 +588,63 @@ impl FacetIndex {
             };
             self.atoms.compile(&term, view)
         };
-        let in_namespace = atom(&r.range, tiers.only);
-        let any_in_namespace = atom(&open, tiers.only);
-        let mut ways = vec![in_namespace];
-        let mut none = vec![any_in_namespace.clone()];
-        if let Some(global) = tiers.global {
-            ways.push(AllOf(vec![
-                NoneOf(vec![any_in_namespace]),
-                atom(&r.range, global),
-            ]));
-            none.push(atom(&open, global));
+        let mut ways = Vec::new();
+        let mut before: Vec<judge::Compiled> = Vec::new();
+        for &view in &tiers.views {
+            let here = atom(&r.range, view);
+            ways.push(if before.is_empty() {
+                here
+            } else {
+                AllOf(vec![NoneOf(before.clone()), here])
+            });
+            before.push(atom(&open, view));
         }
         if r.optional {
-            ways.push(NoneOf(none));
+            ways.push(NoneOf(before));
         }
         match ways.len() {
             1 => ways.remove(0),
             _ => AnyOf(ways),
         }
+    }
+
+    /// Whether some product item `k` names stands partly in one of its tiers and partly out
+    /// (a tiered item is then judged as if all of it stood in), or is not installed where the
+    /// tiers ask for labels (an entity a plan creates carries its own consumer's).
+    #[must_use]
+    pub fn tiers_split(&self, model: &Model<'_>, k: usize) -> bool {
+        let Some(tiers) = &self.items[k].tiers else {
+            return false;
+        };
+        let Some(placed) = model.placed.as_ref() else {
+            return false;
+        };
+        tiers.views.iter().any(|&view| {
+            let Some(judge::Sight::Tier {
+                namespace, labels, ..
+            }) = self.views.sight_of(view)
+            else {
+                return false;
+            };
+            self.mentions(model, k).iter().any(|&q| {
+                let entities: Vec<&crate::instance::Placement> = model.vars[q]
+                    .current
+                    .iter()
+                    .filter_map(|c| c.entity)
+                    .map(|e| placed.placement(e))
+                    .collect();
+                if entities.is_empty() {
+                    return labels.is_some();
+                }
+                let n = entities
+                    .iter()
+                    .filter(|e| {
+                        e.namespace == *namespace && labels.as_ref().is_none_or(|l| e.carries(l))
+                    })
+                    .count();
+                n != 0 && n != entities.len()
+            })
+        })
     }
 
     /// The view item `k`'s atoms are judged from (every atom of an item has the same).
@@ -767,31 +874,32 @@ impl FacetIndex {
     }
 
     /// The view item `k`'s [`FacetIndex::world`] sees under `state`: its declaring
-    /// entities', or for a tiered requirement the tier that serves it (the namespace's when
-    /// some product it sees there provides the capability, else the global one).
+    /// entities', or for a tiered requirement the tier that serves it (the first where some
+    /// product provides the capability at all).
     fn serving_view(&self, model: &Model<'_>, k: usize, state: &[Value]) -> usize {
         let item = &self.items[k];
-        let Some(tiers) = &item.tiers else {
-            return item.view;
-        };
-        let Source::Requires(r) = item.source else {
+        let (Some(tiers), Source::Requires(r)) = (&item.tiers, item.source) else {
             return item.view;
         };
         let name = &model.vars[item.declarer].releases[item.release]
             .facets()
             .requires[r]
             .name;
-        let served_here = self.mentions(model, k).iter().any(|&q| {
-            self.views.sees(tiers.only, q)
-                && self
-                    .running(model, q, state[q])
-                    .iter()
-                    .any(|run| run.facets.provides(name))
-        });
-        match tiers.global {
-            Some(global) if !served_here => global,
-            _ => tiers.only,
-        }
+        let provides = |view: usize| {
+            self.mentions(model, k).iter().any(|&q| {
+                self.views.sees(view, q)
+                    && self
+                        .running(model, q, state[q])
+                        .iter()
+                        .any(|run| run.facets.provides(name))
+            })
+        };
+        tiers
+            .views
+            .iter()
+            .copied()
+            .find(|&view| provides(view))
+            .unwrap_or(tiers.views[0])
     }
 
     /// Whether item `k` holds when every product `q` runs `state[q]` (its declarer at the
