@@ -2853,7 +2853,35 @@ mod plain_section9 {
             catalog,
             &Request::new(vec![], true),
         )));
-        out
+        // An explanation's chain is one minimal conflict; where several exist, which one the
+        // search meets first depends on everything encoded, the inert items too (seed 11,
+        // tight: "4.0.1 needs svc-00000 1.4.1" or "4.0.1..4.1.0 need svc-00002 2.0.3..",
+        // both minimal). Its fixes are checked claims and must not change.
+        out.into_iter()
+            .map(
+                |text| match serde_json::from_str::<serde_json::Value>(&text) {
+                    Ok(mut value) => {
+                        without_chains(&mut value);
+                        value.to_string()
+                    }
+                    Err(_) => text,
+                },
+            )
+            .collect()
+    }
+
+    /// `value` with every explanation's `chain` left out.
+    fn without_chains(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                if map.contains_key("fixes") {
+                    map.remove("chain");
+                }
+                map.values_mut().for_each(without_chains);
+            }
+            serde_json::Value::Array(list) => list.iter_mut().for_each(without_chains),
+            _ => {}
+        }
     }
 
     proptest! {
