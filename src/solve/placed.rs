@@ -601,22 +601,28 @@ impl<'a> Placed<'a> {
                 || o.is_empty()
                 || declaring.contains(*o)
         });
-        let others = own.chain(
+        let others = own.map(|o| (true, o)).chain(
             index
                 .mentions(model, k)
                 .iter()
                 .copied()
                 .filter(|&q| seen_as_placed(q) != Some(false))
-                .flat_map(|q| places.spots[q].iter()),
+                .flat_map(|q| places.spots[q].iter().map(|o| (false, o))),
         );
-        let (mut global, mut beside) = (false, BTreeSet::new());
-        for o in others {
+        // where they stand: the global namespace, or beside the declarer; each also without
+        // the declarer's own product (`[.., mentioned]`)
+        let (mut global, mut beside) = ([false; 2], [BTreeSet::new(), BTreeSet::new()]);
+        for (own, o) in others {
             if o.is_empty() {
-                global = true;
+                global[0] = true;
+                global[1] |= !own;
             } else if declaring.iter().any(|ns| ns != o) {
                 return false; // someone cannot see it
             } else {
-                beside.insert(o.as_str());
+                beside[0].insert(o.as_str());
+                if !own {
+                    beside[1].insert(o.as_str());
+                }
             }
         }
         let super::facets::Source::Requires(r) = item.source else {
@@ -659,20 +665,8 @@ impl<'a> Placed<'a> {
         let own_provides = model.vars[item.declarer]
             .every_manifest()
             .any(|m| m.facets().provides(&r.name));
-        if !own_provides {
-            (global, beside) = (false, BTreeSet::new());
-            let seen = index.mentions(model, k).iter().copied();
-            for o in seen
-                .filter(|&q| seen_as_placed(q) != Some(false))
-                .flat_map(|q| places.spots[q].iter())
-            {
-                if o.is_empty() {
-                    global = true;
-                } else {
-                    beside.insert(o.as_str());
-                }
-            }
-        }
+        let which = usize::from(!own_provides);
+        let (global, beside) = (global[which], &beside[which]);
         let match_namespace = criteria.is_some_and(|c| c.match_namespace);
         declaring.iter().all(|ns| {
             ns.is_empty() || !(global && (beside.contains(ns.as_str()) || match_namespace))

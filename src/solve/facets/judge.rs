@@ -126,7 +126,8 @@ pub(super) enum Sight {
     From(String),
     /// One tier of a serving set: a namespace (`""`, the global one), the labels its
     /// members carry (none asked: any), and whether it is the consumer's own namespace,
-    /// where a plan creates a provider not installed (with those labels).
+    /// where a plan creates a provider not installed (with those labels). Its members are
+    /// worked out when it is made.
     Tier {
         namespace: String,
         labels: Option<BTreeMap<String, String>>,

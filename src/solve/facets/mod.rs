@@ -168,37 +168,31 @@ fn requirement_term(r: &CapabilityRequirement) -> Term {
     }
 }
 
-/// Whether each product stands in tier `sight`: every installed entity of it there (with
-/// the labels), or, not installed, a plan would create it there (the consumer's namespace).
-fn tier_members(model: &Model<'_>, sight: &judge::Sight) -> Vec<bool> {
-    let judge::Sight::Tier {
-        namespace,
-        labels,
-        home,
-    } = sight
-    else {
-        return vec![true; model.vars.len()];
-    };
-    let Some(placed) = model.placed.as_ref() else {
-        return vec![true; model.vars.len()];
-    };
-    model
-        .vars
+/// The placements of product `p`'s installed entities (none without section 10).
+fn placements<'m>(
+    model: &'m Model<'_>,
+    p: usize,
+) -> impl Iterator<Item = &'m crate::instance::Placement> + 'm {
+    let placed = model.placed.as_deref();
+    model.vars[p]
+        .current
         .iter()
-        .map(|var| {
-            let mut entities = var
-                .current
-                .iter()
-                .filter_map(|c| c.entity)
-                .map(|e| placed.placement(e))
-                .peekable();
-            if entities.peek().is_none() {
-                return *home;
-            }
-            entities
-                .all(|e| e.namespace == *namespace && labels.as_ref().is_none_or(|l| e.carries(l)))
-        })
-        .collect()
+        .filter_map(|c| c.entity)
+        .filter_map(move |e| Some(placed?.placement(e)))
+}
+
+/// How many of product `q`'s installed entities stand in the tier of `namespace` (carrying
+/// `labels`, when asked), and how many it has.
+fn in_tier(
+    model: &Model<'_>,
+    q: usize,
+    namespace: &str,
+    labels: Option<&BTreeMap<String, String>>,
+) -> (usize, usize) {
+    placements(model, q).fold((0, 0), |(inside, all), e| {
+        let here = e.namespace == namespace && labels.is_none_or(|l| e.carries(l));
+        (inside + usize::from(here), all + 1)
+    })
 }
 
 /// At most this many namespaces get a copy each of a release item of a product whose
@@ -209,15 +203,7 @@ const HOMES: usize = 64;
 /// installed entities stand in (when not too many), else one item for all of them, judged
 /// product-wide (also for a product not installed, which a plan may create anywhere).
 fn homes(model: &Model<'_>, p: usize) -> Vec<Option<String>> {
-    let Some(placed) = &model.placed else {
-        return vec![None];
-    };
-    let namespaces: BTreeSet<&str> = model.vars[p]
-        .current
-        .iter()
-        .filter_map(|c| c.entity)
-        .map(|e| placed.placement(e).namespace.as_str())
-        .collect();
+    let namespaces: BTreeSet<&str> = placements(model, p).map(|e| e.namespace.as_str()).collect();
     if namespaces.is_empty() || namespaces.len() > HOMES {
         return vec![None];
     }
@@ -499,16 +485,15 @@ impl FacetIndex {
         (ns, entity): (&str, Option<&str>),
         r: &crate::manifest::CapabilityRequirement,
     ) -> Option<Tiers> {
-        let placed = model.placed.as_ref()?;
+        model.placed.as_ref()?;
         let criteria = r.instance.as_ref();
         let key = crate::instance::Requirement::Capability(r.name.clone());
-        let var = &model.vars[p];
-        let bound = var
-            .current
-            .iter()
-            .filter_map(|c| c.entity)
-            .any(|e| placed.placement(e).bindings.contains_key(&key));
-        if bound || var.every_manifest().any(|m| m.facets().provides(&r.name)) {
+        let bound = placements(model, p).any(|e| e.bindings.contains_key(&key));
+        if bound
+            || model.vars[p]
+                .every_manifest()
+                .any(|m| m.facets().provides(&r.name))
+        {
             return None;
         }
         let labels = match criteria {
@@ -550,13 +535,21 @@ impl FacetIndex {
         let views = list
             .into_iter()
             .map(|(namespace, labels)| {
+                // a product not installed counts where a plan creates it: beside the consumer
+                let home = namespace == ns;
+                let members = || {
+                    let fits = |q| match in_tier(model, q, namespace, labels.as_ref()) {
+                        (_, 0) => home,
+                        (inside, all) => inside == all,
+                    };
+                    Some((0..model.vars.len()).map(fits).collect())
+                };
                 let sight = judge::Sight::Tier {
                     namespace: namespace.to_owned(),
-                    labels,
-                    home: namespace == ns,
+                    labels: labels.clone(),
+                    home,
                 };
-                let members = || Some(tier_members(model, &sight));
-                self.views.sight(sight.clone(), members)
+                self.views.sight(sight, members)
             })
             .collect();
         Some(Tiers {
@@ -616,9 +609,6 @@ impl FacetIndex {
         let Some(tiers) = &self.items[k].tiers else {
             return false;
         };
-        let Some(placed) = model.placed.as_ref() else {
-            return false;
-        };
         tiers.views.iter().any(|&view| {
             let Some(judge::Sight::Tier {
                 namespace, labels, ..
@@ -627,22 +617,10 @@ impl FacetIndex {
                 return false;
             };
             self.mentions(model, k).iter().any(|&q| {
-                let entities: Vec<&crate::instance::Placement> = model.vars[q]
-                    .current
-                    .iter()
-                    .filter_map(|c| c.entity)
-                    .map(|e| placed.placement(e))
-                    .collect();
-                if entities.is_empty() {
-                    return labels.is_some();
+                match in_tier(model, q, namespace, labels.as_ref()) {
+                    (_, 0) => labels.is_some(),
+                    (inside, all) => inside != 0 && inside != all,
                 }
-                let n = entities
-                    .iter()
-                    .filter(|e| {
-                        e.namespace == *namespace && labels.as_ref().is_none_or(|l| e.carries(l))
-                    })
-                    .count();
-                n != 0 && n != entities.len()
             })
         })
     }
