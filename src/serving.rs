@@ -75,6 +75,31 @@ pub enum Tier {
     Empty,
 }
 
+/// Tiers 2 to 5 of the serving set of a consumer in namespace `ns` (SPEC 10), in order: each
+/// with the namespace it looks in and whether its members must carry the requirement's
+/// labels (`labelled`: the criteria ask for some). The planning model's tiered judgement
+/// (`solve::facets`) takes them from here too.
+#[must_use]
+pub fn tiers<'n>(
+    ns: &'n str,
+    labelled: bool,
+    criteria: Option<&Criteria>,
+) -> Vec<(Tier, &'n str, bool)> {
+    let match_namespace = criteria.is_some_and(|c| c.match_namespace);
+    let ignore_labels = criteria.is_some_and(|c| c.ignore_labels);
+    let mut out = vec![(Tier::Namespace, ns, true)];
+    if !match_namespace && !ns.is_empty() {
+        out.push((Tier::Global, "", true));
+    }
+    if ignore_labels && labelled {
+        out.push((Tier::NamespaceAnyLabels, ns, false));
+        if !match_namespace && !ns.is_empty() {
+            out.push((Tier::GlobalAnyLabels, "", false));
+        }
+    }
+    out
+}
+
 /// A serving set: member indices in member order, and the tier they came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Serving {
@@ -249,8 +274,6 @@ impl<'a> Index<'a> {
         }
         let ns = placement.namespace.as_str();
         let labels = criteria.map(|c| c.labels_for(name, ns)).unwrap_or_default();
-        let match_namespace = criteria.is_some_and(|c| c.match_namespace);
-        let ignore_labels = criteria.is_some_and(|c| c.ignore_labels);
         let at = |namespace: &str, with_labels: bool| -> Vec<usize> {
             exclude_self(
                 self.by_key
@@ -261,17 +284,7 @@ impl<'a> Index<'a> {
             .filter(|&i| !with_labels || self.members[i].placement.carries(&labels))
             .collect()
         };
-        let mut tiers = vec![(Tier::Namespace, ns, true)];
-        if !match_namespace && !ns.is_empty() {
-            tiers.push((Tier::Global, "", true));
-        }
-        if ignore_labels && !labels.is_empty() {
-            tiers.push((Tier::NamespaceAnyLabels, ns, false));
-            if !match_namespace && !ns.is_empty() {
-                tiers.push((Tier::GlobalAnyLabels, "", false));
-            }
-        }
-        for (tier, namespace, with_labels) in tiers {
+        for (tier, namespace, with_labels) in tiers(ns, !labels.is_empty(), criteria) {
             let members = at(namespace, with_labels);
             if !members.is_empty() {
                 return Serving { members, tier };

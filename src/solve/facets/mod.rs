@@ -520,21 +520,10 @@ impl FacetIndex {
                 return None;
             }
         }
-        // the tiers as `serving::Index::serving` lists them
-        let ignore_labels = criteria.is_some_and(|c| c.ignore_labels) && labels.is_some();
-        let mut list = vec![(ns, labels.clone())];
-        if !match_namespace && !ns.is_empty() {
-            list.push(("", labels.clone()));
-        }
-        if ignore_labels {
-            list.push((ns, None));
-            if !match_namespace && !ns.is_empty() {
-                list.push(("", None));
-            }
-        }
-        let views = list
+        let views = crate::serving::tiers(ns, labels.is_some(), criteria)
             .into_iter()
-            .map(|(namespace, labels)| {
+            .map(|(_, namespace, with_labels)| {
+                let labels = labels.clone().filter(|_| with_labels);
                 // a product not installed counts where a plan creates it: beside the consumer
                 let home = namespace == ns;
                 let members = || {
