@@ -1130,6 +1130,21 @@ mod planner {
             .prop_map(|spots| spots.into_iter().map(|(ns, n)| vec![ns; n]).collect())
     }
 
+    /// [`whole_placements`], some products' entities binding both capabilities (`c0`, `c1`)
+    /// to the first entity of one product (SPEC 10's tier 1), whether it provides them or
+    /// not (a binding the environment breaks today is refused by the laws' `prop_assume`).
+    fn bound_placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        proptest::collection::vec((0u8..2, 1usize..=2, 0u8..=5), 5).prop_map(|spots| {
+            spots
+                .into_iter()
+                .map(|(ns, n, bind)| vec![ns + 6 * bind; n])
+                .collect()
+        })
+    }
+
+    /// Spots: `spot % 3` the namespace (global, `x`, `y`), `spot / 3 % 2` labelled `team:
+    /// a`, `spot / 6` a binding of `c0` and `c1` to the first entity of product
+    /// `spot / 6 - 1` (0: none).
     fn placed_env(versions: &[u32], spots: &[Vec<u8>]) -> Environment {
         let mut out = String::from("environment: e\nentities:\n");
         for (p, v) in versions.iter().enumerate() {
@@ -1148,11 +1163,17 @@ mod planner {
             let p = (0..versions.len())
                 .find(|&p| name(p).replace(':', "-") == product)
                 .unwrap();
-            // a spot of 3 or more: the same namespace, labelled `team: a`
             let spot = usize::from(spots[p][k.parse::<usize>().unwrap()]);
             e.placement.namespace = ["", "x", "y"][spot % 3].into();
-            if spot >= 3 {
+            if spot / 3 % 2 == 1 {
                 e.placement.labels.insert("team".into(), "a".into());
+            }
+            if let Some(q) = (spot / 6).checked_sub(1) {
+                let to = format!("{}-0", name(q).replace(':', "-"));
+                for c in ["c0", "c1"] {
+                    let key = compat::instance::Requirement::Capability(c.into());
+                    e.placement.bindings.insert(key, to.clone());
+                }
             }
         }
         env
@@ -1541,6 +1562,27 @@ mod planner {
             w in world9_labelled(), spots in labelled_placements(), target in 0usize..5
         ) {
             placed_single_target(&w, &spots, target)?;
+        }
+
+        /// Capability requirements bound to one entity (SPEC 10's tier 1): served by it
+        /// alone, which must keep providing the capability (else `invalid-binding`).
+        #[test]
+        fn bound_capabilities_upgrades_match_the_oracle(
+            w in world9(), spots in bound_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn bound_capabilities_single_targets_match_the_oracle(
+            w in world9(), spots in bound_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn bound_capabilities_all_is_maximal(w in world9(), spots in bound_placements()) {
+            placed_all_maximal(&w, &spots)?;
         }
 
         #[test]

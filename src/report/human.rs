@@ -534,6 +534,7 @@ pub fn because(f: &Finding) -> String {
             f.found.as_deref().unwrap_or("no version")
         ),
         Code::UnsatisfiedConstraint => format!("{who} {}", f.detail),
+        Code::InvalidBinding => format!("{who} {}, which would not provide it", f.detail),
         Code::RuntimeMismatch => format!(
             "{who} {}; the environment runs {}",
             f.detail,

@@ -251,6 +251,11 @@ impl<'a> Placed<'a> {
             })
     }
 
+    /// Installed entity `name` as the serving index holds it.
+    pub fn member(&self, name: &str) -> Option<&crate::serving::Member<'a>> {
+        self.index.find(name).map(|i| self.index.member(i))
+    }
+
     /// The members that bind some requirement to entity `name` (worked out once).
     fn binders(&self, name: &str) -> &[usize] {
         let all = self.binders.get_or_init(|| {
@@ -565,6 +570,14 @@ impl<'a> Placed<'a> {
         k: usize,
     ) -> bool {
         let item = &index.items[k];
+        if let Some(tiers) = item.tiers.as_ref().filter(|t| t.bound) {
+            // bound to one installed entity: exact while the entities that declare it are
+            // the installed ones it was made for (a plan creating more elsewhere is not)
+            return item.entity.is_some()
+                || places.spots[item.declarer]
+                    .iter()
+                    .all(|o| *o == tiers.namespace);
+        }
         // where the entities declaring it stand (a product the plan installs: anywhere it may)
         let one;
         // (a release item made for one namespace speaks for the entities there, unless the

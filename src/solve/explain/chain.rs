@@ -132,7 +132,11 @@ fn declares_part(
         }
         Declaration::Requirement(i) => {
             let r = &m.facets().requires[i];
-            let words = format!("capability {}{}", r.name, span_text(&r.range));
+            let served = model
+                .facets()
+                .map(|index| index.serving_words(product, release, i))
+                .unwrap_or_default();
+            let words = format!("capability {}{}{served}", r.name, span_text(&r.range));
             (Kind::Constrains, words, r.optional, r.location, false)
         }
         Declaration::Constraint(i) => {

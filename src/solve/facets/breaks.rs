@@ -75,7 +75,26 @@ impl FacetIndex {
                     f.optional = Some(r.optional);
                     f
                 };
+                let bound = item.tiers.as_ref().filter(|t| t.bound).and_then(|_| {
+                    let key = crate::instance::Requirement::Capability(r.name.clone());
+                    let placed = model.placed.as_deref()?;
+                    let declaring = item.entity.as_deref().or(runner)?;
+                    placed.placement(declaring).bindings.get(&key)
+                });
                 match world.capability_need(name, r) {
+                    // the entity it is bound to would provide none: the binding breaks
+                    Need::NoProvider if bound.is_some() => {
+                        let to = bound.map_or("", String::as_str);
+                        let detail = format!("binds capability {} to {to}", r.name);
+                        let mut f = with_range(base(
+                            Code::InvalidBinding,
+                            format!("{who} {detail}, which would not provide it"),
+                            detail,
+                            r.location,
+                        ));
+                        f.found = Some(to.to_owned());
+                        vec![f]
+                    }
                     Need::NoProvider => vec![with_range(base(
                         Code::MissingCapability,
                         format!("{who} {constraint}, which no entity would provide"),

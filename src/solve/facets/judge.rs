@@ -133,6 +133,8 @@ pub(super) enum Sight {
         labels: Option<BTreeMap<String, String>>,
         home: bool,
     },
+    /// The installed entity a requirement is bound to (tier 1): its product alone.
+    Bound { entity: String },
 }
 
 impl Views {
@@ -187,7 +189,7 @@ impl Views {
             Sight::From(ns) => {
                 standing.is_empty() || standing.contains("") || standing.contains(ns)
             }
-            Sight::Tier { .. } => false,
+            Sight::Tier { .. } | Sight::Bound { .. } => false,
         }
     }
 }

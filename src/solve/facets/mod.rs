@@ -80,10 +80,15 @@ pub struct Item {
 /// and its label criteria (if any) name no `{entity}` for a release several entities may
 /// run: used where providers stand both there (or may be created there) and in the global
 /// namespace, or where labels narrow it. The first tier with a provider in it serves.
+///
+/// Or tier 1 alone, when every declaring entity binds the requirement to one installed
+/// entity (`bound`): see [`FacetIndex::bound_tier`].
 #[derive(Clone, Debug)]
 pub struct Tiers {
     pub namespace: String,
     views: Vec<usize>,
+    /// The one view is the entity the declaring entities bind the requirement to.
+    pub bound: bool,
 }
 
 /// Every item of a model, indexed by declaring value and by the products they name.
@@ -488,13 +493,14 @@ impl FacetIndex {
         model.placed.as_ref()?;
         let criteria = r.instance.as_ref();
         let key = crate::instance::Requirement::Capability(r.name.clone());
-        let bound = placements(model, p).any(|e| e.bindings.contains_key(&key));
-        if bound
-            || model.vars[p]
-                .every_manifest()
-                .any(|m| m.facets().provides(&r.name))
+        if model.vars[p]
+            .every_manifest()
+            .any(|m| m.facets().provides(&r.name))
         {
             return None;
+        }
+        if placements(model, p).any(|e| e.bindings.contains_key(&key)) {
+            return self.bound_tier(model, p, (ns, entity), &key);
         }
         let labels = match criteria {
             Some(c) if !c.labels.is_empty() => {
@@ -544,6 +550,61 @@ impl FacetIndex {
         Some(Tiers {
             namespace: ns.to_owned(),
             views,
+            bound: false,
+        })
+    }
+
+    /// The serving set of capability requirement `key` of `p`'s entities in `ns` (`entity`
+    /// alone, when given) when each of them binds it to the same installed entity `b` (SPEC
+    /// 10's tier 1): one view that sees `b`'s product. An installed entity stays (a plan
+    /// removes none), so the requirement holds exactly when `b`'s release provides the
+    /// capability in range, optional or not: a release of `b` that does not provide it at
+    /// all makes the binding an `invalid-binding` error, one that provides it out of range
+    /// fails the requirement. Exact when every entity of `b`'s product runs one version
+    /// (the model moves them together; with several versions kept, which one `b` runs is
+    /// not the product's value) and `b` is not of `p`; `None` otherwise, judged as before
+    /// and marked by `placed::Doubts`.
+    fn bound_tier(
+        &mut self,
+        model: &Model<'_>,
+        p: usize,
+        (ns, entity): (&str, Option<&str>),
+        key: &crate::instance::Requirement,
+    ) -> Option<Tiers> {
+        let placed = model.placed.as_deref()?;
+        let declaring: Vec<&str> = match entity {
+            Some(e) => vec![e],
+            None => model.vars[p]
+                .current
+                .iter()
+                .filter_map(|c| c.entity)
+                .filter(|&e| placed.placement(e).namespace == ns)
+                .collect(),
+        };
+        let mut to = declaring
+            .iter()
+            .map(|&e| placed.placement(e).bindings.get(key));
+        let b = to.next()??;
+        if !to.all(|other| other == Some(b)) {
+            return None;
+        }
+        let member = placed.member(b)?;
+        let q = *model.index.get(member.product)?;
+        let mut versions = model.vars[q].current.iter().map(|c| c.version);
+        let first = versions.next()?;
+        if !member.present || q == p || !versions.all(|v| v == first) {
+            return None;
+        }
+        let sight = judge::Sight::Bound {
+            entity: b.to_owned(),
+        };
+        let view = self.views.sight(sight, || {
+            Some((0..model.vars.len()).map(|x| x == q).collect())
+        });
+        Some(Tiers {
+            namespace: ns.to_owned(),
+            views: vec![view],
+            bound: true,
         })
     }
 
@@ -570,6 +631,13 @@ impl FacetIndex {
             };
             self.atoms.compile(&term, view)
         };
+        if tiers.bound {
+            if r.optional {
+                // every atom of the item's term has an id (`atom_id`), the open one too
+                atom(&open, tiers.views[0]);
+            }
+            return atom(&r.range, tiers.views[0]);
+        }
         let mut ways = Vec::new();
         let mut before: Vec<judge::Compiled> = Vec::new();
         for &view in &tiers.views {
@@ -663,6 +731,56 @@ impl FacetIndex {
     ) -> bool {
         (self.items[k].tolerated && self.as_today(model, k, state, moved))
             || self.holds(model, k, state, moved)
+    }
+
+    /// Who serves requirement `r` of `p`'s release `release`, in words, when its items are
+    /// judged over a serving set narrower than everything the declarer sees and all alike:
+    /// ` (bound to infra-cache)`, ` (served by the first of: namespace s, the global
+    /// namespace)`; empty otherwise. An explanation's chain says it after the requirement.
+    #[must_use]
+    pub fn serving_words(&self, p: usize, release: usize, r: usize) -> String {
+        let items = self
+            .items_of(p, Value::Release(release))
+            .iter()
+            .chain(self.items_of(p, Value::Keep))
+            .map(|&k| &self.items[k])
+            .filter(|item| item.release == release && item.source == Source::Requires(r));
+        let mut said: BTreeSet<String> = BTreeSet::new();
+        for item in items {
+            let words = item.tiers.as_ref().map(|tiers| self.tiers_words(tiers));
+            said.insert(words.unwrap_or_default());
+        }
+        match said.len() {
+            1 => said.pop_first().unwrap_or_default(),
+            _ => String::new(),
+        }
+    }
+
+    fn tiers_words(&self, tiers: &Tiers) -> String {
+        let sights = tiers.views.iter().filter_map(|&v| self.views.sight_of(v));
+        let mut parts: Vec<String> = Vec::new();
+        for sight in sights {
+            match sight {
+                judge::Sight::Bound { entity } => return format!(" (bound to {entity})"),
+                judge::Sight::Tier {
+                    namespace, labels, ..
+                } => {
+                    let place = if namespace.is_empty() {
+                        "the global namespace".to_owned()
+                    } else {
+                        format!("namespace {namespace}")
+                    };
+                    let labelled = labels.as_ref().map_or_else(String::new, |l| {
+                        let pairs: Vec<String> =
+                            l.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                        format!(" labelled {}", pairs.join(","))
+                    });
+                    parts.push(format!("{place}{labelled}"));
+                }
+                judge::Sight::From(_) => {}
+            }
+        }
+        format!(" (served by the first of: {})", parts.join(", "))
     }
 
     /// The items `p` declares under `value`.
