@@ -186,6 +186,31 @@ fn placements<'m>(
         .filter_map(move |e| Some(placed?.placement(e)))
 }
 
+/// Whether product `q` counts in the tier of `namespace` (carrying `labels`, when asked):
+/// `Some(true)` when it does, judged exactly; `Some(false)` when it does not (no installed
+/// entity of it stands there; one not installed counts where a plan creates it, `home`);
+/// `None` when some of its entities stand there and some not, running several versions
+/// today (the model gives a product one value: kept, its entities' versions differ, and
+/// which of them stand in the tier is not the product's value). Entities that all run one
+/// version make a product split across tiers a member of each: whatever release it moves
+/// to, those in the tier provide what the product's release provides.
+fn tier_member(
+    model: &Model<'_>,
+    q: usize,
+    (namespace, labels, home): (&str, Option<&BTreeMap<String, String>>, bool),
+) -> Option<bool> {
+    match in_tier(model, q, namespace, labels) {
+        (_, 0) => Some(home),
+        (0, _) => Some(false),
+        (inside, all) if inside == all => Some(true),
+        _ => {
+            let mut versions = model.vars[q].current.iter().map(|c| c.version);
+            let first = versions.next();
+            versions.all(|v| Some(v) == first).then_some(true)
+        }
+    }
+}
+
 /// How many of product `q`'s installed entities stand in the tier of `namespace` (carrying
 /// `labels`, when asked), and how many it has.
 fn in_tier(
@@ -533,10 +558,8 @@ impl FacetIndex {
                 // a product not installed counts where a plan creates it: beside the consumer
                 let home = namespace == ns;
                 let members = || {
-                    let fits = |q| match in_tier(model, q, namespace, labels.as_ref()) {
-                        (_, 0) => home,
-                        (inside, all) => inside == all,
-                    };
+                    let fits =
+                        |q| tier_member(model, q, (namespace, labels.as_ref(), home)) == Some(true);
                     Some((0..model.vars.len()).map(fits).collect())
                 };
                 let sight = judge::Sight::Tier {
@@ -659,8 +682,9 @@ impl FacetIndex {
     }
 
     /// Whether some product item `k` names stands partly in one of its tiers and partly out
-    /// (a tiered item is then judged as if all of it stood in), or is not installed where the
-    /// tiers ask for labels (an entity a plan creates carries its own consumer's).
+    /// with its entities on several versions ([`tier_member`]: the tier then leaves it
+    /// out), or is not installed where the tiers ask for labels (an entity a plan creates
+    /// carries its own consumer's).
     #[must_use]
     pub fn tiers_split(&self, model: &Model<'_>, k: usize) -> bool {
         let Some(tiers) = &self.items[k].tiers else {
@@ -676,7 +700,7 @@ impl FacetIndex {
             self.mentions(model, k).iter().any(|&q| {
                 match in_tier(model, q, namespace, labels.as_ref()) {
                     (_, 0) => labels.is_some(),
-                    (inside, all) => inside != 0 && inside != all,
+                    _ => tier_member(model, q, (namespace, labels.as_ref(), false)).is_none(),
                 }
             })
         })
