@@ -330,7 +330,8 @@ mod planner {
         outputs: BTreeMap<(usize, u32), Vec<u8>>,
         inputs: BTreeMap<(usize, u32), Vec<Wire>>,
         /// SPEC section 10 criteria on every capability requirement: 0 none, 1 labels
-        /// `team: a`, 2 with `ignore-labels`, 3 with `match-namespace`
+        /// `team: a`, 2 with `ignore-labels`, 3 with `match-namespace`, 4 labels `owner:
+        /// "{entity}"` (each consumer its own provider) with `ignore-labels`
         criteria: u8,
     }
 
@@ -499,6 +500,17 @@ mod planner {
     }
 
     /// The section 9 part of release `(p, r)` under `extensions:`, or nothing.
+    /// The `instance` line of a capability requirement under [`World::criteria`].
+    fn criteria_yaml(criteria: u8) -> &'static str {
+        match criteria {
+            1 => "        instance: {labels: {team: a}}\n",
+            2 => "        instance: {labels: {team: a}, ignore-labels: true}\n",
+            3 => "        instance: {labels: {team: a}, match-namespace: true}\n",
+            4 => "        instance: {labels: {owner: \"{entity}\"}, ignore-labels: true}\n",
+            _ => "",
+        }
+    }
+
     fn facets_yaml(w: &World, product: usize, major: u32) -> String {
         let mut out = String::new();
         let provides = w
@@ -532,18 +544,7 @@ mod planner {
                              maximum-version: {}.x.x\n        optional: {optional}\n",
                             min + width
                         );
-                        let _ = match w.criteria {
-                            1 => writeln!(out, "        instance: {{labels: {{team: a}}}}"),
-                            2 => writeln!(
-                                out,
-                                "        instance: {{labels: {{team: a}}, ignore-labels: true}}"
-                            ),
-                            3 => writeln!(
-                                out,
-                                "        instance: {{labels: {{team: a}}, match-namespace: true}}"
-                            ),
-                            _ => Ok(()),
-                        };
+                        out.push_str(criteria_yaml(w.criteria));
                     }
                 }
             }
@@ -1114,9 +1115,9 @@ mod planner {
     }
 
     /// [`world9`] with label criteria on every capability requirement (`team: a`; with
-    /// `ignore-labels` or `match-namespace` too).
+    /// `ignore-labels` or `match-namespace` too; or `owner: "{entity}"`).
     fn world9_labelled() -> impl Strategy<Value = World> {
-        (world9(), 1u8..4).prop_map(|(mut w, criteria)| {
+        (world9(), 1u8..5).prop_map(|(mut w, criteria)| {
             w.criteria = criteria;
             w
         })
@@ -1167,6 +1168,13 @@ mod planner {
             e.placement.namespace = ["", "x", "y"][spot % 3].into();
             if spot / 3 % 2 == 1 {
                 e.placement.labels.insert("team".into(), "a".into());
+                // owned by the entity of the same number of a later product (the next for
+                // entity 0, the one after for entity 1: a product's two consumers are
+                // served by different products)
+                let k: usize = k.parse().unwrap();
+                let q = (p + 1 + k) % versions.len();
+                let owner = format!("{}-{k}", name(q).replace(':', "-"));
+                e.placement.labels.insert("owner".into(), owner);
             }
             if let Some(q) = (spot / 6).checked_sub(1) {
                 let to = format!("{}-0", name(q).replace(':', "-"));

@@ -309,7 +309,9 @@ impl FacetIndex {
                         .iter()
                         .copied()
                         .filter(|&k| {
-                            self.items[k].home.is_none() || self.items[k].home.as_deref() == home
+                            let item = &self.items[k];
+                            (item.home.is_none() || item.home.as_deref() == home)
+                                && item.entity.as_deref().is_none_or(|e| e == entity)
                         })
                         .collect()
                 };

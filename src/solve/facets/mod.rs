@@ -243,6 +243,38 @@ fn homes(model: &Model<'_>, p: usize) -> Vec<Option<String>> {
         .collect()
 }
 
+/// Who the items of release `m` of `p` speak for, one set of items each: the entities of
+/// each home namespace together, or, where a capability requirement's labels name
+/// `{entity}` (each consumer asks for its own provider), each entity there alone, so its
+/// requirement is judged over its own serving set.
+fn release_declarers<'h, 'm>(
+    model: &'m Model<'_>,
+    p: usize,
+    homes: &'h [Option<String>],
+    m: &Manifest,
+) -> Vec<(Option<&'m str>, Option<&'h str>)> {
+    let per_entity = m.facets().requires.iter().any(|r| {
+        r.instance
+            .as_ref()
+            .is_some_and(|c| c.labels.values().any(|t| t.as_str().contains("{entity}")))
+    });
+    let placed = model.placed.as_deref();
+    let mut out = Vec::new();
+    for home in homes {
+        let (Some(ns), true, Some(placed)) = (home.as_deref(), per_entity, placed) else {
+            out.push((None, home.as_deref()));
+            continue;
+        };
+        let here = model.vars[p]
+            .current
+            .iter()
+            .filter_map(|c| c.entity)
+            .filter(|&e| placed.placement(e).namespace == ns);
+        out.extend(here.map(|e| (Some(e), Some(ns))));
+    }
+    out
+}
+
 /// `running` with each entity's placement in the environment (instances made for judging
 /// one product's values carry none: a verdict is about the product wherever it is seen
 /// from), for a world in which entities see what their namespace sees.
@@ -310,15 +342,8 @@ impl FacetIndex {
             let homes = homes(model, p);
             for (i, m) in var.releases.iter().enumerate() {
                 if declares_items(m) {
-                    for home in &homes {
-                        index.add(
-                            model,
-                            p,
-                            Value::Release(i),
-                            i,
-                            (None, home.as_deref()),
-                            m.facets(),
-                        );
+                    for (entity, home) in release_declarers(model, p, &homes, m) {
+                        index.add(model, p, Value::Release(i), i, (entity, home), m.facets());
                     }
                 }
             }
