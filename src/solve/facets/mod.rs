@@ -203,12 +203,16 @@ fn tier_member(
         (_, 0) => Some(home),
         (0, _) => Some(false),
         (inside, all) if inside == all => Some(true),
-        _ => {
-            let mut versions = model.vars[q].current.iter().map(|c| c.version);
-            let first = versions.next();
-            versions.all(|v| Some(v) == first).then_some(true)
-        }
+        _ => one_version(model, q).then_some(true),
     }
+}
+
+/// Whether every installed entity of `q` runs one version: then whichever value the model
+/// gives `q`, each of them runs what the value says.
+fn one_version(model: &Model<'_>, q: usize) -> bool {
+    let mut versions = model.vars[q].current.iter().map(|c| c.version);
+    let first = versions.next();
+    versions.all(|v| Some(v) == first)
 }
 
 /// How many of product `q`'s installed entities stand in the tier of `namespace` (carrying
@@ -638,9 +642,7 @@ impl FacetIndex {
         }
         let member = placed.member(b)?;
         let q = *model.index.get(member.product)?;
-        let mut versions = model.vars[q].current.iter().map(|c| c.version);
-        let first = versions.next()?;
-        if !member.present || q == p || !versions.all(|v| v == first) {
+        if !member.present || q == p || !one_version(model, q) {
             return None;
         }
         let sight = judge::Sight::Bound {
