@@ -115,6 +115,15 @@ impl Criteria {
             .map(|(k, v)| (k.clone(), v.expand(entity, namespace)))
             .collect()
     }
+
+    /// Whether a label names the consumer (`{entity}`): every consumer then asks for labels
+    /// of its own.
+    #[must_use]
+    pub fn per_entity(&self) -> bool {
+        self.labels
+            .values()
+            .any(|t| t.as_str().contains("{entity}"))
+    }
 }
 
 /// Where an entity stands: its namespace (`""`, the global one, by default), its labels and

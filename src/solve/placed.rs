@@ -186,8 +186,7 @@ impl<'a> Placed<'a> {
                             && m.facets()
                                 .instances
                                 .values()
-                                .flat_map(|c| c.labels.values())
-                                .any(|t| t.as_str().contains("{entity}"))
+                                .any(crate::instance::Criteria::per_entity)
                     });
                     let managed = self.managed.iter().any(|e| e.product == var.product);
                     (homes.len() == 1 && !managed && !by_name && !var.installed())
@@ -570,7 +569,7 @@ impl<'a> Placed<'a> {
         k: usize,
     ) -> bool {
         let item = &index.items[k];
-        if let Some(tiers) = item.tiers.as_ref().filter(|t| t.bound) {
+        if let (Some(tiers), Some(_)) = (&item.tiers, index.bound_to(k)) {
             // bound to one installed entity: exact while the entities that declare it are
             // the installed ones it was made for (a plan creating more elsewhere is not)
             return item.entity.is_some()

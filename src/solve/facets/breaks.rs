@@ -75,16 +75,9 @@ impl FacetIndex {
                     f.optional = Some(r.optional);
                     f
                 };
-                let bound = item.tiers.as_ref().filter(|t| t.bound).and_then(|_| {
-                    let key = crate::instance::Requirement::Capability(r.name.clone());
-                    let placed = model.placed.as_deref()?;
-                    let declaring = item.entity.as_deref().or(runner)?;
-                    placed.placement(declaring).bindings.get(&key)
-                });
-                match world.capability_need(name, r) {
+                match (world.capability_need(name, r), self.bound_to(k)) {
                     // the entity it is bound to would provide none: the binding breaks
-                    Need::NoProvider if bound.is_some() => {
-                        let to = bound.map_or("", String::as_str);
+                    (Need::NoProvider, Some(to)) => {
                         let detail = format!("binds capability {} to {to}", r.name);
                         let mut f = with_range(base(
                             Code::InvalidBinding,
@@ -95,13 +88,13 @@ impl FacetIndex {
                         f.found = Some(to.to_owned());
                         vec![f]
                     }
-                    Need::NoProvider => vec![with_range(base(
+                    (Need::NoProvider, None) => vec![with_range(base(
                         Code::MissingCapability,
                         format!("{who} {constraint}, which no entity would provide"),
                         constraint.clone(),
                         r.location,
                     ))],
-                    Need::OutOfRange(providers) => providers
+                    (Need::OutOfRange(providers), _) => providers
                         .into_iter()
                         .map(|(entity, version)| {
                             let what = version.map_or_else(

@@ -31,6 +31,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::model::{Model, Value};
 use crate::constraint::{Running, World};
+use crate::instance::Criteria;
 use crate::manifest::{Atom, CapabilityRequirement, Facets, Manifest, Term, TermKind};
 use crate::range::Range;
 
@@ -82,13 +83,12 @@ pub struct Item {
 /// namespace, or where labels narrow it. The first tier with a provider in it serves.
 ///
 /// Or tier 1 alone, when every declaring entity binds the requirement to one installed
-/// entity (`bound`): see [`FacetIndex::bound_tier`].
+/// entity (one view of [`judge::Sight::Bound`]): see [`FacetIndex::bound_tier`] and
+/// [`FacetIndex::bound_to`].
 #[derive(Clone, Debug)]
 pub struct Tiers {
     pub namespace: String,
     views: Vec<usize>,
-    /// The one view is the entity the declaring entities bind the requirement to.
-    pub bound: bool,
 }
 
 /// Every item of a model, indexed by declaring value and by the products they name.
@@ -187,24 +187,28 @@ fn placements<'m>(
 }
 
 /// Whether product `q` counts in the tier of `namespace` (carrying `labels`, when asked):
-/// `Some(true)` when it does, judged exactly; `Some(false)` when it does not (no installed
-/// entity of it stands there; one not installed counts where a plan creates it, `home`);
-/// `None` when some of its entities stand there and some not, running several versions
-/// today (the model gives a product one value: kept, its entities' versions differ, and
-/// which of them stand in the tier is not the product's value). Entities that all run one
-/// version make a product split across tiers a member of each: whatever release it moves
-/// to, those in the tier provide what the product's release provides.
+/// when some installed entity of it stands there (one not installed counts where a plan
+/// creates it, `home`), and the others either too or on the same version. Entities that all
+/// run one version make a product split across tiers a member of each: whatever release it
+/// moves to, those in the tier provide what the product's release provides. Split across
+/// versions it is no member ([`split_across_versions`] says so, for `placed::Doubts`): the
+/// model gives a product one value, and which version the entities in the tier run is not it.
 fn tier_member(
     model: &Model<'_>,
     q: usize,
     (namespace, labels, home): (&str, Option<&BTreeMap<String, String>>, bool),
-) -> Option<bool> {
+) -> bool {
     match in_tier(model, q, namespace, labels) {
-        (_, 0) => Some(home),
-        (0, _) => Some(false),
-        (inside, all) if inside == all => Some(true),
-        _ => one_version(model, q).then_some(true),
+        (_, 0) => home,
+        (0, _) => false,
+        (inside, all) => inside == all || one_version(model, q),
     }
+}
+
+/// Whether some of `q`'s installed entities stand in the tier and some not, with its entities
+/// running several versions (see [`tier_member`]).
+fn split_across_versions((inside, all): (usize, usize), model: &Model<'_>, q: usize) -> bool {
+    inside != 0 && inside != all && !one_version(model, q)
 }
 
 /// Whether every installed entity of `q` runs one version: then whichever value the model
@@ -257,26 +261,37 @@ fn release_declarers<'h, 'm>(
     homes: &'h [Option<String>],
     m: &Manifest,
 ) -> Vec<(Option<&'m str>, Option<&'h str>)> {
-    let per_entity = m.facets().requires.iter().any(|r| {
-        r.instance
-            .as_ref()
-            .is_some_and(|c| c.labels.values().any(|t| t.as_str().contains("{entity}")))
-    });
-    let placed = model.placed.as_deref();
+    let per_entity = m
+        .facets()
+        .requires
+        .iter()
+        .any(|r| r.instance.as_ref().is_some_and(Criteria::per_entity));
     let mut out = Vec::new();
     for home in homes {
-        let (Some(ns), true, Some(placed)) = (home.as_deref(), per_entity, placed) else {
-            out.push((None, home.as_deref()));
-            continue;
-        };
-        let here = model.vars[p]
-            .current
-            .iter()
-            .filter_map(|c| c.entity)
-            .filter(|&e| placed.placement(e).namespace == ns);
-        out.extend(here.map(|e| (Some(e), Some(ns))));
+        match home.as_deref() {
+            Some(ns) if per_entity => {
+                out.extend(entities_in(model, p, Some(ns)).map(|e| (Some(e), Some(ns))));
+            }
+            home => out.push((None, home)),
+        }
     }
     out
+}
+
+/// The installed entities of `p` standing in namespace `ns` (all of them without one).
+fn entities_in<'m>(
+    model: &'m Model<'_>,
+    p: usize,
+    ns: Option<&str>,
+) -> impl Iterator<Item = &'m str> {
+    let placed = model.placed.as_deref();
+    model.vars[p]
+        .current
+        .iter()
+        .filter_map(|c| c.entity)
+        .filter(move |e| {
+            ns.is_none_or(|ns| placed.is_some_and(|placed| placed.placement(e).namespace == ns))
+        })
 }
 
 /// `running` with each entity's placement in the environment (instances made for judging
@@ -557,14 +572,11 @@ impl FacetIndex {
             return self.bound_tier(model, p, (ns, entity), &key);
         }
         let labels = match criteria {
-            Some(c) if !c.labels.is_empty() => {
-                let per_entity = c.labels.values().any(|t| t.as_str().contains("{entity}"));
-                match entity {
-                    Some(e) => Some(c.labels_for(e, ns)),
-                    None if !per_entity => Some(c.labels_for("", ns)),
-                    None => return None,
-                }
-            }
+            Some(c) if !c.labels.is_empty() => match entity {
+                Some(e) => Some(c.labels_for(e, ns)),
+                None if !c.per_entity() => Some(c.labels_for("", ns)),
+                None => return None,
+            },
             _ => None,
         };
         let match_namespace = criteria.is_some_and(|c| c.match_namespace);
@@ -587,8 +599,7 @@ impl FacetIndex {
                 // a product not installed counts where a plan creates it: beside the consumer
                 let home = namespace == ns;
                 let members = || {
-                    let fits =
-                        |q| tier_member(model, q, (namespace, labels.as_ref(), home)) == Some(true);
+                    let fits = |q| tier_member(model, q, (namespace, labels.as_ref(), home));
                     Some((0..model.vars.len()).map(fits).collect())
                 };
                 let sight = judge::Sight::Tier {
@@ -602,7 +613,6 @@ impl FacetIndex {
         Some(Tiers {
             namespace: ns.to_owned(),
             views,
-            bound: false,
         })
     }
 
@@ -626,12 +636,7 @@ impl FacetIndex {
         let placed = model.placed.as_deref()?;
         let declaring: Vec<&str> = match entity {
             Some(e) => vec![e],
-            None => model.vars[p]
-                .current
-                .iter()
-                .filter_map(|c| c.entity)
-                .filter(|&e| placed.placement(e).namespace == ns)
-                .collect(),
+            None => entities_in(model, p, Some(ns)).collect(),
         };
         let mut to = declaring
             .iter()
@@ -654,7 +659,6 @@ impl FacetIndex {
         Some(Tiers {
             namespace: ns.to_owned(),
             views: vec![view],
-            bound: true,
         })
     }
 
@@ -681,7 +685,7 @@ impl FacetIndex {
             };
             self.atoms.compile(&term, view)
         };
-        if tiers.bound {
+        if let Some(judge::Sight::Bound { .. }) = self.views.sight_of(tiers.views[0]) {
             if r.optional {
                 // every atom of the item's term has an id (`atom_id`), the open one too
                 atom(&open, tiers.views[0]);
@@ -727,10 +731,21 @@ impl FacetIndex {
             self.mentions(model, k).iter().any(|&q| {
                 match in_tier(model, q, namespace, labels.as_ref()) {
                     (_, 0) => labels.is_some(),
-                    _ => tier_member(model, q, (namespace, labels.as_ref(), false)).is_none(),
+                    counts => split_across_versions(counts, model, q),
                 }
             })
         })
+    }
+
+    /// The installed entity item `k`'s requirement is bound to, when it is judged over that
+    /// entity alone ([`FacetIndex::bound_tier`]).
+    #[must_use]
+    pub fn bound_to(&self, k: usize) -> Option<&str> {
+        let tiers = self.items[k].tiers.as_ref()?;
+        match self.views.sight_of(tiers.views[0])? {
+            judge::Sight::Bound { entity } => Some(entity),
+            _ => None,
+        }
     }
 
     /// The view item `k`'s atoms are judged from (every atom of an item has the same).
@@ -893,16 +908,7 @@ impl FacetIndex {
         k: usize,
     ) -> impl Iterator<Item = &'m str> + 'm {
         let item = &self.items[k];
-        let placed = model.placed.as_deref();
-        model.vars[item.declarer]
-            .current
-            .iter()
-            .filter_map(|c| c.entity)
-            .filter(move |e| {
-                item.home.as_deref().is_none_or(|home| {
-                    placed.is_some_and(|placed| placed.placement(e).namespace == home)
-                })
-            })
+        entities_in(model, item.declarer, item.home.as_deref())
     }
 
     /// The name item `k`'s declaring instance runs under, for perspective `j` (below
