@@ -331,7 +331,7 @@ mod planner {
         inputs: BTreeMap<(usize, u32), Vec<Wire>>,
         /// SPEC section 10 criteria on every capability requirement: 0 none, 1 labels
         /// `team: a`, 2 with `ignore-labels`, 3 with `match-namespace`, 4 labels `owner:
-        /// "{entity}"` (each consumer its own provider) with `ignore-labels`
+        /// "{entity}"` (each consumer its own provider) with `ignore-labels`, 5 without
         criteria: u8,
     }
 
@@ -507,6 +507,7 @@ mod planner {
             2 => "        instance: {labels: {team: a}, ignore-labels: true}\n",
             3 => "        instance: {labels: {team: a}, match-namespace: true}\n",
             4 => "        instance: {labels: {owner: \"{entity}\"}, ignore-labels: true}\n",
+            5 => "        instance: {labels: {owner: \"{entity}\"}}\n",
             _ => "",
         }
     }
@@ -1123,6 +1124,23 @@ mod planner {
         })
     }
 
+    /// [`world9`] with every capability requirement asking for a provider labelled with its
+    /// own entity's name (`owner: "{entity}"`, with `ignore-labels` or without).
+    fn world9_owned() -> impl Strategy<Value = World> {
+        (world9(), 4u8..6).prop_map(|(mut w, criteria)| {
+            w.criteria = criteria;
+            w
+        })
+    }
+
+    /// Two labelled entities per product, both in one namespace (global or `x`): with
+    /// [`world9_owned`], a product's two entities are served by the entities of two other
+    /// products ([`placed_env`]'s `owner` labels), so their verdicts may differ.
+    fn owned_placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        proptest::collection::vec(0u8..2, 5)
+            .prop_map(|spots| spots.into_iter().map(|ns| vec![ns + 3; 2]).collect())
+    }
+
     /// [`placements`] with every product's entities in one namespace, the global one or
     /// `x`: a capability's providers then stand each in one tier of a serving set (SPEC
     /// 10), which the model judges exactly, tier by tier.
@@ -1591,6 +1609,22 @@ mod planner {
         #[test]
         fn bound_capabilities_all_is_maximal(w in world9(), spots in bound_placements()) {
             placed_all_maximal(&w, &spots)?;
+        }
+
+        /// Each consumer its own provider (`owner: "{entity}"`): a release a product's two
+        /// entities move to is judged for each over its own serving set.
+        #[test]
+        fn owned_tiers_upgrades_match_the_oracle(
+            w in world9_owned(), spots in owned_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn owned_tiers_single_targets_match_the_oracle(
+            w in world9_owned(), spots in owned_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
         }
 
         #[test]
