@@ -1161,6 +1161,18 @@ mod planner {
         })
     }
 
+    /// [`bound_placements`] with two entities per product in one namespace, each binding both
+    /// capabilities on its own (to the first entity of one product, or not at all): the
+    /// product's releases are then judged for each entity over its own serving set.
+    fn split_bound_placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        proptest::collection::vec((0u8..2, 0u8..=5, 0u8..=5), 5).prop_map(|spots| {
+            spots
+                .into_iter()
+                .map(|(ns, a, b)| vec![ns + 6 * a, ns + 6 * b])
+                .collect()
+        })
+    }
+
     /// Spots: `spot % 3` the namespace (global, `x`, `y`), `spot / 3 % 2` labelled `team:
     /// a`, `spot / 6` a binding of `c0` and `c1` to the first entity of product
     /// `spot / 6 - 1` (0: none).
@@ -1608,6 +1620,29 @@ mod planner {
 
         #[test]
         fn bound_capabilities_all_is_maximal(w in world9(), spots in bound_placements()) {
+            placed_all_maximal(&w, &spots)?;
+        }
+
+        /// Two entities of a product binding apart (one to an entity, the other to another
+        /// or to none): each entity's requirement is served by its own binding or tiers.
+        #[test]
+        fn split_bound_capabilities_upgrades_match_the_oracle(
+            w in world9(), spots in split_bound_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn split_bound_capabilities_single_targets_match_the_oracle(
+            w in world9(), spots in split_bound_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn split_bound_capabilities_all_is_maximal(
+            w in world9(), spots in split_bound_placements()
+        ) {
             placed_all_maximal(&w, &spots)?;
         }
 

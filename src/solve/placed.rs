@@ -660,14 +660,7 @@ impl<'a> Placed<'a> {
             return false;
         }
         let key = crate::instance::Requirement::Capability(r.name.clone());
-        let bound = match &item.entity {
-            Some(e) => self.placement(e).bindings.contains_key(&key),
-            None => model.vars[item.declarer]
-                .current
-                .iter()
-                .filter_map(|c| c.entity)
-                .any(|e| self.placement(e).bindings.contains_key(&key)),
-        };
+        let bound = self.binds(model, item, &key);
         if bound {
             return false;
         }
@@ -683,6 +676,30 @@ impl<'a> Placed<'a> {
         declaring.iter().all(|ns| {
             ns.is_empty() || !(global && (beside.contains(ns.as_str()) || match_namespace))
         })
+    }
+
+    /// Whether the entities `item` speaks for bind requirement `key`: its entity, else those
+    /// of its home namespace when it has one (the others have items of their own), else
+    /// every installed entity of its declarer.
+    fn binds(
+        &self,
+        model: &Model<'a>,
+        item: &super::facets::Item,
+        key: &crate::instance::Requirement,
+    ) -> bool {
+        match &item.entity {
+            Some(e) => self.placement(e).bindings.contains_key(key),
+            None => model.vars[item.declarer]
+                .current
+                .iter()
+                .filter_map(|c| c.entity)
+                .filter(|e| {
+                    item.home
+                        .as_ref()
+                        .is_none_or(|home| self.placement(e).namespace == *home)
+                })
+                .any(|e| self.placement(e).bindings.contains_key(key)),
+        }
     }
 
     /// Whether what `p` declares on `q` is judged exactly where the plan may create

@@ -252,9 +252,10 @@ fn homes(model: &Model<'_>, p: usize) -> Vec<Option<String>> {
 }
 
 /// Who the items of release `m` of `p` speak for, one set of items each: the entities of
-/// each home namespace together, or, where a capability requirement's labels name
-/// `{entity}` (each consumer asks for its own provider), each entity there alone, so its
-/// requirement is judged over its own serving set.
+/// each home namespace together, or each entity there alone where their serving sets may
+/// differ: a capability requirement's labels name `{entity}` (each consumer asks for its
+/// own provider), or its entities there bind one of `m`'s capability requirements
+/// differently (one to an entity, another to another or not at all).
 fn release_declarers<'h, 'm>(
     model: &'m Model<'_>,
     p: usize,
@@ -269,13 +270,42 @@ fn release_declarers<'h, 'm>(
     let mut out = Vec::new();
     for home in homes {
         match home.as_deref() {
-            Some(ns) if per_entity => {
+            Some(ns) if per_entity || bound_apart(model, p, ns, m) => {
                 out.extend(entities_in(model, p, Some(ns)).map(|e| (Some(e), Some(ns))));
             }
             home => out.push((None, home)),
         }
     }
     out
+}
+
+/// Whether `p`'s installed entities in namespace `ns` bind some capability requirement of
+/// `m` to different entities (or some bind it and some not).
+fn bound_apart(model: &Model<'_>, p: usize, ns: &str, m: &Manifest) -> bool {
+    let Some(placed) = model.placed.as_deref() else {
+        return false;
+    };
+    m.facets().requires.iter().any(|r| {
+        let key = crate::instance::Requirement::Capability(r.name.clone());
+        let mut to =
+            entities_in(model, p, Some(ns)).map(|e| placed.placement(e).bindings.get(&key));
+        let first = to.next();
+        to.any(|b| Some(b) != first)
+    })
+}
+
+/// The entities of `p` a release item declared from namespace `ns` speaks for: `entity`
+/// alone when it was made for one, else every installed entity of `p` there.
+fn declaring<'m>(
+    model: &'m Model<'_>,
+    p: usize,
+    ns: &str,
+    entity: Option<&'m str>,
+) -> Vec<&'m str> {
+    match entity {
+        Some(e) => vec![e],
+        None => entities_in(model, p, Some(ns)).collect(),
+    }
 }
 
 /// The installed entities of `p` standing in namespace `ns` (all of them without one).
@@ -559,7 +589,7 @@ impl FacetIndex {
         (ns, entity): (&str, Option<&str>),
         r: &crate::manifest::CapabilityRequirement,
     ) -> Option<Tiers> {
-        model.placed.as_ref()?;
+        let placed = model.placed.as_deref()?;
         let criteria = r.instance.as_ref();
         let key = crate::instance::Requirement::Capability(r.name.clone());
         if model.vars[p]
@@ -568,8 +598,14 @@ impl FacetIndex {
         {
             return None;
         }
-        if placements(model, p).any(|e| e.bindings.contains_key(&key)) {
-            return self.bound_tier(model, p, (ns, entity), &key);
+        // a binding serves only the entity that makes it (the others of `p` have their own
+        // items when they bind otherwise: `release_declarers`)
+        let declaring = declaring(model, p, ns, entity);
+        if declaring
+            .iter()
+            .any(|&e| placed.placement(e).bindings.contains_key(&key))
+        {
+            return self.bound_tier(model, p, (ns, &declaring), &key);
         }
         let labels = match criteria {
             Some(c) if !c.labels.is_empty() => match entity {
@@ -616,8 +652,8 @@ impl FacetIndex {
         })
     }
 
-    /// The serving set of capability requirement `key` of `p`'s entities in `ns` (`entity`
-    /// alone, when given) when each of them binds it to the same installed entity `b` (SPEC
+    /// The serving set of capability requirement `key` of the `declaring` entities of `p` in
+    /// `ns` when each of them binds it to the same installed entity `b` (SPEC
     /// 10's tier 1): one view that sees `b`'s product. An installed entity stays (a plan
     /// removes none), so the requirement holds exactly when `b`'s release provides the
     /// capability in range, optional or not: a release of `b` that does not provide it at
@@ -630,14 +666,10 @@ impl FacetIndex {
         &mut self,
         model: &Model<'_>,
         p: usize,
-        (ns, entity): (&str, Option<&str>),
+        (ns, declaring): (&str, &[&str]),
         key: &crate::instance::Requirement,
     ) -> Option<Tiers> {
         let placed = model.placed.as_deref()?;
-        let declaring: Vec<&str> = match entity {
-            Some(e) => vec![e],
-            None => entities_in(model, p, Some(ns)).collect(),
-        };
         let mut to = declaring
             .iter()
             .map(|&e| placed.placement(e).bindings.get(key));
@@ -800,9 +832,10 @@ impl FacetIndex {
     }
 
     /// Who serves requirement `r` of `p`'s release `release`, in words, when its items are
-    /// judged over a serving set narrower than everything the declarer sees and all alike:
-    /// ` (bound to infra-cache)`, ` (served by the first of: namespace s, the global
-    /// namespace)`; empty otherwise. An explanation's chain says it after the requirement.
+    /// judged over a serving set narrower than everything the declarer sees: ` (bound to
+    /// infra-cache)`, ` (served by the first of: namespace s, the global namespace)`; per
+    /// entity where its entities are served apart (` (web-a: bound to infra-cache; web-b:
+    /// any provider it sees)`); empty otherwise. An explanation's chain says it after the requirement.
     #[must_use]
     pub fn serving_words(&self, p: usize, release: usize, r: usize) -> String {
         let items = self
@@ -811,23 +844,49 @@ impl FacetIndex {
             .chain(self.items_of(p, Value::Keep))
             .map(|&k| &self.items[k])
             .filter(|item| item.release == release && item.source == Source::Requires(r));
-        let mut said: BTreeSet<String> = BTreeSet::new();
+        // what is said -> the entities it is said for
+        let mut said: BTreeMap<String, BTreeSet<&str>> = BTreeMap::new();
         for item in items {
             let words = item.tiers.as_ref().map(|tiers| self.tiers_words(tiers));
-            said.insert(words.unwrap_or_default());
+            let entities = said.entry(words.unwrap_or_default()).or_default();
+            entities.extend(item.entity.as_deref());
         }
-        match said.len() {
-            1 => said.pop_first().unwrap_or_default(),
-            _ => String::new(),
+        let parts: Vec<String> = if said.len() == 1 {
+            said.into_keys().filter(|w| !w.is_empty()).collect()
+        } else {
+            // in the order of the entities
+            let mut apart: Vec<(Vec<&str>, String)> = said
+                .into_iter()
+                .filter(|(_, entities)| !entities.is_empty())
+                .map(|(words, entities)| (entities.into_iter().collect(), words))
+                .collect();
+            apart.sort();
+            apart
+                .into_iter()
+                .map(|(entities, words)| {
+                    let words = if words.is_empty() {
+                        "any provider it sees"
+                    } else {
+                        &words
+                    };
+                    format!("{}: {words}", entities.join(", "))
+                })
+                .collect()
+        };
+        if parts.is_empty() {
+            return String::new();
         }
+        format!(" ({})", parts.join("; "))
     }
 
+    /// Who a tiered serving set draws from: `bound to infra-cache`, `served by the first of:
+    /// namespace s, the global namespace`.
     fn tiers_words(&self, tiers: &Tiers) -> String {
         let sights = tiers.views.iter().filter_map(|&v| self.views.sight_of(v));
         let mut parts: Vec<String> = Vec::new();
         for sight in sights {
             match sight {
-                judge::Sight::Bound { entity } => return format!(" (bound to {entity})"),
+                judge::Sight::Bound { entity } => return format!("bound to {entity}"),
                 judge::Sight::Tier {
                     namespace, labels, ..
                 } => {
@@ -846,7 +905,7 @@ impl FacetIndex {
                 judge::Sight::From(_) => {}
             }
         }
-        format!(" (served by the first of: {})", parts.join(", "))
+        format!("served by the first of: {}", parts.join(", "))
     }
 
     /// The items `p` declares under `value`.
