@@ -1115,6 +1115,24 @@ mod planner {
         })
     }
 
+    /// [`world9`] where the odd products provide both capabilities in every release, at the
+    /// release's own major, and require nothing (the even ones provide nothing): a product
+    /// whose entities run two releases then provides two versions, so what a binding to one
+    /// of them sees matters.
+    fn world9_graded() -> impl Strategy<Value = World> {
+        world9().prop_map(|mut w| {
+            w.provides.clear();
+            // a release requiring what it provides itself is invalid (SPEC 9.1)
+            w.needs.retain(|&(p, _), _| p % 2 == 0);
+            for (p, &n) in w.releases.iter().enumerate().filter(|(p, _)| p % 2 == 1) {
+                for r in 1..=n {
+                    w.provides.insert((p, r), vec![(0, Some(r)), (1, Some(r))]);
+                }
+            }
+            w
+        })
+    }
+
     /// [`world9`] with label criteria on every capability requirement (`team: a`; with
     /// `ignore-labels` or `match-namespace` too; or `owner: "{entity}"`).
     fn world9_labelled() -> impl Strategy<Value = World> {
@@ -1173,9 +1191,45 @@ mod planner {
         })
     }
 
+    /// [`split_bound_placements`] with one entity of some products a release behind the
+    /// other today (`spot / 36`, see [`lag_env`]): such a product runs two versions while
+    /// it keeps, and a binding to its first entity is served by that entity's own release.
+    fn lagging_bound_placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        proptest::collection::vec((0u8..2, 0u8..=5, 0u8..=5, 0u8..3), 5).prop_map(|spots| {
+            spots
+                .into_iter()
+                .map(|(ns, a, b, lag)| {
+                    vec![
+                        ns + 6 * a + 36 * u8::from(lag == 1),
+                        ns + 6 * b + 36 * u8::from(lag == 2),
+                    ]
+                })
+                .collect()
+        })
+    }
+
+    /// One or two entities per product, each in the global namespace or `x`, the second a
+    /// release behind the first in some products ([`lag_env`]): a provider standing in two
+    /// tiers may then run a version in each.
+    fn lagging_placements() -> impl Strategy<Value = Vec<Vec<u8>>> {
+        let product = (proptest::collection::vec(0u8..2, 1..=2), any::<bool>());
+        proptest::collection::vec(product, 5).prop_map(|spots| {
+            spots
+                .into_iter()
+                .map(|(mut spots, lag)| {
+                    if lag && spots.len() == 2 {
+                        spots[1] += 36;
+                    }
+                    spots
+                })
+                .collect()
+        })
+    }
+
     /// Spots: `spot % 3` the namespace (global, `x`, `y`), `spot / 3 % 2` labelled `team:
-    /// a`, `spot / 6` a binding of `c0` and `c1` to the first entity of product
-    /// `spot / 6 - 1` (0: none).
+    /// a`, `spot / 6 % 6` a binding of `c0` and `c1` to the first entity of product
+    /// `spot / 6 % 6 - 1` (0: none), `spot / 36` a lagging entity ([`lag_env`]; ignored
+    /// here).
     fn placed_env(versions: &[u32], spots: &[Vec<u8>]) -> Environment {
         let mut out = String::from("environment: e\nentities:\n");
         for (p, v) in versions.iter().enumerate() {
@@ -1206,7 +1260,7 @@ mod planner {
                 let owner = format!("{}-{k}", name(q).replace(':', "-"));
                 e.placement.labels.insert("owner".into(), owner);
             }
-            if let Some(q) = (spot / 6).checked_sub(1) {
+            if let Some(q) = (spot / 6 % 6).checked_sub(1) {
                 let to = format!("{}-0", name(q).replace(':', "-"));
                 for c in ["c0", "c1"] {
                     let key = compat::instance::Requirement::Capability(c.into());
@@ -1215,6 +1269,278 @@ mod planner {
             }
         }
         env
+    }
+
+    /// The case the lagging laws are about, made certain: a consumed by `b`'s first entity
+    /// (bound), which runs 1.0.0 while `b`'s other entity runs 2.0.0. a 2.0.0 needs `c0`
+    /// 2.0.0 or newer, so it requires `b` to move (its bound entity up to 2.0.0), although
+    /// `b` already runs 2.0.0 elsewhere.
+    #[test]
+    fn a_binding_sees_its_entity_release_not_its_product_newest() {
+        let w = World {
+            releases: vec![2, 2],
+            decls: BTreeMap::new(),
+            installed: vec![1, 2],
+            provides: BTreeMap::from([((1, 1), vec![(0, Some(1))]), ((1, 2), vec![(0, Some(2))])]),
+            needs: BTreeMap::from([
+                ((0, 1), vec![Need::Capability(0, 1, 3, false)]),
+                ((0, 2), vec![Need::Capability(0, 2, 2, false)]),
+            ]),
+            outputs: BTreeMap::new(),
+            inputs: BTreeMap::new(),
+            criteria: 0,
+        };
+        // both entities of a bind `c0` to b's first entity, which lags
+        let spots = vec![vec![12, 12], vec![36, 0]];
+        lag_upgrades(&w, &spots).unwrap();
+        lag_single_target(&w, &spots, 0).unwrap();
+        let all = manifest::parse(&manifests(&w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let env = lag_env(&lag_today(&w, &lagging(&w, &spots)), &spots);
+        let rows = compat::upgrade::upgrades(&env, &catalog, false);
+        let a = rows
+            .iter()
+            .find(|r| r.product.to_string() == "g:a")
+            .unwrap();
+        assert!(a.proven && a.safe.is_none(), "{a:?}");
+        let requires: Vec<String> = a.requires.iter().map(|(q, v)| format!("{q} {v}")).collect();
+        assert_eq!(requires, ["g:b 2.0.0"]);
+    }
+
+    // ---- products whose entities run two versions today ----
+    //
+    // A lagging law's state has per product a *code*: `2 v` when every entity runs `v`,
+    // `2 x - 1` when the product keeps today's two versions (`x`, its installed version,
+    // and `x - 1` for its lagging entity). Codes order as the versions do (keeping is
+    // older than moving the lagging entity up to `x`), so the oracle reads as before.
+
+    /// Per product: whether one of its entities lags today (it needs a release below `x`).
+    fn lagging(w: &World, spots: &[Vec<u8>]) -> Vec<bool> {
+        (0..w.releases.len())
+            .map(|p| w.installed[p] >= 2 && spots[p].iter().any(|&s| s >= 36))
+            .collect()
+    }
+
+    fn lag_today(w: &World, lags: &[bool]) -> Vec<u32> {
+        w.installed
+            .iter()
+            .zip(lags)
+            .map(|(&x, &lag)| 2 * x - u32::from(lag))
+            .collect()
+    }
+
+    /// The environment of state `codes`: [`placed_env`] at each code's version, the lagging
+    /// entity of a kept product one release behind.
+    fn lag_env(codes: &[u32], spots: &[Vec<u8>]) -> Environment {
+        let versions: Vec<u32> = codes.iter().map(|c| c.div_ceil(2)).collect();
+        let mut env = placed_env(&versions, spots);
+        for e in &mut env.entities {
+            let (product, k) = e.name.rsplit_once('-').unwrap();
+            let p = (0..codes.len())
+                .find(|&p| name(p).replace(':', "-") == product)
+                .unwrap();
+            if codes[p] % 2 == 1 && spots[p][k.parse::<usize>().unwrap()] >= 36 {
+                e.version = Version::parse(&format!("{}.0.0", versions[p] - 1)).unwrap();
+            }
+        }
+        env
+    }
+
+    fn lag_valid(catalog: &Catalog, codes: &[u32], spots: &[Vec<u8>]) -> bool {
+        validate::validate(&lag_env(codes, spots), catalog).passes(Severity::Error)
+    }
+
+    /// Every valid state without downgrades: a lagging product keeps or moves every entity
+    /// to `x` or newer.
+    fn lag_states(w: &World, lags: &[bool], catalog: &Catalog, spots: &[Vec<u8>]) -> Vec<Vec<u32>> {
+        let mut states = vec![vec![]];
+        for (p, &n) in w.releases.iter().enumerate() {
+            let x = w.installed[p];
+            let codes: Vec<u32> = lags[p]
+                .then_some(2 * x - 1)
+                .into_iter()
+                .chain((x..=n).map(|v| 2 * v))
+                .collect();
+            states = states
+                .into_iter()
+                .flat_map(|s| {
+                    codes.iter().map(move |&c| {
+                        let mut s = s.clone();
+                        s.push(c);
+                        s
+                    })
+                })
+                .collect();
+        }
+        states
+            .into_iter()
+            .filter(|s| lag_valid(catalog, s, spots))
+            .collect()
+    }
+
+    /// The code of each product in a plan's final state: every entity on one version, or
+    /// today's two (a kept lagging product).
+    fn lag_final(plan: &plan::Plan, today: &[u32]) -> Vec<u32> {
+        (0..today.len())
+            .map(|p| {
+                let versions: BTreeSet<u32> = plan
+                    .final_state
+                    .iter()
+                    .filter(|e| e.product.to_string() == name(p))
+                    .map(|e| Version::parse(&e.version).unwrap().major())
+                    .collect();
+                if versions.len() == 1 {
+                    2 * versions.into_iter().next().unwrap()
+                } else {
+                    assert_eq!(today[p] % 2, 1, "{:?}", plan.final_state);
+                    today[p]
+                }
+            })
+            .collect()
+    }
+
+    fn lag_upgrades(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
+        let spots = &spots[..w.releases.len()];
+        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let lags = lagging(w, spots);
+        let today = lag_today(w, &lags);
+        prop_assume!(lag_valid(&catalog, &today, spots));
+        let states = lag_states(w, &lags, &catalog, spots);
+        let rows = compat::upgrade::upgrades(&lag_env(&today, spots), &catalog, false);
+        let major = |v: &str| Version::parse(v).unwrap().major();
+        for row in rows {
+            let p = (0..w.releases.len())
+                .find(|&p| name(p) == row.product.to_string())
+                .unwrap();
+            let here = format!("{} (today {})", row.product, today[p]);
+            // `installed` is the highest version its entities run (SPEC 7)
+            prop_assert_eq!(major(&row.installed), w.installed[p], "{}: installed", here);
+            let latest = (w.releases[p] > w.installed[p]).then_some(w.releases[p]);
+            prop_assert_eq!(row.latest.as_deref().map(major), latest, "{}: latest", here);
+            if !row.proven {
+                continue;
+            }
+            let at = |p: usize, v: u32| {
+                let mut s = today.clone();
+                s[p] = 2 * v;
+                s
+            };
+            let safe = (w.installed[p] + 1..=w.releases[p])
+                .rev()
+                .find(|&v| lag_valid(&catalog, &at(p, v), spots));
+            prop_assert_eq!(row.safe.as_deref().map(major), safe, "{}: safe", here);
+            let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
+                continue;
+            };
+            let fewest = states
+                .iter()
+                .filter(|s| s[p] == 2 * latest)
+                .map(|s| (0..s.len()).filter(|&q| q != p && s[q] != today[q]).count())
+                .min();
+            prop_assert_eq!(
+                row.latest_installable,
+                fewest.is_some(),
+                "{}: installable",
+                here
+            );
+            let Some(fewest) = fewest else { continue };
+            prop_assert_eq!(row.requires.len(), fewest, "{}: requires minimal", here);
+            let mut state = at(p, latest);
+            for (q, v) in &row.requires {
+                let q = (0..w.releases.len())
+                    .find(|&x| name(x) == q.to_string())
+                    .unwrap();
+                state[q] = 2 * major(v);
+            }
+            prop_assert!(
+                lag_valid(&catalog, &state, spots),
+                "{}: requires {:?} gives the invalid {:?}",
+                here,
+                row.requires,
+                state
+            );
+        }
+        Ok(())
+    }
+
+    fn lag_single_target(w: &World, spots: &[Vec<u8>], target: usize) -> Result<(), TestCaseError> {
+        let spots = &spots[..w.releases.len()];
+        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let lags = lagging(w, spots);
+        let today = lag_today(w, &lags);
+        prop_assume!(lag_valid(&catalog, &today, spots));
+        let target = target % w.releases.len();
+        let states = lag_states(w, &lags, &catalog, spots);
+        // the newest the target can run: a lagging target moves its lagging entity up to
+        // `x` at least (every entity goes to the release)
+        let (best, fewest) = newest_and_fewest(&states, target, &today);
+        let env = lag_env(&today, spots);
+        let product = ProductId::parse(&name(target)).unwrap();
+        let plan = plan::plan(
+            &env,
+            &catalog,
+            &Request::new(vec![Target::Newest(product)], false),
+        );
+        prop_assert!(plan.feasible);
+        if !plan.complete {
+            prop_assert!(
+                plan.explanation.iter().any(|l| l == plan::APPROXIMATE),
+                "{:?}",
+                plan.unproven
+            );
+            return Ok(());
+        }
+        let got = lag_final(&plan, &today);
+        prop_assert!(
+            lag_valid(&catalog, &got, spots),
+            "final state {:?} is invalid",
+            got
+        );
+        prop_assert_eq!(got[target], best, "target version");
+        let changed = (0..got.len())
+            .filter(|&q| q != target && got[q] != today[q])
+            .count();
+        prop_assert_eq!(changed, fewest, "fewest other products changed");
+        prop_assert!(
+            placed_replay_is_valid(&catalog, &env, &plan),
+            "steps {:?}",
+            plan.steps
+        );
+        Ok(())
+    }
+
+    fn lag_all_maximal(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
+        let spots = &spots[..w.releases.len()];
+        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let lags = lagging(w, spots);
+        let today = lag_today(w, &lags);
+        prop_assume!(lag_valid(&catalog, &today, spots));
+        let env = lag_env(&today, spots);
+        let plan = plan::plan(&env, &catalog, &Request::new(vec![], true));
+        prop_assert!(plan.feasible);
+        if !plan.complete {
+            prop_assert!(
+                plan.explanation.iter().any(|l| l == plan::APPROXIMATE),
+                "{:?}",
+                plan.unproven
+            );
+            return Ok(());
+        }
+        let got = lag_final(&plan, &today);
+        prop_assert!(lag_valid(&catalog, &got, spots));
+        for s in lag_states(w, &lags, &catalog, spots) {
+            let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
+            prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
+        }
+        prop_assert!(
+            placed_replay_is_valid(&catalog, &env, &plan),
+            "steps {:?}",
+            plan.steps
+        );
+        Ok(())
     }
 
     fn placed_valid(catalog: &Catalog, versions: &[u32], spots: &[Vec<u8>]) -> bool {
@@ -1644,6 +1970,50 @@ mod planner {
             w in world9(), spots in split_bound_placements()
         ) {
             placed_all_maximal(&w, &spots)?;
+        }
+
+        /// Bindings to an entity whose product runs two versions today: it is served by the
+        /// bound entity's own release while its product keeps.
+        #[test]
+        fn lagging_bound_capabilities_upgrades_match_the_oracle(
+            w in world9_graded(), spots in lagging_bound_placements()
+        ) {
+            lag_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn lagging_bound_capabilities_single_targets_match_the_oracle(
+            w in world9_graded(), spots in lagging_bound_placements(), target in 0usize..5
+        ) {
+            lag_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn lagging_bound_capabilities_all_is_maximal(
+            w in world9_graded(), spots in lagging_bound_placements()
+        ) {
+            lag_all_maximal(&w, &spots)?;
+        }
+
+        /// Providers standing in two tiers on two versions: each tier sees the version its
+        /// own entities run while the product keeps.
+        #[test]
+        fn lagging_tiers_upgrades_match_the_oracle(
+            w in world9_graded(), spots in lagging_placements()
+        ) {
+            lag_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn lagging_tiers_single_targets_match_the_oracle(
+            w in world9_graded(), spots in lagging_placements(), target in 0usize..5
+        ) {
+            lag_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn lagging_tiers_all_is_maximal(w in world9_graded(), spots in lagging_placements()) {
+            lag_all_maximal(&w, &spots)?;
         }
 
         /// Each consumer its own provider (`owner: "{entity}"`): a release a product's two

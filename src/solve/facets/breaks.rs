@@ -231,36 +231,35 @@ impl FacetIndex {
     pub fn failing_split<'s, 'a>(
         &self,
         model: &Model<'_>,
-        entities_of: impl Fn(usize) -> Vec<(&'s str, &'a crate::version::Version, Option<&'a Manifest>)>,
+        entities_of: impl Fn(usize) -> Vec<Entity<'s, 'a>>,
         values: &[Option<Value>],
         declarers: &BTreeSet<usize>,
     ) -> Option<BTreeMap<Failing<'a>, &'a Manifest>> {
         let moved: Vec<usize> = (0..values.len())
             .filter(|&q| values[q] != Some(self.today[q]))
             .collect();
-        let running =
-            |q: usize, list: &[(&'s str, &'a crate::version::Version, Option<&'a Manifest>)]| {
-                list.iter()
-                    .map(|&(entity, version, manifest)| Running {
-                        entity,
-                        product: &model.vars[q].product,
-                        version,
-                        facets: manifest.map_or(Facets::none(), Manifest::facets),
-                        placement: crate::instance::Placement::none(),
-                    })
-                    .collect::<Vec<_>>()
-            };
+        let running = |q: usize, list: &[Entity<'s, 'a>]| running_of(model, q, list);
         // half-way products' own worlds, built when first asked
         let split: std::collections::BTreeMap<usize, std::sync::OnceLock<World<'_>>> = moved
             .iter()
             .filter(|&&q| values[q].is_none())
             .map(|&q| (q, std::sync::OnceLock::new()))
             .collect();
-        let truth = |id: usize, q: usize| match values[q] {
-            Some(v) => self.verdict(model, id, q, v),
-            None => split[&q]
-                .get_or_init(|| World::new(running(q, &entities_of(q)), model.runtime))
-                .atom_holds("", &self.atoms.interned[id]),
+        let truth = |id: usize, q: usize| {
+            let view = self.atoms.view[id];
+            match (values[q], model.placed.as_deref()) {
+                (Some(v), _) => self.verdict(model, id, q, v),
+                // seen in part (a tier, a binding): what the entities seen run
+                (None, Some(placed)) if self.views.narrows(view) => {
+                    let mut list = entities_of(q);
+                    list.retain(|e| self.views.sees_entity(view, e.0, placed.placement(e.0)));
+                    World::new(running(q, &list), model.runtime)
+                        .atom_holds("", &self.atoms.interned[id])
+                }
+                (None, _) => split[&q]
+                    .get_or_init(|| World::new(running(q, &entities_of(q)), model.runtime))
+                    .atom_holds("", &self.atoms.interned[id]),
+            }
         };
         let mut out = BTreeMap::new();
         for &d in declarers {
@@ -411,4 +410,25 @@ impl FacetIndex {
         }
         out
     }
+}
+
+/// An entity as [`FacetIndex::failing_split`] is given it: its name, the version it runs and
+/// that release's manifest (when the catalog has it).
+pub type Entity<'s, 'a> = (&'s str, &'a crate::version::Version, Option<&'a Manifest>);
+
+/// The instances of product `q` that `list` says run.
+fn running_of<'m, 's: 'm, 'a: 'm>(
+    model: &'m Model<'_>,
+    q: usize,
+    list: &[Entity<'s, 'a>],
+) -> Vec<Running<'m>> {
+    list.iter()
+        .map(|&(entity, version, manifest)| Running {
+            entity,
+            product: &model.vars[q].product,
+            version,
+            facets: manifest.map_or(Facets::none(), Manifest::facets),
+            placement: crate::instance::Placement::none(),
+        })
+        .collect()
 }

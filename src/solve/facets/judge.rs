@@ -176,6 +176,36 @@ impl Views {
         &self.standing[q]
     }
 
+    /// Whether view `view` sees only some entities of a product it sees: a tier those
+    /// standing in it, a binding its entity. A product kept as today is judged there by
+    /// those alone (moved, its entities all run one release, so any of them says it).
+    pub fn narrows(&self, view: usize) -> bool {
+        matches!(
+            self.sight_of(view),
+            Some(Sight::Tier { .. } | Sight::Bound { .. })
+        )
+    }
+
+    /// Whether view `view` sees entity `entity`, placed at `placement`, of a product it
+    /// sees ([`Views::narrows`]).
+    pub fn sees_entity(
+        &self,
+        view: usize,
+        entity: &str,
+        placement: &crate::instance::Placement,
+    ) -> bool {
+        match self.sight_of(view) {
+            Some(Sight::Bound { entity: bound }) => bound == entity,
+            Some(Sight::Tier {
+                namespace, labels, ..
+            }) => {
+                placement.namespace == *namespace
+                    && labels.as_ref().is_none_or(|l| placement.carries(l))
+            }
+            _ => true,
+        }
+    }
+
     /// Whether view `view` sees product `q`.
     pub fn sees(&self, view: usize, q: usize) -> bool {
         let Some(i) = view.checked_sub(1) else {
@@ -267,7 +297,11 @@ impl FacetIndex {
     /// Whether atom `id` is made true by the instances of `q` under `value` alone (never
     /// `q`'s own declaration: the products counted are other than the declarer).
     pub(super) fn verdict(&self, model: &Model<'_>, id: usize, q: usize, value: Value) -> bool {
-        let id = self.atoms.base[id];
+        // Kept as today, the entities a narrowing view sees run their own releases, whatever
+        // the others of their product run: judged, and remembered, in that view alone.
+        let view = self.atoms.view[id];
+        let narrowed = value == Value::Keep && self.views.narrows(view);
+        let id = if narrowed { id } else { self.atoms.base[id] };
         let table = self.atoms.verdicts[id].get_or_init(|| {
             let products = match &self.atoms.interned[id] {
                 Atom::Rule(_) => None,
@@ -281,8 +315,12 @@ impl FacetIndex {
             Some(2) => return true,
             _ => {}
         }
-        let world = World::new(self.running(model, q, value), model.runtime);
-        let v = world.atom_holds("", &self.atoms.interned[id]);
+        let running = if narrowed {
+            self.running_in(model, view, q, value)
+        } else {
+            self.running(model, q, value)
+        };
+        let v = World::new(running, model.runtime).atom_holds("", &self.atoms.interned[id]);
         if let Some(c) = cell {
             c.store(1 + u8::from(v), Ordering::Relaxed);
         }

@@ -188,11 +188,9 @@ fn placements<'m>(
 
 /// Whether product `q` counts in the tier of `namespace` (carrying `labels`, when asked):
 /// when some installed entity of it stands there (one not installed counts where a plan
-/// creates it, `home`), and the others either too or on the same version. Entities that all
-/// run one version make a product split across tiers a member of each: whatever release it
-/// moves to, those in the tier provide what the product's release provides. Split across
-/// versions it is no member ([`split_across_versions`] says so, for `placed::Doubts`): the
-/// model gives a product one value, and which version the entities in the tier run is not it.
+/// creates it, `home`). A product split across tiers is a member of each: whatever release
+/// it moves to, those in the tier provide what the product's release provides, and kept as
+/// today the tier's view judges the entities in it alone ([`FacetIndex::running_in`]).
 fn tier_member(
     model: &Model<'_>,
     q: usize,
@@ -200,23 +198,8 @@ fn tier_member(
 ) -> bool {
     match in_tier(model, q, namespace, labels) {
         (_, 0) => home,
-        (0, _) => false,
-        (inside, all) => inside == all || one_version(model, q),
+        (inside, _) => inside > 0,
     }
-}
-
-/// Whether some of `q`'s installed entities stand in the tier and some not, with its entities
-/// running several versions (see [`tier_member`]).
-fn split_across_versions((inside, all): (usize, usize), model: &Model<'_>, q: usize) -> bool {
-    inside != 0 && inside != all && !one_version(model, q)
-}
-
-/// Whether every installed entity of `q` runs one version: then whichever value the model
-/// gives `q`, each of them runs what the value says.
-fn one_version(model: &Model<'_>, q: usize) -> bool {
-    let mut versions = model.vars[q].current.iter().map(|c| c.version);
-    let first = versions.next();
-    versions.all(|v| Some(v) == first)
 }
 
 /// How many of product `q`'s installed entities stand in the tier of `namespace` (carrying
@@ -658,10 +641,9 @@ impl FacetIndex {
     /// removes none), so the requirement holds exactly when `b`'s release provides the
     /// capability in range, optional or not: a release of `b` that does not provide it at
     /// all makes the binding an `invalid-binding` error, one that provides it out of range
-    /// fails the requirement. Exact when every entity of `b`'s product runs one version
-    /// (the model moves them together; with several versions kept, which one `b` runs is
-    /// not the product's value) and `b` is not of `p`; `None` otherwise, judged as before
-    /// and marked by `placed::Doubts`.
+    /// fails the requirement. The view sees `b` alone: kept, it runs its own release
+    /// whatever the others of its product run; moved, they all run the product's new one.
+    /// `None` when `b` is of `p` (judged as before and marked by `placed::Doubts`).
     fn bound_tier(
         &mut self,
         model: &Model<'_>,
@@ -679,7 +661,7 @@ impl FacetIndex {
         }
         let member = placed.member(b)?;
         let q = *model.index.get(member.product)?;
-        if !member.present || q == p || !one_version(model, q) {
+        if !member.present || q == p {
             return None;
         }
         let sight = judge::Sight::Bound {
@@ -744,10 +726,8 @@ impl FacetIndex {
         }
     }
 
-    /// Whether some product item `k` names stands partly in one of its tiers and partly out
-    /// with its entities on several versions ([`tier_member`]: the tier then leaves it
-    /// out), or is not installed where the tiers ask for labels (an entity a plan creates
-    /// carries its own consumer's).
+    /// Whether some product item `k` names is not installed where its tiers ask for labels
+    /// (an entity a plan creates carries its own consumer's).
     #[must_use]
     pub fn tiers_split(&self, model: &Model<'_>, k: usize) -> bool {
         let Some(tiers) = &self.items[k].tiers else {
@@ -760,12 +740,9 @@ impl FacetIndex {
             else {
                 return false;
             };
-            self.mentions(model, k).iter().any(|&q| {
-                match in_tier(model, q, namespace, labels.as_ref()) {
-                    (_, 0) => labels.is_some(),
-                    counts => split_across_versions(counts, model, q),
-                }
-            })
+            self.mentions(model, k)
+                .iter()
+                .any(|&q| labels.is_some() && in_tier(model, q, namespace, labels.as_ref()).1 == 0)
         })
     }
 
@@ -1068,10 +1045,32 @@ impl FacetIndex {
         let mut running = self.running(model, item.declarer, item.value);
         for &q in self.mentions(model, k) {
             if self.views.sees(view, q) {
-                running.extend(self.running(model, q, state[q]));
+                running.extend(self.running_in(model, view, q, state[q]));
             }
         }
         World::new(running, model.runtime)
+    }
+
+    /// [`FacetIndex::running`] as view `view` sees it: kept as today, a product seen in part
+    /// ([`judge::Views::narrows`]: a tier, a binding) counts only the entities seen, which
+    /// may run other releases than the rest (moved, they all run one).
+    pub(super) fn running_in<'m>(
+        &'m self,
+        model: &'m Model<'_>,
+        view: usize,
+        q: usize,
+        value: Value,
+    ) -> Vec<Running<'m>> {
+        let mut running = self.running(model, q, value);
+        if let (Value::Keep, Some(placed)) = (value, model.placed.as_deref())
+            && self.views.narrows(view)
+        {
+            running.retain(|run| {
+                self.views
+                    .sees_entity(view, run.entity, placed.placement(run.entity))
+            });
+        }
+        running
     }
 
     /// The view item `k`'s [`FacetIndex::world`] sees under `state`: its declaring
@@ -1090,7 +1089,7 @@ impl FacetIndex {
             self.mentions(model, k).iter().any(|&q| {
                 self.views.sees(view, q)
                     && self
-                        .running(model, q, state[q])
+                        .running_in(model, view, q, state[q])
                         .iter()
                         .any(|run| run.facets.provides(name))
             })
