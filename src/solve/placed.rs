@@ -383,9 +383,10 @@ impl<'a> Placed<'a> {
 ///   seeing whole products (`facets::judge::Views`; a release a product moves to has an item
 ///   per namespace its entities stand in, up to `facets::HOMES`); an item declared from
 ///   several namespaces is judged as if every entity saw every other. That is exact for an
-///   item when it is declared from one namespace and sees, of each product it names that stands where
-///   it is today, all entities or none (the others, which may be created elsewhere, it must
-///   see whole as before), and, for a capability requirement, its serving set is every
+///   item when it is declared from one namespace (whose view judges a product kept as today
+///   by the entities it sees there) and each product it names stands where it is today (one
+///   that may be created elsewhere it must see whole or not at all), and, for a capability
+///   requirement, its serving set is every
 ///   provider it sees: no label criteria, no binding, and not providers both in the
 ///   declarer's namespace and the global one (tier 2 would serve alone), nor only global ones
 ///   under `match-namespace`. Labels matter only through criteria.
@@ -595,16 +596,21 @@ impl<'a> Placed<'a> {
         };
         // where the entities it is about stand; the model sees a product's entities from
         // the declaring namespace exactly when they stand where they are today (none is
-        // created) and it sees all of them or none (those it does not see are left out, as
-        // `validate` leaves them)
+        // created) and it sees all of them or none, or the declaring entities stand in that
+        // one namespace, whose view judges a product kept as today by the entities it sees
+        // (`judge::Views::narrows`; those it does not see are left out, as `validate` leaves
+        // them)
+        let one_place = declaring.len() == 1;
         let seen_as_placed = |q: usize| {
             let sees = index.item_sees(k, q)?;
             let today = &places.standing[q];
-            let whole = !today.is_empty()
-                && places.spots[q] == *today
-                && today.iter().all(|o| o.is_empty() || declaring.contains(o)) == sees;
-            whole.then_some(sees)
+            let whole = today.iter().all(|o| o.is_empty() || declaring.contains(o)) == sees;
+            let exact = !today.is_empty() && places.spots[q] == *today && (whole || one_place);
+            exact.then_some(sees)
         };
+        // where an entity the declaring ones see stands (only those count of a product seen
+        // in part)
+        let visible = |o: &String| o.is_empty() || declaring.contains(o);
         // a kept entity sees those of its own product in its namespace or the global one,
         // as placed (`FacetIndex::atom_by_declarer`): the others of it do not count
         let own = places.spots[item.declarer].iter().filter(|o| {
@@ -618,8 +624,14 @@ impl<'a> Placed<'a> {
                 .mentions(model, k)
                 .iter()
                 .copied()
-                .filter(|&q| seen_as_placed(q) != Some(false))
-                .flat_map(|q| places.spots[q].iter().map(|o| (false, o))),
+                .filter_map(|q| {
+                    let seen = seen_as_placed(q);
+                    let part = seen == Some(true) && one_place;
+                    (seen != Some(false))
+                        .then(|| places.spots[q].iter().filter(move |o| !part || visible(o)))
+                })
+                .flatten()
+                .map(|o| (false, o)),
         );
         // where they stand: the global namespace, or beside the declarer; each also without
         // the declarer's own product (`[.., mentioned]`)

@@ -250,7 +250,7 @@ impl FacetIndex {
             match (values[q], model.placed.as_deref()) {
                 (Some(v), _) => self.verdict(model, id, q, v),
                 // seen in part (a tier, a binding): what the entities seen run
-                (None, Some(placed)) if self.views.narrows(view) => {
+                (None, Some(placed)) if super::judge::Views::narrows(view) => {
                     let mut list = entities_of(q);
                     list.retain(|e| self.views.sees_entity(view, e.0, placed.placement(e.0)));
                     World::new(running(q, &list), model.runtime)

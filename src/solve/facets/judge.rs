@@ -176,14 +176,12 @@ impl Views {
         &self.standing[q]
     }
 
-    /// Whether view `view` sees only some entities of a product it sees: a tier those
-    /// standing in it, a binding its entity. A product kept as today is judged there by
-    /// those alone (moved, its entities all run one release, so any of them says it).
-    pub fn narrows(&self, view: usize) -> bool {
-        matches!(
-            self.sight_of(view),
-            Some(Sight::Tier { .. } | Sight::Bound { .. })
-        )
+    /// Whether view `view` may see only some entities of a product it sees: a namespace
+    /// those in it and the global one, a tier those standing in it, a binding its entity
+    /// (every view but [`Views::ALL`]). A product kept as today is judged there by those
+    /// alone (moved, its entities all run one release, so any of them says it).
+    pub fn narrows(view: usize) -> bool {
+        view != Views::ALL
     }
 
     /// Whether view `view` sees entity `entity`, placed at `placement`, of a product it
@@ -202,7 +200,8 @@ impl Views {
                 placement.namespace == *namespace
                     && labels.as_ref().is_none_or(|l| placement.carries(l))
             }
-            _ => true,
+            Some(Sight::From(ns)) => placement.namespace.is_empty() || placement.namespace == *ns,
+            None => true,
         }
     }
 
@@ -300,7 +299,7 @@ impl FacetIndex {
         // Kept as today, the entities a narrowing view sees run their own releases, whatever
         // the others of their product run: judged, and remembered, in that view alone.
         let view = self.atoms.view[id];
-        let narrowed = value == Value::Keep && self.views.narrows(view);
+        let narrowed = value == Value::Keep && Views::narrows(view);
         let id = if narrowed { id } else { self.atoms.base[id] };
         let table = self.atoms.verdicts[id].get_or_init(|| {
             let products = match &self.atoms.interned[id] {

@@ -1063,7 +1063,7 @@ impl FacetIndex {
     ) -> Vec<Running<'m>> {
         let mut running = self.running(model, q, value);
         if let (Value::Keep, Some(placed)) = (value, model.placed.as_deref())
-            && self.views.narrows(view)
+            && judge::Views::narrows(view)
         {
             running.retain(|run| {
                 self.views
