@@ -6,8 +6,8 @@ use std::time::Instant;
 
 use batsat::{SolverInterface, lbool};
 use rustsat::instances::{BasicVarManager, ManageVars};
-use rustsat::solvers::Solve;
-use rustsat::types::{Lit, TernaryVal};
+use rustsat::solvers::SolverResult;
+use rustsat::types::Lit;
 
 pub(super) struct Cnf {
     pub solver: rustsat_batsat::BasicSolver,
@@ -86,28 +86,48 @@ impl Cnf {
         }
     }
 
-    /// The literals of `assumed` the last unsatisfiable answer failed on (rustsat gives the core
-    /// as a clause over negated assumptions; matched by variable, in `assumed`'s order).
+    /// Solves under the assumptions `assumed`, straight through batsat: rustsat's wrapper
+    /// copies the assumptions and times every call with a thread CPU clock (a system call
+    /// each, and the engine makes tens of thousands of calls per command), for statistics
+    /// nobody reads. [`Cnf::failed`] and [`Cnf::holds`] read batsat's answer likewise.
+    pub fn solve(&mut self, assumed: &[Lit]) -> SolverResult {
+        let inner = self.solver.batsat_mut();
+        self.buffer.clear();
+        self.buffer.extend(
+            assumed
+                .iter()
+                .map(|l| batsat::Lit::new(inner.var_of_int(l.vidx32()), l.is_pos())),
+        );
+        let answer = inner.solve_limited(&self.buffer);
+        if answer == lbool::TRUE {
+            SolverResult::Sat
+        } else if answer == lbool::FALSE {
+            SolverResult::Unsat
+        } else {
+            SolverResult::Interrupted
+        }
+    }
+
+    /// The literals of `assumed` the last unsatisfiable answer failed on (batsat's core is a
+    /// subset of the assumptions; matched by variable, in `assumed`'s order).
     pub fn failed(&mut self, assumed: &[Lit]) -> Vec<Lit> {
-        use rustsat::solvers::SolveIncremental;
-        let core: std::collections::BTreeSet<u32> = self
-            .solver
-            .core()
-            .unwrap_or_default()
-            .into_iter()
-            .map(|l| l.var().idx32())
-            .collect();
+        let inner = self.solver.batsat_mut();
         assumed
             .iter()
             .copied()
-            .filter(|l| core.contains(&l.var().idx32()))
+            .filter(|l| {
+                let var = inner.var_of_int(l.vidx32());
+                inner.unsat_core_contains_var(var)
+            })
             .collect()
     }
 
     /// True when the last answer sets `lit`.
     pub fn holds(&self, lit: Lit) -> bool {
+        let var = batsat::Var::unsafe_from_idx(lit.vidx32());
         self.solver
-            .lit_val(lit)
-            .is_ok_and(|t| t == TernaryVal::True)
+            .batsat_ref()
+            .value_lit(batsat::Lit::new(var, lit.is_pos()))
+            == lbool::TRUE
     }
 }

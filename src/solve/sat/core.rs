@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
 
-use rustsat::solvers::{SolveIncremental, SolverResult};
+use rustsat::solvers::SolverResult;
 use rustsat::types::Lit;
 
 use super::facets::FacetClauses;
@@ -425,8 +425,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// before asking again (else an answer could break an expanded value's declaration by
     /// leaving its selector false: a fix check once passed so on an invalid state).
     fn step(&mut self, assumed: &[Lit]) -> Answer {
-        match self.cnf.solver.solve_assumps(assumed) {
-            Ok(SolverResult::Sat) => {
+        match self.cnf.solve(assumed) {
+            SolverResult::Sat => {
                 let taken: Vec<usize> = self
                     .order
                     .iter()
@@ -445,8 +445,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 }
                 Answer::Grown
             }
-            Ok(SolverResult::Unsat) => Answer::Unsat(self.cnf.failed(assumed)),
-            Ok(SolverResult::Interrupted) | Err(_) => Answer::Interrupted,
+            SolverResult::Unsat => Answer::Unsat(self.cnf.failed(assumed)),
+            SolverResult::Interrupted => Answer::Interrupted,
         }
     }
 

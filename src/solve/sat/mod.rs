@@ -40,7 +40,7 @@
 
 use std::time::Instant;
 
-use rustsat::solvers::{SolveIncremental, SolverResult};
+use rustsat::solvers::SolverResult;
 use rustsat::types::Lit;
 
 mod cnf;
@@ -245,8 +245,8 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 .filter_map(|&p| Some((p, self.lit(p, self.query.baseline[p])?)))
                 .collect();
             let assumptions: Vec<Lit> = held.iter().map(|&(_, l)| l).collect();
-            match self.cnf.solver.solve_assumps(&assumptions) {
-                Ok(SolverResult::Sat) => {
+            match self.cnf.solve(&assumptions) {
+                SolverResult::Sat => {
                     let values = self.read();
                     let reached = self.reached(&values);
                     if reached.is_empty() {
@@ -256,7 +256,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                         self.encode(q);
                     }
                 }
-                Ok(SolverResult::Unsat) => {
+                SolverResult::Unsat => {
                     let failed = self.cnf.failed(&assumptions);
                     let mut freed = false;
                     for (p, _) in held.iter().filter(|(_, l)| failed.contains(l)) {
@@ -267,7 +267,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                         return Answer::Infeasible;
                     }
                 }
-                Ok(SolverResult::Interrupted) | Err(_) => return Answer::Interrupted,
+                SolverResult::Interrupted => return Answer::Interrupted,
             }
         }
     }
@@ -378,8 +378,8 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                     .filter(|&&p| self.held[p])
                     .filter_map(|&p| self.lit(p, self.query.baseline[p])),
             );
-            match self.cnf.solver.solve_assumps(&assumptions) {
-                Ok(SolverResult::Sat) => {
+            match self.cnf.solve(&assumptions) {
+                SolverResult::Sat => {
                     let values = self.read();
                     let reached = if expand {
                         self.reached(&values)
@@ -393,7 +393,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                         self.encode(q);
                     }
                 }
-                Ok(SolverResult::Unsat) => {
+                SolverResult::Unsat => {
                     let failed = self.cnf.failed(&assumptions);
                     let mut needed = (0..ends.len()).filter(|&l| {
                         let from = if l == 0 { 0 } else { ends[l - 1] };
@@ -407,7 +407,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                     };
                     return Answer::Infeasible;
                 }
-                Ok(SolverResult::Interrupted) | Err(_) => return Answer::Interrupted,
+                SolverResult::Interrupted => return Answer::Interrupted,
             }
         }
     }
