@@ -1292,8 +1292,8 @@ mod planner {
         };
         // both entities of a bind `c0` to b's first entity, which lags
         let spots = vec![vec![12, 12], vec![36, 0]];
-        lag_upgrades(&w, &spots).unwrap();
-        lag_single_target(&w, &spots, 0).unwrap();
+        placed_upgrades(&w, &spots).unwrap();
+        placed_single_target(&w, &spots, 0).unwrap();
         let all = manifest::parse(&manifests(&w), &Arc::from("c.yml")).unwrap();
         let catalog = Catalog::from_manifests(all).unwrap();
         let env = lag_env(&lag_today(&w, &lagging(&w, &spots)), &spots);
@@ -1307,9 +1307,9 @@ mod planner {
         assert_eq!(requires, ["g:b 2.0.0"]);
     }
 
-    // ---- products whose entities run two versions today ----
+    // ---- the oracle among namespaces, products whose entities may run two versions ----
     //
-    // A lagging law's state has per product a *code*: `2 v` when every entity runs `v`,
+    // The section 10 laws' states have per product a *code*: `2 v` when every entity runs `v`,
     // `2 x - 1` when the product keeps today's two versions (`x`, its installed version,
     // and `x - 1` for its lagging entity). Codes order as the versions do (keeping is
     // older than moving the lagging entity up to `x`), so the oracle reads as before.
@@ -1399,7 +1399,7 @@ mod planner {
             .collect()
     }
 
-    fn lag_upgrades(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
+    fn placed_upgrades(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
         let spots = &spots[..w.releases.len()];
         let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
         let catalog = Catalog::from_manifests(all).unwrap();
@@ -1464,7 +1464,11 @@ mod planner {
         Ok(())
     }
 
-    fn lag_single_target(w: &World, spots: &[Vec<u8>], target: usize) -> Result<(), TestCaseError> {
+    fn placed_single_target(
+        w: &World,
+        spots: &[Vec<u8>],
+        target: usize,
+    ) -> Result<(), TestCaseError> {
         let spots = &spots[..w.releases.len()];
         let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
         let catalog = Catalog::from_manifests(all).unwrap();
@@ -1511,7 +1515,7 @@ mod planner {
         Ok(())
     }
 
-    fn lag_all_maximal(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
+    fn placed_all_maximal(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
         let spots = &spots[..w.releases.len()];
         let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
         let catalog = Catalog::from_manifests(all).unwrap();
@@ -1543,80 +1547,6 @@ mod planner {
         Ok(())
     }
 
-    fn placed_valid(catalog: &Catalog, versions: &[u32], spots: &[Vec<u8>]) -> bool {
-        validate::validate(&placed_env(versions, spots), catalog).passes(Severity::Error)
-    }
-
-    /// Every product's entities move together: the final version of each product, checked
-    /// to be one version for all its entities.
-    fn placed_final(plan: &plan::Plan, products: usize) -> Vec<u32> {
-        (0..products)
-            .map(|p| {
-                let versions: BTreeSet<u32> = plan
-                    .final_state
-                    .iter()
-                    .filter(|e| e.product.to_string() == name(p))
-                    .map(|e| Version::parse(&e.version).unwrap().major())
-                    .collect();
-                assert_eq!(versions.len(), 1, "{:?}", plan.final_state);
-                versions.into_iter().next().unwrap()
-            })
-            .collect()
-    }
-
-    fn placed_states(w: &World, catalog: &Catalog, spots: &[Vec<u8>]) -> Vec<Vec<u32>> {
-        states_where(w, |s| placed_valid(catalog, s, spots))
-    }
-
-    fn placed_single_target(
-        w: &World,
-        spots: &[Vec<u8>],
-        target: usize,
-    ) -> Result<(), TestCaseError> {
-        let spots = &spots[..w.releases.len()];
-        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
-        let catalog = Catalog::from_manifests(all).unwrap();
-        let env = placed_env(&w.installed, spots);
-        prop_assume!(placed_valid(&catalog, &w.installed, spots));
-        let target = target % w.releases.len();
-        let states = placed_states(w, &catalog, spots);
-        let (best, fewest) = newest_and_fewest(&states, target, &w.installed);
-        let product = ProductId::parse(&name(target)).unwrap();
-        let plan = plan::plan(
-            &env,
-            &catalog,
-            &Request::new(vec![Target::Newest(product)], false),
-        );
-        prop_assert!(plan.feasible);
-        if !plan.complete {
-            // section 9 items among namespaces: judged product-wide, and said so; or a data
-            // cycle closing in the answer (judged on it)
-            prop_assert!(
-                plan.explanation.iter().any(|l| l == plan::APPROXIMATE),
-                "{:?}",
-                plan.unproven
-            );
-            return Ok(());
-        }
-        let got = placed_final(&plan, w.releases.len());
-        prop_assert!(
-            placed_valid(&catalog, &got, spots),
-            "final state {:?} is invalid",
-            got
-        );
-        prop_assert_eq!(got[target], best, "target version");
-        let changed = (0..got.len())
-            .filter(|&p| p != target && got[p] != w.installed[p])
-            .count();
-        prop_assert_eq!(changed, fewest, "fewest other products changed");
-        prop_assert!(
-            placed_replay_is_valid(&catalog, &env, &plan),
-            "steps {:?}",
-            plan.steps
-        );
-        Ok(())
-    }
-
     /// Replays the steps entity by entity and checks that no state between groups is invalid.
     fn placed_replay_is_valid(catalog: &Catalog, start: &Environment, plan: &plan::Plan) -> bool {
         let mut env = start.clone();
@@ -1634,36 +1564,6 @@ mod planner {
             }
         }
         true
-    }
-
-    fn placed_all_maximal(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
-        let spots = &spots[..w.releases.len()];
-        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
-        let catalog = Catalog::from_manifests(all).unwrap();
-        let env = placed_env(&w.installed, spots);
-        prop_assume!(placed_valid(&catalog, &w.installed, spots));
-        let plan = plan::plan(&env, &catalog, &Request::new(vec![], true));
-        prop_assert!(plan.feasible);
-        if !plan.complete {
-            prop_assert!(
-                plan.explanation.iter().any(|l| l == plan::APPROXIMATE),
-                "{:?}",
-                plan.unproven
-            );
-            return Ok(());
-        }
-        let got = placed_final(&plan, w.releases.len());
-        prop_assert!(placed_valid(&catalog, &got, spots));
-        for s in placed_states(w, &catalog, spots) {
-            let dominates = s.iter().zip(&got).all(|(a, b)| a >= b) && s != got;
-            prop_assert!(!dominates, "{:?} dominates the plan's {:?}", s, got);
-        }
-        prop_assert!(
-            placed_replay_is_valid(&catalog, &env, &plan),
-            "steps {:?}",
-            plan.steps
-        );
-        Ok(())
     }
 
     /// `--allow-install` among namespaces: products left out of the environment may be
@@ -1717,78 +1617,6 @@ mod planner {
                 "a proven plan's final state is invalid: {:?}\n{}",
                 report.findings().map(|f| &f.message).collect::<Vec<_>>(),
                 text
-            );
-        }
-        Ok(())
-    }
-
-    /// `upgrades` among namespaces, every row against brute force over `validate`: `safe` is
-    /// the newest release the product can move to alone, `latest` its newest release, and
-    /// when `latest` is not safe, `requires` is a smallest set of other products' upgrades
-    /// that makes it valid (and `latest_installable` says whether one exists).
-    fn placed_upgrades(w: &World, spots: &[Vec<u8>]) -> Result<(), TestCaseError> {
-        let spots = &spots[..w.releases.len()];
-        let all = manifest::parse(&manifests(w), &Arc::from("c.yml")).unwrap();
-        let catalog = Catalog::from_manifests(all).unwrap();
-        let env = placed_env(&w.installed, spots);
-        prop_assume!(placed_valid(&catalog, &w.installed, spots));
-        let states = placed_states(w, &catalog, spots);
-        let rows = compat::upgrade::upgrades(&env, &catalog, false);
-        prop_assert_eq!(rows.len(), w.releases.len());
-        let major = |v: &str| Version::parse(v).unwrap().major();
-        for row in rows {
-            let p = (0..w.releases.len())
-                .find(|&p| name(p) == row.product.to_string())
-                .unwrap();
-            let here = format!("{} (installed {})", row.product, w.installed[p]);
-            let alone = |v: u32| {
-                let mut s = w.installed.clone();
-                s[p] = v;
-                placed_valid(&catalog, &s, spots)
-            };
-            let latest = (w.releases[p] > w.installed[p]).then_some(w.releases[p]);
-            prop_assert_eq!(row.latest.as_deref().map(major), latest, "{}: latest", here);
-            if !row.proven {
-                continue; // an approximate judgement, said so (only section 9 items make one)
-            }
-            let safe = (w.installed[p] + 1..=w.releases[p])
-                .rev()
-                .find(|&v| alone(v));
-            prop_assert_eq!(row.safe.as_deref().map(major), safe, "{}: safe", here);
-            let Some(latest) = latest.filter(|&l| Some(l) != safe) else {
-                continue;
-            };
-            let fewest = states
-                .iter()
-                .filter(|s| s[p] == latest)
-                .map(|s| {
-                    (0..s.len())
-                        .filter(|&q| q != p && s[q] != w.installed[q])
-                        .count()
-                })
-                .min();
-            prop_assert_eq!(
-                row.latest_installable,
-                fewest.is_some(),
-                "{}: latest installable",
-                here
-            );
-            let Some(fewest) = fewest else { continue };
-            prop_assert_eq!(row.requires.len(), fewest, "{}: requires minimal", here);
-            let mut state = w.installed.clone();
-            state[p] = latest;
-            for (q, v) in &row.requires {
-                let q = (0..w.releases.len())
-                    .find(|&x| name(x) == q.to_string())
-                    .unwrap();
-                state[q] = major(v);
-            }
-            prop_assert!(
-                placed_valid(&catalog, &state, spots),
-                "{}: requires {:?} gives the invalid {:?}",
-                here,
-                row.requires,
-                state
             );
         }
         Ok(())
@@ -1978,21 +1806,21 @@ mod planner {
         fn lagging_bound_capabilities_upgrades_match_the_oracle(
             w in world9_graded(), spots in lagging_bound_placements()
         ) {
-            lag_upgrades(&w, &spots)?;
+            placed_upgrades(&w, &spots)?;
         }
 
         #[test]
         fn lagging_bound_capabilities_single_targets_match_the_oracle(
             w in world9_graded(), spots in lagging_bound_placements(), target in 0usize..5
         ) {
-            lag_single_target(&w, &spots, target)?;
+            placed_single_target(&w, &spots, target)?;
         }
 
         #[test]
         fn lagging_bound_capabilities_all_is_maximal(
             w in world9_graded(), spots in lagging_bound_placements()
         ) {
-            lag_all_maximal(&w, &spots)?;
+            placed_all_maximal(&w, &spots)?;
         }
 
         /// Providers standing in two tiers on two versions: each tier sees the version its
@@ -2001,19 +1829,19 @@ mod planner {
         fn lagging_tiers_upgrades_match_the_oracle(
             w in world9_graded(), spots in lagging_placements()
         ) {
-            lag_upgrades(&w, &spots)?;
+            placed_upgrades(&w, &spots)?;
         }
 
         #[test]
         fn lagging_tiers_single_targets_match_the_oracle(
             w in world9_graded(), spots in lagging_placements(), target in 0usize..5
         ) {
-            lag_single_target(&w, &spots, target)?;
+            placed_single_target(&w, &spots, target)?;
         }
 
         #[test]
         fn lagging_tiers_all_is_maximal(w in world9_graded(), spots in lagging_placements()) {
-            lag_all_maximal(&w, &spots)?;
+            placed_all_maximal(&w, &spots)?;
         }
 
         /// Each consumer its own provider (`owner: "{entity}"`): a release a product's two
