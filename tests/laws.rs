@@ -1823,6 +1823,27 @@ mod planner {
             placed_all_maximal(&w, &spots)?;
         }
 
+        /// Products whose entities run two versions today, with product dependencies only
+        /// (section 7: a dependency holds when every entity it sees is in range).
+        #[test]
+        fn lagging_products_upgrades_match_the_oracle(
+            w in world(), spots in lagging_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn lagging_products_single_targets_match_the_oracle(
+            w in world(), spots in lagging_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn lagging_products_all_is_maximal(w in world(), spots in lagging_placements()) {
+            placed_all_maximal(&w, &spots)?;
+        }
+
         /// Providers standing in two tiers on two versions: each tier sees the version its
         /// own entities run while the product keeps.
         #[test]
