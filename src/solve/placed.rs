@@ -658,7 +658,7 @@ impl<'a> Placed<'a> {
             // consumer's namespace see it)
             let ns = tiers.namespace.as_str();
             return declaring.iter().all(|d| d == ns)
-                && !index.tiers_split(model, k)
+                && !index.labels_asked_of_uninstalled(model, k)
                 && index.mentions(model, k).iter().all(|&q| {
                     let (spots, today) = (&places.spots[q], &places.standing[q]);
                     spots == today || (today.is_empty() && spots.iter().all(|o| o == ns))
@@ -672,7 +672,10 @@ impl<'a> Placed<'a> {
             return false;
         }
         let key = crate::instance::Requirement::Capability(r.name.clone());
-        let bound = self.binds(model, item, &key);
+        let bound = index
+            .declaring_entities(model, k)
+            .iter()
+            .any(|e| self.placement(e).bindings.contains_key(&key));
         if bound {
             return false;
         }
@@ -688,30 +691,6 @@ impl<'a> Placed<'a> {
         declaring.iter().all(|ns| {
             ns.is_empty() || !(global && (beside.contains(ns.as_str()) || match_namespace))
         })
-    }
-
-    /// Whether the entities `item` speaks for bind requirement `key`: its entity, else those
-    /// of its home namespace when it has one (the others have items of their own), else
-    /// every installed entity of its declarer.
-    fn binds(
-        &self,
-        model: &Model<'a>,
-        item: &super::facets::Item,
-        key: &crate::instance::Requirement,
-    ) -> bool {
-        match &item.entity {
-            Some(e) => self.placement(e).bindings.contains_key(key),
-            None => model.vars[item.declarer]
-                .current
-                .iter()
-                .filter_map(|c| c.entity)
-                .filter(|e| {
-                    item.home
-                        .as_ref()
-                        .is_none_or(|home| self.placement(e).namespace == *home)
-                })
-                .any(|e| self.placement(e).bindings.contains_key(key)),
-        }
     }
 
     /// Whether what `p` declares on `q` is judged exactly where the plan may create

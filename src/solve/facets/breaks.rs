@@ -239,27 +239,22 @@ impl FacetIndex {
             .filter(|&q| values[q] != Some(self.today[q]))
             .collect();
         let running = |q: usize, list: &[Entity<'s, 'a>]| running_of(model, q, list);
-        // half-way products' own worlds, built when first asked
-        let split: std::collections::BTreeMap<usize, std::sync::OnceLock<World<'_>>> = moved
-            .iter()
-            .filter(|&&q| values[q].is_none())
-            .map(|&q| (q, std::sync::OnceLock::new()))
-            .collect();
+        // half-way products' worlds, one per view that asks (a view that sees part of a
+        // product judges the entities it sees), built when first asked
+        let worlds: std::cell::RefCell<BTreeMap<(usize, usize), World<'_>>> =
+            std::cell::RefCell::default();
         let truth = |id: usize, q: usize| {
-            let view = self.atoms.view[id];
-            match (values[q], model.placed.as_deref()) {
-                (Some(v), _) => self.verdict(model, id, q, v),
-                // seen in part (a tier, a binding): what the entities seen run
-                (None, Some(placed)) if super::judge::Views::narrows(view) => {
-                    let mut list = entities_of(q);
-                    list.retain(|e| self.views.sees_entity(view, e.0, placed.placement(e.0)));
-                    World::new(running(q, &list), model.runtime)
-                        .atom_holds("", &self.atoms.interned[id])
-                }
-                (None, _) => split[&q]
-                    .get_or_init(|| World::new(running(q, &entities_of(q)), model.runtime))
-                    .atom_holds("", &self.atoms.interned[id]),
+            if let Some(v) = values[q] {
+                return self.verdict(model, id, q, v);
             }
+            let view = self.atoms.view[id];
+            let mut worlds = worlds.borrow_mut();
+            let world = worlds.entry((q, view)).or_insert_with(|| {
+                let mut list = entities_of(q);
+                list.retain(|e| self.sees_entity(model, view, e.0));
+                World::new(running(q, &list), model.runtime)
+            });
+            world.atom_holds("", &self.atoms.interned[id])
         };
         let mut out = BTreeMap::new();
         for &d in declarers {

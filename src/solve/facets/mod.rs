@@ -277,17 +277,18 @@ fn bound_apart(model: &Model<'_>, p: usize, ns: &str, m: &Manifest) -> bool {
     })
 }
 
-/// The entities of `p` a release item declared from namespace `ns` speaks for: `entity`
-/// alone when it was made for one, else every installed entity of `p` there.
+/// The entities of `p` an item declared from namespace `ns` speaks for: `entity` alone when
+/// it was made for one, else every installed entity of `p` there (all of them without a
+/// namespace).
 fn declaring<'m>(
     model: &'m Model<'_>,
     p: usize,
-    ns: &str,
+    ns: Option<&str>,
     entity: Option<&'m str>,
 ) -> Vec<&'m str> {
     match entity {
         Some(e) => vec![e],
-        None => entities_in(model, p, Some(ns)).collect(),
+        None => entities_in(model, p, ns).collect(),
     }
 }
 
@@ -583,7 +584,7 @@ impl FacetIndex {
         }
         // a binding serves only the entity that makes it (the others of `p` have their own
         // items when they bind otherwise: `release_declarers`)
-        let declaring = declaring(model, p, ns, entity);
+        let declaring = declaring(model, p, Some(ns), entity);
         if declaring
             .iter()
             .any(|&e| placed.placement(e).bindings.contains_key(&key))
@@ -726,24 +727,40 @@ impl FacetIndex {
         }
     }
 
-    /// Whether some product item `k` names is not installed where its tiers ask for labels
-    /// (an entity a plan creates carries its own consumer's).
+    /// Whether item `k`'s tiers ask for labels and some product it names is not installed (an
+    /// entity a plan creates carries its own consumer's labels).
     #[must_use]
-    pub fn tiers_split(&self, model: &Model<'_>, k: usize) -> bool {
+    pub fn labels_asked_of_uninstalled(&self, model: &Model<'_>, k: usize) -> bool {
         let Some(tiers) = &self.items[k].tiers else {
             return false;
         };
-        tiers.views.iter().any(|&view| {
-            let Some(judge::Sight::Tier {
-                namespace, labels, ..
-            }) = self.views.sight_of(view)
-            else {
-                return false;
-            };
-            self.mentions(model, k)
+        let labelled = tiers.views.iter().any(|&view| {
+            matches!(
+                self.views.sight_of(view),
+                Some(judge::Sight::Tier {
+                    labels: Some(_),
+                    ..
+                })
+            )
+        });
+        labelled
+            && self
+                .mentions(model, k)
                 .iter()
-                .any(|&q| labels.is_some() && in_tier(model, q, namespace, labels.as_ref()).1 == 0)
-        })
+                .any(|&q| placements(model, q).next().is_none())
+    }
+
+    /// The entities item `k` speaks for: its entity, else those of its declaring product in
+    /// its home namespace (all of them without one).
+    #[must_use]
+    pub fn declaring_entities<'m>(&'m self, model: &'m Model<'_>, k: usize) -> Vec<&'m str> {
+        let item = &self.items[k];
+        declaring(
+            model,
+            item.declarer,
+            item.home.as_deref(),
+            item.entity.as_deref(),
+        )
     }
 
     /// The installed entity item `k`'s requirement is bound to, when it is judged over that
@@ -1052,8 +1069,8 @@ impl FacetIndex {
     }
 
     /// [`FacetIndex::running`] as view `view` sees it: kept as today, a product seen in part
-    /// ([`judge::Views::narrows`]: a tier, a binding) counts only the entities seen, which
-    /// may run other releases than the rest (moved, they all run one).
+    /// ([`judge::Views::narrows`]: a namespace's view, a tier, a binding) counts only the
+    /// entities seen, which may run other releases than the rest (moved, they all run one).
     pub(super) fn running_in<'m>(
         &'m self,
         model: &'m Model<'_>,
@@ -1062,15 +1079,18 @@ impl FacetIndex {
         value: Value,
     ) -> Vec<Running<'m>> {
         let mut running = self.running(model, q, value);
-        if let (Value::Keep, Some(placed)) = (value, model.placed.as_deref())
-            && judge::Views::narrows(view)
-        {
-            running.retain(|run| {
-                self.views
-                    .sees_entity(view, run.entity, placed.placement(run.entity))
-            });
+        if value == Value::Keep && judge::Views::narrows(view) {
+            running.retain(|run| self.sees_entity(model, view, run.entity));
         }
         running
+    }
+
+    /// Whether view `view` sees installed entity `entity` (every entity without placements).
+    pub(super) fn sees_entity(&self, model: &Model<'_>, view: usize, entity: &str) -> bool {
+        model.placed.as_deref().is_none_or(|placed| {
+            self.views
+                .sees_entity(view, entity, placed.placement(entity))
+        })
     }
 
     /// The view item `k`'s [`FacetIndex::world`] sees under `state`: its declaring

@@ -110,24 +110,23 @@ impl Cnf {
 
     /// The literals of `assumed` the last unsatisfiable answer failed on (batsat's core is a
     /// subset of the assumptions; matched by variable, in `assumed`'s order).
-    pub fn failed(&mut self, assumed: &[Lit]) -> Vec<Lit> {
-        let inner = self.solver.batsat_mut();
+    pub fn failed(&self, assumed: &[Lit]) -> Vec<Lit> {
+        let inner = self.solver.batsat_ref();
         assumed
             .iter()
             .copied()
-            .filter(|l| {
-                let var = inner.var_of_int(l.vidx32());
-                inner.unsat_core_contains_var(var)
-            })
+            .filter(|&l| inner.unsat_core_contains_var(var(l)))
             .collect()
     }
 
     /// True when the last answer sets `lit`.
     pub fn holds(&self, lit: Lit) -> bool {
-        let var = batsat::Var::unsafe_from_idx(lit.vidx32());
-        self.solver
-            .batsat_ref()
-            .value_lit(batsat::Lit::new(var, lit.is_pos()))
-            == lbool::TRUE
+        let lit = batsat::Lit::new(var(lit), lit.is_pos());
+        self.solver.batsat_ref().value_lit(lit) == lbool::TRUE
     }
+}
+
+/// batsat's variable of `lit` ([`Cnf::fresh`] made it, so it exists).
+fn var(lit: Lit) -> batsat::Var {
+    batsat::Var::unsafe_from_idx(lit.vidx32())
 }
