@@ -468,7 +468,7 @@ fn explain_in(
     }
     let explained = context.engine.explain(model, &query, settled)?;
     if explained.sketch {
-        return Some((chain(model, &explained.conflict), true));
+        return Some((sketch(model, &explained), true));
     }
     // where no cycle was learnt, the question's conflict has none, and fixes are checked as
     // they always were
@@ -550,6 +550,16 @@ fn render(
             explain_in(context, model, asked, depth - 1, &|_, _| true).map(|(e, _)| e)
         });
         explanation.beyond = next.map(|next| (every, Box::new(next)));
+    }
+    explanation
+}
+
+/// The chains of a sketch, down to the conflict that was not settled: what the question
+/// names, for the caller to read before asking it again.
+fn sketch(model: &Model<'_>, explained: &Explained) -> Explanation {
+    let mut explanation = chain(model, &explained.conflict);
+    if let Some((flags, next)) = explained.beyond.as_ref().filter(|(_, next)| next.sketch) {
+        explanation.beyond = Some((flags.clone(), Box::new(sketch(model, next))));
     }
     explanation
 }

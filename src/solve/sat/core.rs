@@ -209,12 +209,16 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         {
             fixes.push(checkable.clone());
         }
+        // The conflict behind the flags is settled too: one naming a product read in part
+        // sends the question back to be asked again, so what would follow it (its own fix
+        // checks, and the one behind it) is not looked for (the question is a sketch).
         let beyond = if fixes.is_empty() && !checkable.is_empty() && depth > 0 {
-            self.explain(&with(&checkable), depth - 1, None)
+            self.explain(&with(&checkable), depth - 1, settled)
                 .map(|next| (checkable, Box::new(next)))
         } else {
             None
         };
+        let sketch = beyond.as_ref().is_some_and(|(_, next)| next.sketch);
         // Past the deadline every check above answered "cut", which reads as "no fix": say
         // the explanation is not whole rather than let a missing fix look proven.
         if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
@@ -225,7 +229,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             fixes,
             unchecked,
             beyond,
-            sketch: false,
+            sketch,
         })
     }
 
