@@ -239,6 +239,17 @@ impl<'a> Placed<'a> {
             .all(|h| !h.is_empty() && h != ns)
     }
 
+    /// The installed entities of `product` in namespace `ns`, in the environment's order
+    /// (from the index, not a walk over the product's entities).
+    #[must_use]
+    pub fn entities_at(&self, product: &crate::product::ProductId, ns: &str) -> Vec<&'a str> {
+        self.index
+            .at(Key::Product(product), ns)
+            .iter()
+            .map(|&i| self.index.member(i).name)
+            .collect()
+    }
+
     /// The namespace, labels and bindings of installed entity `name` (global and plain for
     /// an entity the environment does not hold).
     #[must_use]
@@ -381,7 +392,7 @@ impl<'a> Placed<'a> {
 ///
 /// - Section 9 items are judged from the one namespace their declaring entities stand in,
 ///   seeing whole products (`facets::judge::Views`; a release a product moves to has an item
-///   per namespace its entities stand in, up to `facets::HOMES`); an item declared from
+///   per namespace its entities stand in); an item declared from
 ///   several namespaces is judged as if every entity saw every other. That is exact for an
 ///   item when it is declared from one namespace (whose view judges a product kept as today
 ///   by the entities it sees there) and each product it names stands where it is today (one

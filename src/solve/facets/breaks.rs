@@ -12,6 +12,7 @@ use crate::diagnostic::FileLocation;
 use crate::finding::{Code, Finding};
 use crate::manifest::{Facets, Manifest};
 use crate::solve::model::{Model, Value};
+use crate::version::Version;
 
 /// An entry of `manifest` in words, after `who` declares it: `web1 (com.example:web 3.0.0)
 /// requires capability sql 8.0.0..`, `... constraint `needs a cache``.
@@ -262,7 +263,6 @@ impl FacetIndex {
             if !list.iter().any(|e| e.2.is_some_and(declares_items)) {
                 continue;
             }
-            let var = &model.vars[d];
             // asked only when half-way; the declaring entity sees its product's others as
             // placed (`FacetIndex::atom_by_declarer`)
             let mut mine = running(d, &list);
@@ -272,36 +272,7 @@ impl FacetIndex {
                 let Some(m) = manifest.filter(|m| declares_items(m)) else {
                     continue;
                 };
-                let unmoved = var
-                    .current
-                    .iter()
-                    .any(|c| c.entity == Some(entity) && c.version.as_str() == version.as_str());
-                let items: Vec<usize> = if unmoved {
-                    self.items_of(d, Value::Keep)
-                        .iter()
-                        .copied()
-                        .filter(|&k| self.items[k].entity.as_deref() == Some(entity))
-                        .collect()
-                } else {
-                    let i = var
-                        .releases
-                        .iter()
-                        .position(|r| std::ptr::eq(r.as_ref(), m))?;
-                    // a release item made for each namespace speaks for the entities there
-                    let home = model
-                        .placed
-                        .as_deref()
-                        .map(|placed| placed.placement(entity).namespace.as_str());
-                    self.items_of(d, Value::Release(i))
-                        .iter()
-                        .copied()
-                        .filter(|&k| {
-                            let item = &self.items[k];
-                            (item.home.is_none() || item.home.as_deref() == home)
-                                && item.entity.as_deref().is_none_or(|e| e == entity)
-                        })
-                        .collect()
-                };
+                let items = self.items_of_entity(model, d, (entity, version, m))?;
                 let facets = m.facets();
                 if items.len() != facets.requires.len() + facets.constraints.len() {
                     return None; // some entry is not an item of the model's
@@ -330,6 +301,87 @@ impl FacetIndex {
             }
         }
         Some(out)
+    }
+
+    /// The items `entity` of product `d` declares, running `version` of release `m`: a
+    /// kept entity's own, else those of the release made for its namespace (or for every
+    /// namespace) and for it (or for every entity), in item order. `None` when `m` is not
+    /// one of the product's values.
+    fn items_of_entity(
+        &self,
+        model: &Model<'_>,
+        d: usize,
+        (entity, version, m): (&str, &Version, &Manifest),
+    ) -> Option<Vec<usize>> {
+        let declared = self.declared[d].get_or_init(|| self.declared_by(model, d));
+        if declared.today.get(entity).map(String::as_str) == Some(version.as_str()) {
+            return Some(declared.kept.get(entity).cloned().unwrap_or_default());
+        }
+        let i = model.vars[d]
+            .releases
+            .iter()
+            .position(|r| std::ptr::eq(r.as_ref(), m))?;
+        let Some(release) = declared.released.get(&i) else {
+            return Some(Vec::new());
+        };
+        // a release item made for each namespace speaks for the entities there
+        let home = model
+            .placed
+            .as_deref()
+            .map(|placed| placed.placement(entity).namespace.as_str());
+        let mut items: Vec<usize> = release.everywhere.clone();
+        items.extend(
+            home.and_then(|h| release.by_home.get(h))
+                .into_iter()
+                .flatten(),
+        );
+        items.extend(
+            release
+                .by_entity
+                .get(entity)
+                .into_iter()
+                .flatten()
+                .filter(|&&k| {
+                    let at = self.items[k].home.as_deref();
+                    at.is_none() || at == home
+                }),
+        );
+        items.sort_unstable();
+        items.dedup();
+        Some(items)
+    }
+
+    /// [`Declared`] of product `d`.
+    fn declared_by(&self, model: &Model<'_>, d: usize) -> Declared {
+        let mut declared = Declared {
+            today: model.vars[d]
+                .current
+                .iter()
+                .filter_map(|c| Some((c.entity?.to_owned(), c.version.to_string())))
+                .collect(),
+            ..Declared::default()
+        };
+        for (&(p, value), items) in self.by_value.range((d, Value::Keep)..) {
+            if p != d {
+                break;
+            }
+            for &k in items {
+                let item = &self.items[k];
+                let Value::Release(i) = value else {
+                    if let Some(e) = &item.entity {
+                        declared.kept.entry(e.clone()).or_default().push(k);
+                    }
+                    continue;
+                };
+                let release = declared.released.entry(i).or_default();
+                match (&item.entity, &item.home) {
+                    (Some(e), _) => release.by_entity.entry(e.clone()).or_default().push(k),
+                    (None, Some(h)) => release.by_home.entry(h.clone()).or_default().push(k),
+                    (None, None) => release.everywhere.push(k),
+                }
+            }
+        }
+        declared
     }
 
     /// The items that fail, entity by entity, when each product `q`'s entities run what
@@ -409,6 +461,30 @@ impl FacetIndex {
 
 /// An entity as [`FacetIndex::failing_split`] is given it: its name, the version it runs and
 /// that release's manifest (when the catalog has it).
+/// The items of one product's entities, indexed once so that finding an entity's items
+/// walks neither every entity nor every item of its product (a product in many namespaces
+/// has an item per namespace at each release, and a rolling plan asks after every step).
+#[derive(Debug, Default)]
+pub(super) struct Declared {
+    /// The installed entities and the versions they run today.
+    today: BTreeMap<String, String>,
+    /// The items of kept entities, by entity.
+    kept: BTreeMap<String, Vec<usize>>,
+    /// Per release: its items.
+    released: BTreeMap<usize, ReleaseItems>,
+}
+
+/// The items of one release of a product, by whom they speak for.
+#[derive(Debug, Default)]
+struct ReleaseItems {
+    /// Every entity, wherever it stands.
+    everywhere: Vec<usize>,
+    /// The entities of one namespace.
+    by_home: BTreeMap<String, Vec<usize>>,
+    /// One entity.
+    by_entity: BTreeMap<String, Vec<usize>>,
+}
+
 pub type Entity<'s, 'a> = (&'s str, &'a crate::version::Version, Option<&'a Manifest>);
 
 /// The instances of product `q` that `list` says run.

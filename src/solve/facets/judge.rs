@@ -379,21 +379,60 @@ impl FacetIndex {
     /// [`FacetIndex::atom_by_declarer`] for atom `id` of item `k`, perspective `j`,
     /// remembered per item.
     pub(crate) fn own_holds(&self, model: &Model<'_>, k: usize, j: usize, id: usize) -> bool {
-        let own = self.own[k].get_or_init(|| {
+        if self.own[k].get().is_none() {
+            self.remember_own(model, k);
+        }
+        // (set above: the fallback never runs)
+        let own = self.own[k].get_or_init(|| self.own_of_value(model, &[k]).remove(0));
+        match own.ids.binary_search(&id) {
+            Ok(pos) => own.holds[j * own.ids.len() + pos],
+            Err(_) => self.atom_by_declarer(model, k, j, &self.atoms.interned[id]),
+        }
+    }
+
+    /// Remembers [`Own`] of item `k` and of every other item its declarer has at its
+    /// value: they share one world of the declarer's instances (a product in many
+    /// namespaces has an item per namespace at each release: a world each was quadratic).
+    /// Set outside any initialization, so threads remembering two items of one value never
+    /// wait on each other.
+    fn remember_own(&self, model: &Model<'_>, k: usize) {
+        let item = &self.items[k];
+        let mut group: Vec<usize> = self
+            .items_of(item.declarer, item.value)
+            .iter()
+            .copied()
+            .filter(|&other| self.own[other].get().is_none())
+            .collect();
+        if !group.contains(&k) {
+            group.push(k);
+        }
+        for (other, own) in group.iter().zip(self.own_of_value(model, &group)) {
+            // another thread may have set it meanwhile: the same value
+            let _ = self.own[*other].set(own);
+        }
+    }
+
+    /// [`Own`] of each of `items`, all declared by one product at one value.
+    fn own_of_value(&self, model: &Model<'_>, items: &[usize]) -> Vec<Own> {
+        let item = &self.items[items[0]];
+        let mut running = self.running(model, item.declarer, item.value);
+        // the declaring entity sees those of its product in its namespace or the global one
+        super::as_placed(model, &mut running);
+        let world = crate::constraint::World::new(running, model.runtime);
+        let own_of = |k: usize| {
             let mut ids = Vec::new();
             atom_ids(&self.compiled[k], &mut ids);
             ids.sort_unstable();
             ids.dedup();
             let holds = (0..self.perspectives(model, k))
                 .flat_map(|j| ids.iter().map(move |&id| (j, id)).collect::<Vec<_>>())
-                .map(|(j, id)| self.atom_by_declarer(model, k, j, &self.atoms.interned[id]))
+                .map(|(j, id)| {
+                    world.atom_holds(self.declarer_name(model, k, j), &self.atoms.interned[id])
+                })
                 .collect();
             Own { ids, holds }
-        });
-        match own.ids.binary_search(&id) {
-            Ok(pos) => own.holds[j * own.ids.len() + pos],
-            Err(_) => self.atom_by_declarer(model, k, j, &self.atoms.interned[id]),
-        }
+        };
+        items.iter().map(|&k| own_of(k)).collect()
     }
 
     /// Whether atom `id` is made true by products other than the declarer `d`, when product

@@ -121,6 +121,8 @@ pub struct FacetIndex {
     concerned: Vec<std::sync::OnceLock<BTreeSet<usize>>>,
     /// Per item: what its declarer's own instances make true, worked out once.
     own: Vec<std::sync::OnceLock<judge::Own>>,
+    /// Per product: its items by entity (`breaks::Declared`), worked out once.
+    declared: Vec<std::sync::OnceLock<breaks::Declared>>,
 }
 
 /// How installing a provider compares (SPEC 9.3: `prefer` first, then the fewest added, then
@@ -210,22 +212,28 @@ fn in_tier(
     namespace: &str,
     labels: Option<&BTreeMap<String, String>>,
 ) -> (usize, usize) {
-    placements(model, q).fold((0, 0), |(inside, all), e| {
-        let here = e.namespace == namespace && labels.is_none_or(|l| e.carries(l));
-        (inside + usize::from(here), all + 1)
-    })
+    let Some(placed) = model.placed.as_deref() else {
+        return (0, 0);
+    };
+    let all = model.vars[q]
+        .current
+        .iter()
+        .filter(|c| c.entity.is_some())
+        .count();
+    let inside = entities_in(model, q, Some(namespace))
+        .filter(|e| labels.is_none_or(|l| placed.placement(e).carries(l)))
+        .count();
+    (inside, all)
 }
 
-/// At most this many namespaces get a copy each of a release item of a product whose
-/// installed entities stand in several (beyond, the item is judged product-wide, marked).
-const HOMES: usize = 64;
-
 /// The homes release items of `p` are made for ([`Item::home`]): each namespace its
-/// installed entities stand in (when not too many), else one item for all of them, judged
-/// product-wide (also for a product not installed, which a plan may create anywhere).
+/// installed entities stand in, else (a product not installed, which a plan may create
+/// anywhere) one item judged product-wide. A product in many namespaces gets an item per
+/// namespace: as many as it has entities at most, and each is found by namespace
+/// (`entities_in`, `breaks::Declared`), so they cost what its entities do.
 fn homes(model: &Model<'_>, p: usize) -> Vec<Option<String>> {
     let namespaces: BTreeSet<&str> = placements(model, p).map(|e| e.namespace.as_str()).collect();
-    if namespaces.is_empty() || namespaces.len() > HOMES {
+    if namespaces.is_empty() {
         return vec![None];
     }
     namespaces
@@ -292,20 +300,21 @@ fn declaring<'m>(
     }
 }
 
-/// The installed entities of `p` standing in namespace `ns` (all of them without one).
+/// The installed entities of `p` standing in namespace `ns` (all of them without one), in
+/// the environment's order. By namespace from the serving index: a product in many
+/// namespaces has items per namespace, each asking for its own entities.
 fn entities_in<'m>(
     model: &'m Model<'_>,
     p: usize,
     ns: Option<&str>,
-) -> impl Iterator<Item = &'m str> {
-    let placed = model.placed.as_deref();
-    model.vars[p]
-        .current
-        .iter()
-        .filter_map(|c| c.entity)
-        .filter(move |e| {
-            ns.is_none_or(|ns| placed.is_some_and(|placed| placed.placement(e).namespace == ns))
-        })
+) -> impl Iterator<Item = &'m str> + 'm {
+    let var = &model.vars[p];
+    let list: Vec<&'m str> = match (ns, model.placed.as_deref()) {
+        (None, _) => var.current.iter().filter_map(|c| c.entity).collect(),
+        (Some(_), None) => Vec::new(),
+        (Some(ns), Some(placed)) => placed.entities_at(&var.product, ns),
+    };
+    list.into_iter()
 }
 
 /// `running` with each entity's placement in the environment (instances made for judging
@@ -370,6 +379,9 @@ impl FacetIndex {
                 .map(|_| std::sync::OnceLock::new())
                 .collect(),
             own: Vec::new(),
+            declared: (0..model.vars.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
         };
         for (p, var) in model.vars.iter().enumerate() {
             let homes = homes(model, p);
@@ -397,8 +409,8 @@ impl FacetIndex {
         index.own = (0..index.items.len())
             .map(|_| std::sync::OnceLock::new())
             .collect();
-        index.choices = index.choices(model);
-        index.tolerate(model);
+        // the tables first: judging what fails today asks them (`own_holds` works out the
+        // items of a value together)
         for (k, item) in index.items.iter().enumerate() {
             index
                 .by_value
@@ -412,6 +424,8 @@ impl FacetIndex {
                 index.ruled.push(k);
             }
         }
+        index.choices = index.choices(model);
+        index.tolerate(model);
         Some(index)
     }
 
