@@ -446,9 +446,15 @@ fn items_added<'a>(
             .collect();
     }
     let declarers = declarers();
+    // one entity moved: of its product's entities only its own items can change, unless
+    // they judge one another (`failing_split`'s focus)
+    let focus = match steps {
+        [one] => Some((one.var, one.entity.as_str())),
+        _ => None,
+    };
     let judge = |state: &State<'a>, values: &[Option<Value>]| {
         index
-            .failing_split(model, |q| state.running_of(q), values, &declarers)
+            .failing_split(model, |q| state.running_of(q), values, &declarers, focus)
             .unwrap_or_else(|| index.failing(model, |q| state.running_of(q), &declarers))
     };
     let now = judge(state, &after);

@@ -10,7 +10,7 @@ use super::{FacetIndex, Source, declares_items, requirement_term};
 use crate::constraint::{Need, Running, World, requirement_text};
 use crate::diagnostic::FileLocation;
 use crate::finding::{Code, Finding};
-use crate::manifest::{Facets, Manifest};
+use crate::manifest::{Atom, Facets, Manifest};
 use crate::solve::model::{Model, Value};
 use crate::version::Version;
 
@@ -235,6 +235,7 @@ impl FacetIndex {
         entities_of: impl Fn(usize) -> Vec<Entity<'s, 'a>>,
         values: &[Option<Value>],
         declarers: &BTreeSet<usize>,
+        focus: Option<(usize, &str)>,
     ) -> Option<BTreeMap<Failing<'a>, &'a Manifest>> {
         let moved: Vec<usize> = (0..values.len())
             .filter(|&q| values[q] != Some(self.today[q]))
@@ -257,18 +258,38 @@ impl FacetIndex {
             });
             world.atom_holds("", &self.atoms.interned[id])
         };
+        // an installed entity moved: where it stands (an entity the plan creates stands
+        // where its consumers are, not where the index would say)
+        let moved_entity = focus.and_then(|(p, entity)| {
+            let member = model.placed.as_deref()?.member(entity)?;
+            member.present.then_some((p, entity, member.placement))
+        });
         let mut out = BTreeMap::new();
         for &d in declarers {
-            let list = entities_of(d);
+            let mut list = entities_of(d);
             if !list.iter().any(|e| e.2.is_some_and(declares_items)) {
                 continue;
             }
+            if let Some((_, entity)) = focus.filter(|&(p, _)| p == d)
+                && !self.declared(model, d).sighted
+            {
+                // no entity of `d` makes an atom of `d`'s items true, so only the focused
+                // entity's own items can differ from another state of it
+                list.retain(|e| e.0 == entity);
+            }
             // asked only when half-way; the declaring entity sees its product's others as
-            // placed (`FacetIndex::atom_by_declarer`)
-            let mut mine = running(d, &list);
-            super::as_placed(model, &mut mine);
-            let own = World::new(mine, model.runtime);
+            // placed (`FacetIndex::atom_by_declarer`), built when first asked, and of the
+            // entity alone when no entity of `d` can make its items' atoms true (then only
+            // the runtime, which every world has, can)
+            let sighted = self.declared(model, d).sighted;
+            let world_of = |list: &[Entity<'s, 'a>]| {
+                let mut mine = running(d, list);
+                super::as_placed(model, &mut mine);
+                World::new(mine, model.runtime)
+            };
+            let all = std::cell::OnceCell::new();
             for &(entity, version, manifest) in &list {
+                let alone = std::cell::OnceCell::new();
                 let Some(m) = manifest.filter(|m| declares_items(m)) else {
                     continue;
                 };
@@ -276,6 +297,13 @@ impl FacetIndex {
                 let facets = m.facets();
                 if items.len() != facets.requires.len() + facets.constraints.len() {
                     return None; // some entry is not an item of the model's
+                }
+                if let Some((_, seen, placement)) = moved_entity.filter(|&(p, ..)| p != d)
+                    && !items.iter().any(|&k| self.may_see(k, seen, placement))
+                {
+                    // another product's entity moved, out of sight of all these items'
+                    // views: they judge as they did
+                    continue;
                 }
                 for k in items {
                     // the perspective of `entity` where the model's own judgement applies
@@ -287,9 +315,15 @@ impl FacetIndex {
                         0
                     };
                     let holds = self.compiled[k].eval(&mut |id| {
-                        let by_own = match values[d] {
-                            Some(_) => self.own_holds(model, k, j, id),
-                            None => own.atom_holds(entity, &self.atoms.interned[id]),
+                        let by_own = if values[d].is_some() {
+                            self.own_holds(model, k, j, id)
+                        } else {
+                            let own = if sighted {
+                                all.get_or_init(|| world_of(&list))
+                            } else {
+                                alone.get_or_init(|| world_of(&[(entity, version, manifest)]))
+                            };
+                            own.atom_holds(entity, &self.atoms.interned[id])
                         };
                         by_own || self.by_others(model, id, d, &moved, |q| truth(id, q))
                     });
@@ -313,7 +347,7 @@ impl FacetIndex {
         d: usize,
         (entity, version, m): (&str, &Version, &Manifest),
     ) -> Option<Vec<usize>> {
-        let declared = self.declared[d].get_or_init(|| self.declared_by(model, d));
+        let declared = self.declared(model, d);
         if declared.today.get(entity).map(String::as_str) == Some(version.as_str()) {
             return Some(declared.kept.get(entity).cloned().unwrap_or_default());
         }
@@ -351,8 +385,25 @@ impl FacetIndex {
         Some(items)
     }
 
-    /// [`Declared`] of product `d`.
+    /// Whether some atom of item `k` is judged in a view that sees `entity`, standing at
+    /// `placement`.
+    fn may_see(&self, k: usize, entity: &str, placement: &crate::instance::Placement) -> bool {
+        let mut ids = Vec::new();
+        super::judge::atom_ids(&self.compiled[k], &mut ids);
+        ids.iter().any(|&id| {
+            self.views
+                .sees_entity(self.atoms.view[id], entity, placement)
+        })
+    }
+
+    /// [`Declared`] of product `d`, worked out once.
+    fn declared(&self, model: &Model<'_>, d: usize) -> &Declared {
+        self.declared[d].get_or_init(|| self.declared_by(model, d))
+    }
+
     fn declared_by(&self, model: &Model<'_>, d: usize) -> Declared {
+        let var = &model.vars[d];
+        let provides = |name: &str| var.every_manifest().any(|m| m.facets().provides(name));
         let mut declared = Declared {
             today: model.vars[d]
                 .current
@@ -367,6 +418,14 @@ impl FacetIndex {
             }
             for &k in items {
                 let item = &self.items[k];
+                let mut ids = Vec::new();
+                super::judge::atom_ids(&self.compiled[k], &mut ids);
+                declared.sighted |= ids.iter().any(|&id| match &self.atoms.interned[id] {
+                    Atom::Product { product, .. } => *product == var.product,
+                    Atom::Capability { name, .. } => provides(name),
+                    Atom::Runtime { .. } => false,
+                    Atom::Rule(_) => true,
+                });
                 let Value::Release(i) = value else {
                     if let Some(e) = &item.entity {
                         declared.kept.entry(e.clone()).or_default().push(k);
@@ -472,6 +531,10 @@ pub(super) struct Declared {
     kept: BTreeMap<String, Vec<usize>>,
     /// Per release: its items.
     released: BTreeMap<usize, ReleaseItems>,
+    /// Some atom of its items can be made true by its own entities (a capability some
+    /// release of it provides, its own product, a rule): then one entity's move can change
+    /// what another's items judge.
+    sighted: bool,
 }
 
 /// The items of one release of a product, by whom they speak for.

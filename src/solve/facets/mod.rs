@@ -1338,6 +1338,166 @@ mod tests {
         assert!(checked > 1000, "{checked}");
     }
 
+    /// One rolling step moves one entity: judging only what it can change (its own items,
+    /// unless its product's entities judge one another; other products' entities whose
+    /// views see it) finds the same entries added and removed as judging every entity of
+    /// the products concerned, with and without namespaces.
+    #[test]
+    fn a_focused_step_changes_what_the_whole_states_change() {
+        let (catalog, plain) = capability_family(120, 5);
+        let mut placed = plain.clone();
+        for (i, e) in placed.entities.iter_mut().enumerate() {
+            e.placement.namespace = ["", "a", "b", "c"][i % 4].to_owned();
+        }
+        for env in [&plain, &placed] {
+            let model = Model::build(env, &catalog, Policy::default(), &[]);
+            let index = model.facets().expect("items");
+            let everyone: BTreeSet<usize> = (0..model.vars.len()).collect();
+            let mut rng = Rng(23);
+            let (mut steps, mut changed) = (0, 0);
+            for _ in 0..600 {
+                let mut runs: Vec<Vec<Option<usize>>> = model
+                    .vars
+                    .iter()
+                    .map(|v| vec![None; v.current.len()])
+                    .collect();
+                for _ in 0..=rng.below(12) {
+                    let q = rng.below(model.vars.len());
+                    let n = model.vars[q].releases.len();
+                    if n > 0 && !runs[q].is_empty() {
+                        let e = rng.below(runs[q].len());
+                        runs[q][e] = Some(rng.below(n));
+                    }
+                }
+                // the step: one entity of a product with entities moves
+                let q = rng.below(model.vars.len());
+                if runs[q].is_empty() || model.vars[q].releases.is_empty() {
+                    continue;
+                }
+                let e = rng.below(runs[q].len());
+                let mut after = runs.clone();
+                after[q][e] = Some(rng.below(model.vars[q].releases.len()));
+                let entity = model.vars[q].current[e].entity.unwrap();
+                let judge = |runs: &[Vec<Option<usize>>], focus| {
+                    let entities = |p: usize| -> Vec<breaks::Entity<'_, '_>> {
+                        let var = &model.vars[p];
+                        var.current
+                            .iter()
+                            .zip(&runs[p])
+                            .map(|(c, run)| match run {
+                                Some(r) => (
+                                    c.entity.unwrap(),
+                                    &var.releases[*r].version,
+                                    Some(var.releases[*r].as_ref()),
+                                ),
+                                None => (c.entity.unwrap(), c.version, c.manifest),
+                            })
+                            .collect()
+                    };
+                    let values: Vec<Option<Value>> = (0..model.vars.len())
+                        .map(|p| {
+                            let now = entities(p);
+                            let var = &model.vars[p];
+                            if now.iter().zip(&var.current).all(|(n, c)| n.1 == c.version) {
+                                return Some(var.domain[0]);
+                            }
+                            let first = now[0].1;
+                            if now.iter().any(|n| n.1 != first) {
+                                return None;
+                            }
+                            var.releases
+                                .iter()
+                                .position(|m| m.version == *first)
+                                .map(Value::Release)
+                        })
+                        .collect();
+                    index
+                        .failing_split(&model, entities, &values, &everyone, focus)
+                        .expect("every entry is an item")
+                        .into_keys()
+                        .collect::<BTreeSet<_>>()
+                };
+                let diff = |focus| {
+                    let (was, now) = (judge(&runs, focus), judge(&after, focus));
+                    let added: Vec<_> = now.difference(&was).cloned().collect();
+                    let gone: Vec<_> = was.difference(&now).cloned().collect();
+                    (added, gone)
+                };
+                let whole = diff(None);
+                assert_eq!(diff(Some((q, entity))), whole, "{runs:?} -> {after:?}");
+                steps += 1;
+                changed += usize::from(whole != (Vec::new(), Vec::new()));
+            }
+            assert!(
+                steps > 400 && changed > 40,
+                "{steps} steps, {changed} changed"
+            );
+        }
+    }
+
+    /// Entities of one product that serve one another: moving one changes what the other's
+    /// items judge, so a focused step judges them all (`Declared::sighted`).
+    #[test]
+    fn a_step_judges_the_entities_its_own_product_serves() {
+        let text = r#"
+manifest-version: "1.0"
+product-group: g
+product-name: mesh
+product-version: 1.0.0
+extensions:
+  capabilities:
+    provides: [{name: peer, version: 1.0.0}]
+---
+manifest-version: "1.0"
+product-group: g
+product-name: mesh
+product-version: 2.0.0
+extensions:
+  capabilities:
+    requires: [{name: peer, minimum-version: 1.0.0, maximum-version: 1.x.x}]
+---
+manifest-version: "1.0"
+product-group: g
+product-name: mesh
+product-version: 3.0.0
+extensions:
+  capabilities:
+    provides: [{name: peer, version: 3.0.0}]
+"#;
+        let catalog =
+            Catalog::from_manifests(manifest::parse(text, &Arc::from("c.yml")).unwrap()).unwrap();
+        let env = environment::parse(
+            "entities:\n  - {name: m1, product: g:mesh, version: 2.0.0}\n  \
+             - {name: m2, product: g:mesh, version: 1.0.0}\n",
+            &Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let index = model.facets().expect("items");
+        let var = &model.vars[0];
+        let three = var
+            .releases
+            .iter()
+            .position(|m| m.version.to_string() == "3.0.0");
+        let new = &var.releases[three.unwrap()];
+        let everyone: BTreeSet<usize> = [0].into();
+        // m2 moved to 3.0.0: m1 (2.0.0, asking a peer ..1.x.x) sees only m2's peer 3.0.0
+        let entities = |_: usize| -> Vec<breaks::Entity<'_, '_>> {
+            vec![
+                ("m1", var.current[0].version, var.current[0].manifest),
+                ("m2", &new.version, Some(new.as_ref())),
+            ]
+        };
+        for focus in [None, Some((0, "m2"))] {
+            let failing = index
+                .failing_split(&model, entities, &[None], &everyone, focus)
+                .unwrap();
+            let who: Vec<&str> = failing.keys().map(|f| f.0.as_str()).collect();
+            assert_eq!(who, ["m1"], "{focus:?}");
+        }
+    }
+
     /// Rolling steps leave products half-way (their entities on two releases): judging
     /// product by product with those products' own entities (`failing_split`) finds exactly
     /// the failing entries one `World` of every entity finds (`failing`), on states of the
@@ -1413,7 +1573,7 @@ mod tests {
             split_states += usize::from(values.iter().any(Option::is_none));
             let whole = index.failing(&model, entities, &everyone);
             let split = index
-                .failing_split(&model, entities, &values, &everyone)
+                .failing_split(&model, entities, &values, &everyone, None)
                 .expect("every entry is an item");
             let split_keys: Vec<_> = split.keys().collect();
             let whole_keys: Vec<_> = whole.keys().collect();
