@@ -90,6 +90,10 @@ pub struct Var<'a> {
     pub releases: &'a [Arc<Manifest>],
     /// The current instances (installed entities); empty for a product that is not installed.
     pub current: Vec<Instance<'a>>,
+    /// The manifests its entities run that are not among `releases`, each once (by identity):
+    /// what [`Var::every_manifest`] adds, without walking every entity of a product that
+    /// has thousands.
+    running: Vec<&'a Manifest>,
     /// Every value it may take: `Keep` or `Absent` first, then candidates in version order.
     pub domain: Vec<Value>,
     /// The operator's policy (SPEC 9.2: pins, exclusions, deprecated releases).
@@ -104,12 +108,12 @@ impl<'a> Var<'a> {
         !self.current.is_empty()
     }
 
-    /// Every manifest the product could run: its entities' releases, then every catalog
-    /// release.
+    /// Every manifest the product could run: its entities' releases the catalog does not
+    /// list, then every catalog release (each once).
     pub fn every_manifest(&self) -> impl Iterator<Item = &'a Manifest> + '_ {
-        self.current
+        self.running
             .iter()
-            .filter_map(|c| c.manifest)
+            .copied()
             .chain(self.releases.iter().map(AsRef::as_ref))
     }
 
@@ -268,10 +272,18 @@ impl<'a> Model<'a> {
             .into_par_iter()
             .map(|(product, current)| {
                 let releases = catalog.releases(&product);
+                let mut running: Vec<&Manifest> = Vec::new();
+                for m in current.iter().filter_map(|c| c.manifest) {
+                    let listed = releases.iter().any(|r| std::ptr::eq(r.as_ref(), m));
+                    if !listed && !running.iter().any(|&r| std::ptr::eq(r, m)) {
+                        running.push(m);
+                    }
+                }
                 let mut var = Var {
                     product,
                     releases,
                     current,
+                    running,
                     domain: Vec::new(),
                     operator: &env.policy,
                     runtime: &env.runtime,

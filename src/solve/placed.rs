@@ -570,6 +570,26 @@ fn find(root: &mut [usize], mut x: usize) -> usize {
     x
 }
 
+/// Of `spots` (where the declaring product's entities stand), those the declaring entities
+/// (in `declaring`) see of their own product: all of them when the item speaks for
+/// `everywhere`, else the declaring namespaces and the global one. Looked up, not filtered:
+/// a product in many namespaces has an item per namespace, and each would walk them all.
+fn own_spots<'s>(
+    spots: &'s BTreeSet<String>,
+    declaring: &BTreeSet<String>,
+    everywhere: bool,
+) -> Vec<&'s String> {
+    if everywhere {
+        return spots.iter().collect();
+    }
+    let global = String::new();
+    declaring
+        .iter()
+        .chain(std::iter::once(&global))
+        .filter_map(|o| spots.get(o))
+        .collect()
+}
+
 impl<'a> Placed<'a> {
     /// Whether section 9 item `k` is judged exactly by the model's product-wide judgement
     /// (see [`Doubts`]).
@@ -624,13 +644,9 @@ impl<'a> Placed<'a> {
         let visible = |o: &String| o.is_empty() || declaring.contains(o);
         // a kept entity sees those of its own product in its namespace or the global one,
         // as placed (`FacetIndex::atom_by_declarer`): the others of it do not count
-        let own = places.spots[item.declarer].iter().filter(|o| {
-            (item.entity.is_none() && item.home.is_none())
-                || !placed_whole
-                || o.is_empty()
-                || declaring.contains(*o)
-        });
-        let others = own.map(|o| (true, o)).chain(
+        let everywhere = (item.entity.is_none() && item.home.is_none()) || !placed_whole;
+        let own = own_spots(&places.spots[item.declarer], declaring, everywhere);
+        let others = own.into_iter().map(|o| (true, o)).chain(
             index
                 .mentions(model, k)
                 .iter()
