@@ -2,6 +2,7 @@
 //! the sizes and the latest figures are in BENCHMARKS.md. Run: `cargo bench --bench compat`,
 //! or one group: `cargo bench --bench compat -- validate`.
 
+use std::fmt::Write as _;
 use std::hint::black_box;
 use std::sync::Arc;
 
@@ -381,6 +382,81 @@ fn family(c: &mut Criterion, family: &str, shape: Shape) {
     group.finish();
 }
 
+/// One product spread over many namespaces (section 10, issue 16): agent runs in each of
+/// 1,000 namespaces and needs a metrics provider; a collector stands in every tenth, a hub
+/// globally (the shape of `testdata/instances/many-namespaces`). Each agent release gets an
+/// item per namespace, and a rolling plan moves 1,100 entities one by one: what is measured
+/// is that both stay linear in the entities, not quadratic.
+fn spread(c: &mut Criterion) {
+    let mut group = c.benchmark_group("spread");
+    group.sample_size(10);
+    let namespaces = 1000;
+    let mut catalog_text = String::new();
+    for (product, version, yaml) in [
+        (
+            "agent",
+            "1.0.0",
+            "requires: [{name: metrics, minimum-version: 1.0.0}]",
+        ),
+        (
+            "agent",
+            "2.0.0",
+            "requires: [{name: metrics, minimum-version: 1.7.0}]",
+        ),
+        (
+            "collector",
+            "1.6.0",
+            "provides: [{name: metrics, version: 1.6.0}]",
+        ),
+        (
+            "collector",
+            "1.7.0",
+            "provides: [{name: metrics, version: 1.7.0}]",
+        ),
+        (
+            "hub",
+            "1.7.0",
+            "provides: [{name: metrics, version: 1.7.0}]",
+        ),
+    ] {
+        write!(
+            catalog_text,
+            "---\nmanifest-version: \"1.0\"\nproduct-group: g\nproduct-name: {product}\n\
+             product-version: {version}\nextensions:\n  capabilities:\n    {yaml}\n"
+        )
+        .unwrap();
+    }
+    let mut env_text = String::from("entities:\n  - {name: hub, product: g:hub, version: 1.7.0}\n");
+    for i in 0..namespaces {
+        writeln!(
+            env_text,
+            "  - {{name: agent-{i:04}, product: g:agent, version: 1.0.0, namespace: t{i:04}}}"
+        )
+        .unwrap();
+        if i % 10 == 0 {
+            writeln!(
+                env_text,
+                "  - {{name: collector-{i:04}, product: g:collector, version: 1.6.0, \
+                 namespace: t{i:04}}}"
+            )
+            .unwrap();
+        }
+    }
+    let manifests = manifest::parse(&catalog_text, &Arc::from("catalog.yml")).expect("parses");
+    let catalog = Catalog::from_manifests(manifests).expect("no duplicates");
+    let env = environment::parse(&env_text, &Arc::from("env.yml"), "env").expect("env");
+    group.throughput(Throughput::Elements(env.entities.len() as u64));
+    let name = format!("agent-in-{namespaces}-namespaces");
+    group.bench_function(format!("upgrades/{name}"), |b| {
+        b.iter(|| black_box(compat::upgrade::upgrades(&env, &catalog, false)));
+    });
+    group.bench_function(format!("plan-all/{name}"), |b| {
+        let all = Request::new(vec![], true);
+        b.iter(|| black_box(planner::plan(&env, &catalog, &all)));
+    });
+    group.finish();
+}
+
 criterion_group!(
     benches,
     versions,
@@ -393,6 +469,7 @@ criterion_group!(
     hard,
     hard_capabilities,
     capabilities,
-    instances
+    instances,
+    spread
 );
 criterion_main!(benches);
