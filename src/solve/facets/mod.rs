@@ -1338,6 +1338,54 @@ mod tests {
         assert!(checked > 1000, "{checked}");
     }
 
+    /// Product `p`'s entities as `runs[p]` has them: each on a release (by index), or
+    /// `None`, as today.
+    fn running_as<'a>(
+        model: &Model<'a>,
+        runs: &[Vec<Option<usize>>],
+        p: usize,
+    ) -> Vec<breaks::Entity<'a, 'a>> {
+        let var = &model.vars[p];
+        var.current
+            .iter()
+            .zip(&runs[p])
+            .map(|(c, run)| match run {
+                Some(r) => (
+                    c.entity.unwrap(),
+                    &var.releases[*r].version,
+                    Some(var.releases[*r].as_ref()),
+                ),
+                None => (c.entity.unwrap(), c.version, c.manifest),
+            })
+            .collect()
+    }
+
+    /// Each product's value under `runs` where all its entities run one, `None` where it
+    /// is half-way.
+    fn values_as(model: &Model<'_>, runs: &[Vec<Option<usize>>]) -> Vec<Option<Value>> {
+        (0..model.vars.len())
+            .map(|p| {
+                let var = &model.vars[p];
+                let now = running_as(model, runs, p);
+                let today = now
+                    .iter()
+                    .zip(&var.current)
+                    .all(|(e, c)| e.1.as_str() == c.version.as_str());
+                if today {
+                    return Some(var.domain[0]);
+                }
+                let first = now[0].1;
+                if now.iter().any(|e| e.1.as_str() != first.as_str()) {
+                    return None;
+                }
+                var.releases
+                    .iter()
+                    .position(|m| m.version == *first)
+                    .map(Value::Release)
+            })
+            .collect()
+    }
+
     /// One rolling step moves one entity: judging only what it can change (its own items,
     /// unless its product's entities judge one another; other products' entities whose
     /// views see it) finds the same entries added and removed as judging every entity of
@@ -1379,38 +1427,8 @@ mod tests {
                 after[q][e] = Some(rng.below(model.vars[q].releases.len()));
                 let entity = model.vars[q].current[e].entity.unwrap();
                 let judge = |runs: &[Vec<Option<usize>>], focus| {
-                    let entities = |p: usize| -> Vec<breaks::Entity<'_, '_>> {
-                        let var = &model.vars[p];
-                        var.current
-                            .iter()
-                            .zip(&runs[p])
-                            .map(|(c, run)| match run {
-                                Some(r) => (
-                                    c.entity.unwrap(),
-                                    &var.releases[*r].version,
-                                    Some(var.releases[*r].as_ref()),
-                                ),
-                                None => (c.entity.unwrap(), c.version, c.manifest),
-                            })
-                            .collect()
-                    };
-                    let values: Vec<Option<Value>> = (0..model.vars.len())
-                        .map(|p| {
-                            let now = entities(p);
-                            let var = &model.vars[p];
-                            if now.iter().zip(&var.current).all(|(n, c)| n.1 == c.version) {
-                                return Some(var.domain[0]);
-                            }
-                            let first = now[0].1;
-                            if now.iter().any(|n| n.1 != first) {
-                                return None;
-                            }
-                            var.releases
-                                .iter()
-                                .position(|m| m.version == *first)
-                                .map(Value::Release)
-                        })
-                        .collect();
+                    let entities = |p: usize| running_as(&model, runs, p);
+                    let values = values_as(&model, runs);
                     index
                         .failing_split(&model, entities, &values, &everyone, focus)
                         .expect("every entry is an item")
@@ -1534,42 +1552,8 @@ extensions:
                 let r = rng.below(model.vars[q].releases.len());
                 runs[q][0] = Some(r); // one entity of two
             }
-            let entities = |q: usize| -> Vec<(&str, &crate::version::Version, Option<&Manifest>)> {
-                let var = &model.vars[q];
-                var.current
-                    .iter()
-                    .zip(&runs[q])
-                    .map(|(c, run)| match run {
-                        Some(r) => (
-                            c.entity.unwrap(),
-                            &var.releases[*r].version,
-                            Some(var.releases[*r].as_ref()),
-                        ),
-                        None => (c.entity.unwrap(), c.version, c.manifest),
-                    })
-                    .collect()
-            };
-            let values: Vec<Option<Value>> = (0..model.vars.len())
-                .map(|q| {
-                    let var = &model.vars[q];
-                    let now = entities(q);
-                    let today = now
-                        .iter()
-                        .zip(&var.current)
-                        .all(|(e, c)| e.1.as_str() == c.version.as_str());
-                    if today {
-                        return Some(var.domain[0]);
-                    }
-                    let first = now[0].1;
-                    if now.iter().any(|e| e.1.as_str() != first.as_str()) {
-                        return None;
-                    }
-                    var.releases
-                        .iter()
-                        .position(|m| m.version == *first)
-                        .map(Value::Release)
-                })
-                .collect();
+            let entities = |q: usize| running_as(&model, &runs, q);
+            let values = values_as(&model, &runs);
             split_states += usize::from(values.iter().any(Option::is_none));
             let whole = index.failing(&model, entities, &everyone);
             let split = index
