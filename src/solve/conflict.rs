@@ -119,7 +119,8 @@ pub struct Explained {
     pub unchecked: Vec<&'static str>,
     /// When no checked flag suffices: the conflict behind them, with those flags on.
     pub beyond: Option<(Vec<&'static str>, Box<Explained>)>,
-    /// True when the conflict was not [`Settled`]: nothing above was looked for.
+    /// True when the conflict was not [`Settled`] (nothing above was looked for), or the
+    /// one `beyond` was not (the caller reads what either names and asks again).
     pub sketch: bool,
 }
 

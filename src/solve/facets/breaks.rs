@@ -270,8 +270,9 @@ impl FacetIndex {
             if !list.iter().any(|e| e.2.is_some_and(declares_items)) {
                 continue;
             }
+            let sighted = self.declared(model, d).sighted;
             if let Some((_, entity)) = focus.filter(|&(p, _)| p == d)
-                && !self.declared(model, d).sighted
+                && !sighted
             {
                 // no entity of `d` makes an atom of `d`'s items true, so only the focused
                 // entity's own items can differ from another state of it
@@ -281,7 +282,6 @@ impl FacetIndex {
             // placed (`FacetIndex::atom_by_declarer`), built when first asked, and of the
             // entity alone when no entity of `d` can make its items' atoms true (then only
             // the runtime, which every world has, can)
-            let sighted = self.declared(model, d).sighted;
             let world_of = |list: &[Entity<'s, 'a>]| {
                 let mut mine = running(d, list);
                 super::as_placed(model, &mut mine);
@@ -405,7 +405,7 @@ impl FacetIndex {
         let var = &model.vars[d];
         let provides = |name: &str| var.every_manifest().any(|m| m.facets().provides(name));
         let mut declared = Declared {
-            today: model.vars[d]
+            today: var
                 .current
                 .iter()
                 .filter_map(|c| Some((c.entity?.to_owned(), c.version.to_string())))

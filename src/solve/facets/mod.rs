@@ -198,32 +198,14 @@ fn tier_member(
     q: usize,
     (namespace, labels, home): (&str, Option<&BTreeMap<String, String>>, bool),
 ) -> bool {
-    match in_tier(model, q, namespace, labels) {
-        (_, 0) => home,
-        (inside, _) => inside > 0,
-    }
-}
-
-/// How many of product `q`'s installed entities stand in the tier of `namespace` (carrying
-/// `labels`, when asked), and how many it has.
-fn in_tier(
-    model: &Model<'_>,
-    q: usize,
-    namespace: &str,
-    labels: Option<&BTreeMap<String, String>>,
-) -> (usize, usize) {
     let Some(placed) = model.placed.as_deref() else {
-        return (0, 0);
+        return home;
     };
-    let all = model.vars[q]
-        .current
-        .iter()
-        .filter(|c| c.entity.is_some())
-        .count();
-    let inside = entities_in(model, q, Some(namespace))
-        .filter(|e| labels.is_none_or(|l| placed.placement(e).carries(l)))
-        .count();
-    (inside, all)
+    if placements(model, q).next().is_none() {
+        return home;
+    }
+    entities_in(model, q, Some(namespace))
+        .any(|e| labels.is_none_or(|l| placed.placement(e).carries(l)))
 }
 
 /// The homes release items of `p` are made for ([`Item::home`]): each namespace its
