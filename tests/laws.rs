@@ -1142,6 +1142,29 @@ mod planner {
         })
     }
 
+    /// [`world9`] where products serve themselves: in each product of two releases or more,
+    /// the odd releases provide `c0` at their own major and the even ones require it (SPEC
+    /// 9.1 forbids only a release requiring what it provides itself), so a product whose
+    /// entities run two releases serves itself, beside the other providers.
+    fn world9_self_served() -> impl Strategy<Value = World> {
+        world9().prop_map(|mut w| {
+            for (p, &n) in w.releases.iter().enumerate().filter(|(_, n)| **n >= 2) {
+                for r in 1..=n {
+                    let provided = w.provides.entry((p, r)).or_default();
+                    provided.retain(|&(c, _)| c != 0);
+                    let needs = w.needs.entry((p, r)).or_default();
+                    needs.retain(|n| !matches!(n, Need::Capability(0, ..)));
+                    if r % 2 == 1 {
+                        provided.push((0, Some(r)));
+                    } else {
+                        needs.push(Need::Capability(0, 1, 3, r == 4));
+                    }
+                }
+            }
+            w
+        })
+    }
+
     /// [`world9`] with every capability requirement asking for a provider labelled with its
     /// own entity's name (`owner: "{entity}"`, with `ignore-labels` or without).
     fn world9_owned() -> impl Strategy<Value = World> {
@@ -1798,6 +1821,44 @@ mod planner {
             w in world9(), spots in split_bound_placements()
         ) {
             placed_all_maximal(&w, &spots)?;
+        }
+
+        /// A product whose releases provide the capability its other releases require:
+        /// its entities running a release that provides it serve the others where they
+        /// stand in the tier that serves (or are bound to), judged exactly and held to the
+        /// oracle.
+        #[test]
+        fn self_served_upgrades_match_the_oracle(
+            w in world9_self_served(), spots in lagging_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn self_served_single_targets_match_the_oracle(
+            w in world9_self_served(), spots in lagging_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn self_served_all_is_maximal(w in world9_self_served(), spots in lagging_placements()) {
+            placed_all_maximal(&w, &spots)?;
+        }
+
+        /// The same with bindings, some to an entity of the binding product itself.
+        #[test]
+        fn self_bound_upgrades_match_the_oracle(
+            w in world9_self_served(), spots in lagging_bound_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn self_bound_single_targets_match_the_oracle(
+            w in world9_self_served(), spots in lagging_bound_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
         }
 
         /// Bindings to an entity whose product runs two versions today: it is served by the

@@ -101,8 +101,7 @@ impl Query<'_> {
 /// Why an answer over section 9 items is not proven where section 10 can change them
 /// ([`Unproven::Placement`]).
 pub const APPROXIMATE: &str = "not proven: some declarations are judged product-wide where \
-     namespaces, label criteria or bindings decide what they see (a capability its declarer's \
-     own releases provide, a binding to the declarer's own entity, an entity the plan may \
+     namespaces, label criteria or bindings decide what they see (an entity the plan may \
      create in several namespaces or under label criteria); check the final state with validate (--write-env)";
 
 /// Why an answer is not presented as proven (exit 4, `"proven": false`). Every reason comes

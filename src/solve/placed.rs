@@ -683,8 +683,11 @@ impl<'a> Placed<'a> {
             // judged tier by tier: exact when each provider stands wholly in or out of each
             // tier, and no plan creates one but beside its consumer (where the tiers of the
             // consumer's namespace see it)
+            // (the declarer's own entities count where they stand: exact while the plan
+            // creates none of them elsewhere)
             let ns = tiers.namespace.as_str();
             return declaring.iter().all(|d| d == ns)
+                && places.spots[item.declarer] == places.standing[item.declarer]
                 && !index.labels_asked_of_uninstalled(model, k)
                 && index.mentions(model, k).iter().all(|&q| {
                     let (spots, today) = (&places.spots[q], &places.standing[q]);

@@ -318,12 +318,22 @@ impl FacetIndex {
                         let by_own = if values[d].is_some() {
                             self.own_holds(model, k, j, id)
                         } else {
-                            let own = if sighted {
-                                all.get_or_init(|| world_of(&list))
+                            let view = self.atoms.view[id];
+                            if self.views.apart(view) {
+                                // a tier or a binding: those of them standing in it,
+                                // unplaced (the view has decided who is seen)
+                                let mut seen = list.clone();
+                                seen.retain(|e| self.sees_entity(model, view, e.0));
+                                World::new(running(d, &seen), model.runtime)
+                                    .atom_holds(entity, &self.atoms.interned[id])
                             } else {
-                                alone.get_or_init(|| world_of(&[(entity, version, manifest)]))
-                            };
-                            own.atom_holds(entity, &self.atoms.interned[id])
+                                let own = if sighted {
+                                    all.get_or_init(|| world_of(&list))
+                                } else {
+                                    alone.get_or_init(|| world_of(&[(entity, version, manifest)]))
+                                };
+                                own.atom_holds(entity, &self.atoms.interned[id])
+                            }
                         };
                         by_own || self.by_others(model, id, d, &moved, |q| truth(id, q))
                     });

@@ -205,6 +205,16 @@ impl Views {
         }
     }
 
+    /// Whether view `view` sees only the entities standing in it (a tier) or one entity (a
+    /// binding): the declarer's own entities count there only where they stand so, whereas
+    /// a namespace's view sees them as placed, as every world does.
+    pub fn apart(&self, view: usize) -> bool {
+        matches!(
+            self.sight_of(view),
+            Some(Sight::Tier { .. } | Sight::Bound { .. })
+        )
+    }
+
     /// Whether view `view` sees product `q`.
     pub fn sees(&self, view: usize, q: usize) -> bool {
         let Some(i) = view.checked_sub(1) else {
@@ -386,7 +396,7 @@ impl FacetIndex {
         let own = self.own[k].get_or_init(|| self.own_of_value(model, &[k]).remove(0));
         match own.ids.binary_search(&id) {
             Ok(pos) => own.holds[j * own.ids.len() + pos],
-            Err(_) => self.atom_by_declarer(model, k, j, &self.atoms.interned[id]),
+            Err(_) => self.atom_by_declarer(model, k, j, id),
         }
     }
 
@@ -418,21 +428,37 @@ impl FacetIndex {
         let mut running = self.running(model, item.declarer, item.value);
         // the declaring entity sees those of its product in its namespace or the global one
         super::as_placed(model, &mut running);
-        let world = crate::constraint::World::new(running, model.runtime);
-        let own_of = |k: usize| {
+        let ids_of = |k: usize| {
             let mut ids = Vec::new();
             atom_ids(&self.compiled[k], &mut ids);
             ids.sort_unstable();
             ids.dedup();
+            ids
+        };
+        let ids: Vec<Vec<usize>> = items.iter().map(|&k| ids_of(k)).collect();
+        // a tier's or a binding's atoms see only those of them standing in it
+        let views: BTreeSet<usize> = ids
+            .iter()
+            .flatten()
+            .map(|&id| self.atoms.view[id])
+            .collect();
+        let worlds = super::own_worlds(model, &self.views, &running, views);
+        let own_of = |k: usize, ids: Vec<usize>| {
             let holds = (0..self.perspectives(model, k))
                 .flat_map(|j| ids.iter().map(move |&id| (j, id)).collect::<Vec<_>>())
                 .map(|(j, id)| {
-                    world.atom_holds(self.declarer_name(model, k, j), &self.atoms.interned[id])
+                    worlds
+                        .of(self.atoms.view[id])
+                        .atom_holds(self.declarer_name(model, k, j), &self.atoms.interned[id])
                 })
                 .collect();
             Own { ids, holds }
         };
-        items.iter().map(|&k| own_of(k)).collect()
+        items
+            .iter()
+            .zip(ids)
+            .map(|(&k, ids)| own_of(k, ids))
+            .collect()
     }
 
     /// Whether atom `id` is made true by products other than the declarer `d`, when product

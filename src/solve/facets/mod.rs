@@ -310,6 +310,51 @@ fn as_placed<'m>(model: &'m Model<'_>, running: &mut [Running<'m>]) {
     }
 }
 
+/// The worlds a declarer's own instances (`running`, as placed) make for its atoms' views:
+/// one of them all, and one per view in `views` that sees only the entities standing in it
+/// ([`judge::Views::apart`]: a tier of a serving set, a binding), of those alone, unplaced.
+fn own_worlds<'m>(
+    model: &'m Model<'_>,
+    views: &judge::Views,
+    running: &[Running<'m>],
+    wanted: BTreeSet<usize>,
+) -> OwnWorlds<'m> {
+    let apart = wanted
+        .into_iter()
+        .filter(|&view| views.apart(view))
+        .map(|view| {
+            // unplaced: the view has decided who is seen (a placed world would ask where
+            // the declaring entity stands, and it need not be among them)
+            let seen: Vec<Running<'m>> = running
+                .iter()
+                .filter(|r| views.sees_entity(view, r.entity, r.placement))
+                .map(|r| Running {
+                    placement: crate::instance::Placement::none(),
+                    ..*r
+                })
+                .collect();
+            (view, World::new(seen, model.runtime))
+        })
+        .collect();
+    OwnWorlds {
+        whole: World::new(running.to_vec(), model.runtime),
+        apart,
+    }
+}
+
+/// See [`own_worlds`].
+struct OwnWorlds<'m> {
+    whole: World<'m>,
+    apart: BTreeMap<usize, World<'m>>,
+}
+
+impl<'m> OwnWorlds<'m> {
+    /// The world an atom judged from `view` sees.
+    fn of(&self, view: usize) -> &World<'m> {
+        self.apart.get(&view).unwrap_or(&self.whole)
+    }
+}
+
 /// Every atom of a term, depth first.
 pub fn atoms(term: &Term) -> Vec<&Atom> {
     term.atoms()
@@ -560,8 +605,10 @@ impl FacetIndex {
     /// The [`Tiers`] of requirement `r` of product `p` declared from namespace `ns` (by
     /// `entity`, or by every entity of `p` there), when its serving set is tiered there;
     /// `None` when every provider it sees serves alike (judged from the namespace's view),
-    /// or when a binding, an `{entity}` label for several entities or `p`'s own providing
-    /// decide (judged so too, and `placed::Doubts` marks it).
+    /// or when bindings that differ or an `{entity}` label for several entities decide
+    /// (judged so too, and `placed::Doubts` marks it). `p`'s own entities are providers
+    /// like any other's where some release of `p` provides the capability: a tier's atoms
+    /// count those standing in it (`own_worlds`).
     fn tiers(
         &mut self,
         model: &Model<'_>,
@@ -572,12 +619,6 @@ impl FacetIndex {
         let placed = model.placed.as_deref()?;
         let criteria = r.instance.as_ref();
         let key = crate::instance::Requirement::Capability(r.name.clone());
-        if model.vars[p]
-            .every_manifest()
-            .any(|m| m.facets().provides(&r.name))
-        {
-            return None;
-        }
         // a binding serves only the entity that makes it (the others of `p` have their own
         // items when they bind otherwise: `release_declarers`)
         let declaring = declaring(model, p, Some(ns), entity);
@@ -585,7 +626,7 @@ impl FacetIndex {
             .iter()
             .any(|&e| placed.placement(e).bindings.contains_key(&key))
         {
-            return self.bound_tier(model, p, (ns, &declaring), &key);
+            return self.bound_tier(model, (ns, &declaring), &key);
         }
         let labels = match criteria {
             Some(c) if !c.labels.is_empty() => match entity {
@@ -640,11 +681,11 @@ impl FacetIndex {
     /// all makes the binding an `invalid-binding` error, one that provides it out of range
     /// fails the requirement. The view sees `b` alone: kept, it runs its own release
     /// whatever the others of its product run; moved, they all run the product's new one.
-    /// `None` when `b` is of `p` (judged as before and marked by `placed::Doubts`).
+    /// `b` may be an entity of `p` itself: kept, it runs its own release; moved, the one
+    /// `p` moves to, which requires the capability and so provides none of it (SPEC 9.1).
     fn bound_tier(
         &mut self,
         model: &Model<'_>,
-        p: usize,
         (ns, declaring): (&str, &[&str]),
         key: &crate::instance::Requirement,
     ) -> Option<Tiers> {
@@ -658,7 +699,7 @@ impl FacetIndex {
         }
         let member = placed.member(b)?;
         let q = *model.index.get(member.product)?;
-        if !member.present || q == p {
+        if !member.present {
             return None;
         }
         let sight = judge::Sight::Bound {
@@ -1130,13 +1171,21 @@ impl FacetIndex {
     /// perspective `j` (the other entities of the declaring product count, the declaring
     /// one does not).
     #[must_use]
-    pub fn atom_by_declarer(&self, model: &Model<'_>, k: usize, j: usize, atom: &Atom) -> bool {
+    pub fn atom_by_declarer(&self, model: &Model<'_>, k: usize, j: usize, id: usize) -> bool {
         let item = &self.items[k];
         let mut running = self.running(model, item.declarer, item.value);
         // the declaring entity sees those of its product in its namespace or the global one
         as_placed(model, &mut running);
-        let world = World::new(running, model.runtime);
-        world.atom_holds(self.declarer_name(model, k, j), atom)
+        let view = self.atoms.view[id];
+        let worlds = own_worlds(
+            model,
+            &self.views,
+            &running,
+            std::iter::once(view).collect(),
+        );
+        worlds
+            .of(view)
+            .atom_holds(self.declarer_name(model, k, j), &self.atoms.interned[id])
     }
 
     /// The items that fail when every product runs `state[q]`, `state` being today with `p`
