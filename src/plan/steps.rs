@@ -348,6 +348,21 @@ impl<'a> State<'a> {
             .map(|(name, i)| (name.as_str(), i.version, i.manifest))
             .collect()
     }
+
+    /// Entity `name` of product `q` as it runs now, if it stands here.
+    fn one_of(
+        &self,
+        q: usize,
+        name: &str,
+    ) -> Option<(
+        &str,
+        &'a crate::version::Version,
+        Option<&'a crate::manifest::Manifest>,
+    )> {
+        self.instances[q]
+            .get_key_value(name)
+            .map(|(name, i)| (name.as_str(), i.version, i.manifest))
+    }
 }
 
 impl State<'_> {
@@ -454,7 +469,13 @@ fn items_added<'a>(
     };
     let judge = |state: &State<'a>, values: &[Option<Value>]| {
         index
-            .failing_split(model, |q| state.running_of(q), values, &declarers, focus)
+            .failing_split(
+                model,
+                (|q| state.running_of(q), |q, name| state.one_of(q, name)),
+                values,
+                &declarers,
+                focus,
+            )
             .unwrap_or_else(|| index.failing(model, |q| state.running_of(q), &declarers))
     };
     let now = judge(state, &after);

@@ -267,6 +267,19 @@ impl<'a> Placed<'a> {
     }
 
     /// The members that bind some requirement to entity `name` (worked out once).
+    /// The installed entities of `product` binding something to entity `name`.
+    pub fn binding_to<'s>(
+        &'s self,
+        name: &str,
+        product: &'s crate::product::ProductId,
+    ) -> impl Iterator<Item = &'a str> + 's {
+        self.binders(name)
+            .iter()
+            .map(|&k| self.index.member(k))
+            .filter(move |m| m.product == product)
+            .map(|m| m.name)
+    }
+
     fn binders(&self, name: &str) -> &[usize] {
         let all = self.binders.get_or_init(|| {
             let mut all: BTreeMap<String, Vec<usize>> = BTreeMap::new();
@@ -431,9 +444,11 @@ impl Doubts {
             .zip(placed.homes(model))
             .map(|(now, homes)| now.union(homes).cloned().collect())
             .collect();
+        let unmoved: Vec<bool> = spots.iter().zip(&standing).map(|(a, b)| a == b).collect();
         let stands = Places {
             standing: &standing,
             spots: &spots,
+            unmoved: &unmoved,
         };
         let mut links: Vec<(usize, usize)> = Vec::new();
         if let Some(index) = model.facets() {
@@ -559,6 +574,9 @@ impl Consumers {
 struct Places<'p> {
     standing: &'p [BTreeSet<String>],
     spots: &'p [BTreeSet<String>],
+    /// Per product: it may stand nowhere but where it stands today (`spots == standing`,
+    /// compared once: a product in many namespaces has an item per namespace).
+    unmoved: &'p [bool],
 }
 
 /// The root of `x`'s part in a union-find forest, halving the path on the way.
@@ -613,7 +631,7 @@ impl<'a> Placed<'a> {
         let one;
         // (a release item made for one namespace speaks for the entities there, unless the
         // plan may create more elsewhere)
-        let placed_whole = places.spots[item.declarer] == places.standing[item.declarer];
+        let placed_whole = places.unmoved[item.declarer];
         let declaring: &BTreeSet<String> = match (&item.entity, &item.home) {
             (Some(e), _) => {
                 one = std::iter::once(self.placement(e).namespace.clone()).collect();
@@ -636,7 +654,7 @@ impl<'a> Placed<'a> {
             let sees = index.item_sees(k, q)?;
             let today = &places.standing[q];
             let whole = today.iter().all(|o| o.is_empty() || declaring.contains(o)) == sees;
-            let exact = !today.is_empty() && places.spots[q] == *today && (whole || one_place);
+            let exact = !today.is_empty() && places.unmoved[q] && (whole || one_place);
             exact.then_some(sees)
         };
         // where an entity the declaring ones see stands (only those count of a product seen
@@ -687,11 +705,11 @@ impl<'a> Placed<'a> {
             // creates none of them elsewhere)
             let ns = tiers.namespace.as_str();
             return declaring.iter().all(|d| d == ns)
-                && places.spots[item.declarer] == places.standing[item.declarer]
+                && places.unmoved[item.declarer]
                 && !index.labels_asked_of_uninstalled(model, k)
                 && index.mentions(model, k).iter().all(|&q| {
                     let (spots, today) = (&places.spots[q], &places.standing[q]);
-                    spots == today || (today.is_empty() && spots.iter().all(|o| o == ns))
+                    places.unmoved[q] || (today.is_empty() && spots.iter().all(|o| o == ns))
                 });
         }
         let r = &model.vars[item.declarer].releases[item.release]

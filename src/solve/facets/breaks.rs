@@ -227,12 +227,17 @@ impl FacetIndex {
     /// it true (a `World` of `d`'s entities alone), or other products do: a product at a
     /// value by the remembered verdict, a half-way one by a `World` of its own entities.
     /// `None` when an entity's items cannot be found among the model's (its release is not
-    /// one of the product's values): the caller then asks [`FacetIndex::failing`].
+    /// one of the product's values): the caller then asks [`FacetIndex::failing`]. Entities
+    /// come from `entities_of(q)` (all of `q`'s) or `entity_of(q, name)` (one, when only a
+    /// few can matter).
     #[must_use]
     pub fn failing_split<'s, 'a>(
         &self,
         model: &Model<'_>,
-        entities_of: impl Fn(usize) -> Vec<Entity<'s, 'a>>,
+        (entities_of, entity_of): (
+            impl Fn(usize) -> Vec<Entity<'s, 'a>>,
+            impl Fn(usize, &str) -> Option<Entity<'s, 'a>>,
+        ),
         values: &[Option<Value>],
         declarers: &BTreeSet<usize>,
         focus: Option<(usize, &str)>,
@@ -252,7 +257,10 @@ impl FacetIndex {
             let view = self.atoms.view[id];
             let mut worlds = worlds.borrow_mut();
             let world = worlds.entry((q, view)).or_insert_with(|| {
-                let mut list = entities_of(q);
+                let mut list = match self.seen_in(model, view, q) {
+                    Some(names) => names.into_iter().filter_map(|n| entity_of(q, n)).collect(),
+                    None => entities_of(q),
+                };
                 list.retain(|e| self.sees_entity(model, view, e.0));
                 World::new(running(q, &list), model.runtime)
             });
@@ -266,17 +274,22 @@ impl FacetIndex {
         });
         let mut out = BTreeMap::new();
         for &d in declarers {
-            let mut list = entities_of(d);
+            let declared = self.declared(model, d);
+            let sighted = declared.sighted;
+            // another product's entity moved: only `d`'s entities beside it can see it
+            let beside = moved_entity
+                .filter(|&(p, ..)| p != d && !sighted && !declared.sees_all)
+                .and_then(|(_, seen, placement)| beside(model, d, seen, &placement.namespace));
+            // no entity of `d` makes an atom of `d`'s items true when it is not sighted, so
+            // of the focused product only the focused entity's own items can differ
+            let own = focus.filter(|&(p, _)| p == d && !sighted);
+            let list: Vec<Entity<'s, 'a>> = match (own, beside) {
+                (Some((_, entity)), _) => entity_of(d, entity).into_iter().collect(),
+                (None, Some(names)) => names.into_iter().filter_map(|n| entity_of(d, n)).collect(),
+                (None, None) => entities_of(d),
+            };
             if !list.iter().any(|e| e.2.is_some_and(declares_items)) {
                 continue;
-            }
-            let sighted = self.declared(model, d).sighted;
-            if let Some((_, entity)) = focus.filter(|&(p, _)| p == d)
-                && !sighted
-            {
-                // no entity of `d` makes an atom of `d`'s items true, so only the focused
-                // entity's own items can differ from another state of it
-                list.retain(|e| e.0 == entity);
             }
             // asked only when half-way; the declaring entity sees its product's others as
             // placed (`FacetIndex::atom_by_declarer`), built when first asked, and of the
@@ -395,6 +408,37 @@ impl FacetIndex {
         Some(items)
     }
 
+    /// The installed entities of product `q` that view `view` can see, by name, asked of
+    /// the serving index (a namespace's: those in it and the global ones; a tier's: those
+    /// standing in it; a binding's: its entity); `None` for the view that sees everything.
+    /// A superset: labels are left to [`FacetIndex::sees_entity`].
+    pub(super) fn seen_in<'m>(
+        &self,
+        model: &'m Model<'_>,
+        view: usize,
+        q: usize,
+    ) -> Option<Vec<&'m str>> {
+        model.placed.as_deref()?;
+        let mut names: Vec<&'m str> = match self.views.sight_of(view)? {
+            super::judge::Sight::From(ns) => super::entities_in(model, q, Some(ns))
+                .chain(super::entities_in(model, q, Some("")))
+                .collect(),
+            super::judge::Sight::Tier { namespace, .. } => {
+                super::entities_in(model, q, Some(namespace)).collect()
+            }
+            super::judge::Sight::Bound { entity } => model
+                .placed
+                .as_deref()?
+                .member(entity)
+                .map(|m| m.name)
+                .into_iter()
+                .collect(),
+        };
+        names.sort_unstable();
+        names.dedup();
+        Some(names)
+    }
+
     /// Whether some atom of item `k` is judged in a view that sees `entity`, standing at
     /// `placement`.
     fn may_see(&self, k: usize, entity: &str, placement: &crate::instance::Placement) -> bool {
@@ -430,6 +474,9 @@ impl FacetIndex {
                 let item = &self.items[k];
                 let mut ids = Vec::new();
                 super::judge::atom_ids(&self.compiled[k], &mut ids);
+                declared.sees_all |= ids
+                    .iter()
+                    .any(|&id| self.atoms.view[id] == super::judge::Views::ALL);
                 declared.sighted |= ids.iter().any(|&id| match &self.atoms.interned[id] {
                     Atom::Product { product, .. } => *product == var.product,
                     Atom::Capability { name, .. } => provides(name),
@@ -545,6 +592,9 @@ pub(super) struct Declared {
     /// release of it provides, its own product, a rule): then one entity's move can change
     /// what another's items judge.
     sighted: bool,
+    /// Some atom of its items is judged in the view that sees every entity (an item
+    /// declared from several namespaces at once).
+    sees_all: bool,
 }
 
 /// The items of one release of a product, by whom they speak for.
@@ -575,4 +625,23 @@ fn running_of<'m, 's: 'm, 'a: 'm>(
             placement: crate::instance::Placement::none(),
         })
         .collect()
+}
+
+/// The installed entities of product `d` that stand in namespace `ns` or bind something to
+/// entity `seen`, by name, sorted: when `seen` stands in `ns`, the only ones some view of
+/// whose items can see it (a namespace's view sees it and the global ones, a tier those in
+/// it, a binding its entity), unless an item of `d` sees everything. Asked of the serving
+/// index rather than walked: a product in many namespaces has an entity in each. `None`
+/// when `ns` is the global namespace, which everyone sees.
+fn beside<'m>(model: &'m Model<'_>, d: usize, seen: &str, ns: &str) -> Option<Vec<&'m str>> {
+    if ns.is_empty() {
+        return None;
+    }
+    let mut names: Vec<&str> = super::entities_in(model, d, Some(ns)).collect();
+    if let Some(placed) = model.placed.as_deref() {
+        names.extend(placed.binding_to(seen, &model.vars[d].product));
+    }
+    names.sort_unstable();
+    names.dedup();
+    Some(names)
 }

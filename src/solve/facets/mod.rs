@@ -1117,7 +1117,14 @@ impl FacetIndex {
     ) -> Vec<Running<'m>> {
         let mut running = self.running(model, q, value);
         if value == Value::Keep && judge::Views::narrows(view) {
-            running.retain(|run| self.sees_entity(model, view, run.entity));
+            // the few the view can see, asked of the serving index first: looking each
+            // entity's placement up is what costs in a product of many entities
+            let seen = self.seen_in(model, view, q);
+            running.retain(|run| {
+                seen.as_ref()
+                    .is_none_or(|names| names.binary_search(&run.entity).is_ok())
+                    && self.sees_entity(model, view, run.entity)
+            });
         }
         running
     }
@@ -1369,6 +1376,13 @@ mod tests {
         assert!(checked > 1000, "{checked}");
     }
 
+    /// One entity of `entities`' list, by name: `failing_split`'s second way of asking.
+    fn one<'f, 's: 'f, 'a: 'f>(
+        entities: &'f impl Fn(usize) -> Vec<breaks::Entity<'s, 'a>>,
+    ) -> impl Fn(usize, &str) -> Option<breaks::Entity<'s, 'a>> + 'f {
+        move |q, name| entities(q).into_iter().find(|e| e.0 == name)
+    }
+
     /// Product `p`'s entities as `runs[p]` has them: each on a release (by index), or
     /// `None`, as today.
     fn running_as<'a>(
@@ -1461,7 +1475,13 @@ mod tests {
                     let entities = |p: usize| running_as(&model, runs, p);
                     let values = values_as(&model, runs);
                     index
-                        .failing_split(&model, entities, &values, &everyone, focus)
+                        .failing_split(
+                            &model,
+                            (entities, one(&entities)),
+                            &values,
+                            &everyone,
+                            focus,
+                        )
                         .expect("every entry is an item")
                         .into_keys()
                         .collect::<BTreeSet<_>>()
@@ -1540,7 +1560,13 @@ extensions:
         };
         for focus in [None, Some((0, "m2"))] {
             let failing = index
-                .failing_split(&model, entities, &[None], &everyone, focus)
+                .failing_split(
+                    &model,
+                    (entities, one(&entities)),
+                    &[None],
+                    &everyone,
+                    focus,
+                )
                 .unwrap();
             let who: Vec<&str> = failing.keys().map(|f| f.0.as_str()).collect();
             assert_eq!(who, ["m1"], "{focus:?}");
@@ -1588,7 +1614,7 @@ extensions:
             split_states += usize::from(values.iter().any(Option::is_none));
             let whole = index.failing(&model, entities, &everyone);
             let split = index
-                .failing_split(&model, entities, &values, &everyone, None)
+                .failing_split(&model, (entities, one(&entities)), &values, &everyone, None)
                 .expect("every entry is an item");
             let split_keys: Vec<_> = split.keys().collect();
             let whole_keys: Vec<_> = whole.keys().collect();
