@@ -343,10 +343,7 @@ impl<'a> State<'a> {
         &'a crate::version::Version,
         Option<&'a crate::manifest::Manifest>,
     )> {
-        self.instances[q]
-            .iter()
-            .map(|(name, i)| (name.as_str(), i.version, i.manifest))
-            .collect()
+        self.instances[q].iter().map(as_entity).collect()
     }
 
     /// Entity `name` of product `q` as it runs now, if it stands here.
@@ -359,10 +356,19 @@ impl<'a> State<'a> {
         &'a crate::version::Version,
         Option<&'a crate::manifest::Manifest>,
     )> {
-        self.instances[q]
-            .get_key_value(name)
-            .map(|(name, i)| (name.as_str(), i.version, i.manifest))
+        self.instances[q].get_key_value(name).map(as_entity)
     }
+}
+
+/// An entity of [`State::instances`] as section 9's step judgement takes it.
+fn as_entity<'s, 'a>(
+    (name, i): (&'s String, &Instance<'a>),
+) -> (
+    &'s str,
+    &'a crate::version::Version,
+    Option<&'a crate::manifest::Manifest>,
+) {
+    (name.as_str(), i.version, i.manifest)
 }
 
 impl State<'_> {

@@ -280,8 +280,7 @@ impl FacetIndex {
             let beside = moved_entity
                 .filter(|&(p, ..)| p != d && !sighted && !declared.sees_all)
                 .and_then(|(_, seen, placement)| beside(model, d, seen, &placement.namespace));
-            // no entity of `d` makes an atom of `d`'s items true when it is not sighted, so
-            // of the focused product only the focused entity's own items can differ
+            // unsighted, only the focused entity's own items of its product can differ
             let own = focus.filter(|&(p, _)| p == d && !sighted);
             let list: Vec<Entity<'s, 'a>> = match (own, beside) {
                 (Some((_, entity)), _) => entity_of(d, entity).into_iter().collect(),
@@ -301,6 +300,7 @@ impl FacetIndex {
                 World::new(mine, model.runtime)
             };
             let all = std::cell::OnceCell::new();
+            let apart = std::cell::RefCell::new(BTreeMap::new()); // per view: `apart_world`
             for &(entity, version, manifest) in &list {
                 let alone = std::cell::OnceCell::new();
                 let Some(m) = manifest.filter(|m| declares_items(m)) else {
@@ -330,23 +330,20 @@ impl FacetIndex {
                     let holds = self.compiled[k].eval(&mut |id| {
                         let by_own = if values[d].is_some() {
                             self.own_holds(model, k, j, id)
-                        } else {
+                        } else if self.views.apart(self.atoms.view[id]) {
                             let view = self.atoms.view[id];
-                            if self.views.apart(view) {
-                                // a tier or a binding: those of them standing in it,
-                                // unplaced (the view has decided who is seen)
-                                let mut seen = list.clone();
-                                seen.retain(|e| self.sees_entity(model, view, e.0));
-                                World::new(running(d, &seen), model.runtime)
-                                    .atom_holds(entity, &self.atoms.interned[id])
+                            apart
+                                .borrow_mut()
+                                .entry(view)
+                                .or_insert_with(|| self.apart_world(model, d, view, &list))
+                                .atom_holds(entity, &self.atoms.interned[id])
+                        } else {
+                            let own = if sighted {
+                                all.get_or_init(|| world_of(&list))
                             } else {
-                                let own = if sighted {
-                                    all.get_or_init(|| world_of(&list))
-                                } else {
-                                    alone.get_or_init(|| world_of(&[(entity, version, manifest)]))
-                                };
-                                own.atom_holds(entity, &self.atoms.interned[id])
-                            }
+                                alone.get_or_init(|| world_of(&[(entity, version, manifest)]))
+                            };
+                            own.atom_holds(entity, &self.atoms.interned[id])
                         };
                         by_own || self.by_others(model, id, d, &moved, |q| truth(id, q))
                     });
@@ -406,6 +403,23 @@ impl FacetIndex {
         items.sort_unstable();
         items.dedup();
         Some(items)
+    }
+
+    /// The world of those of product `d`'s entities in `list` that tier or binding view
+    /// `view` sees, unplaced: the view has decided who is seen (see `own_worlds`).
+    fn apart_world<'w>(
+        &self,
+        model: &'w Model<'_>,
+        d: usize,
+        view: usize,
+        list: &[Entity<'w, 'w>],
+    ) -> World<'w> {
+        let seen: Vec<Entity<'w, 'w>> = list
+            .iter()
+            .filter(|e| self.sees_entity(model, view, e.0))
+            .copied()
+            .collect();
+        World::new(running_of(model, d, &seen), model.runtime)
     }
 
     /// The installed entities of product `q` that view `view` can see, by name, asked of
