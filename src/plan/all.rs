@@ -6,14 +6,16 @@ use crate::solve::{Fewest, Outcome, Value};
 
 /// `--all`: each installed product, in order, as new as a valid state allows with the ones
 /// before it held. One question per improvement: "a valid state with this product newer than
-/// where it is now?", until the engine proves there is none.
+/// where it is now?", until the engine proves there is none. On an invalid start (`repair`),
+/// the products it installs are chosen to repair what they can too.
 pub(super) fn maximize_all(
     asker: Asker<'_, '_, '_>,
-    mut baseline: Vec<Value>,
+    repair: Option<Fewest>,
     complete: &mut bool,
     reporter: &mut Reporter,
 ) -> Vec<Value> {
     let model = asker.model;
+    let mut baseline = asker.current.to_vec();
     for p in 0..model.vars.len() {
         reporter.tick("deciding products", p, model.vars.len());
         let var = &model.vars[p];
@@ -56,29 +58,34 @@ pub(super) fn maximize_all(
             }
         }
     }
-    choose_installs(asker, baseline, complete)
+    choose_installs(asker, baseline, repair, complete)
 }
 
 /// With the installed products where `--all` decided them, the products it installs chosen
 /// by the plan's objective (SPEC 9.3 for providers: `prefer` first, then the fewest added,
 /// then `group:name` order, at the newest release the rest allows): the questions above ask
-/// only for a valid state, so which product filled a need was the search's choice.
+/// only for a valid state, so which product filled a need was the search's choice. On an
+/// invalid start (`repair`) that objective repairs first: a product missing today is
+/// installed where that repairs its dependents (SPEC section 7: a plan repairs what it can),
+/// which no question above asks for (each keeps what is broken today as it is).
 fn choose_installs(
     asker: Asker<'_, '_, '_>,
     values: Vec<Value>,
+    repair: Option<Fewest>,
     complete: &mut bool,
 ) -> Vec<Value> {
     let model = asker.model;
-    let installs =
-        (0..model.vars.len()).any(|p| !model.vars[p].installed() && values[p] != Value::Absent);
-    if !installs || !*complete {
+    let installable = |p: usize| !model.vars[p].installed();
+    let installs = (0..model.vars.len()).any(|p| installable(p) && values[p] != Value::Absent);
+    let repairs = repair.is_some() && (0..model.vars.len()).any(installable);
+    if !(installs || repairs) || !*complete {
         return values;
     }
     let fixed: Vec<(usize, Value)> = (0..model.vars.len())
         .filter(|&p| model.vars[p].installed())
         .map(|p| (p, values[p]))
         .collect();
-    match asker.ask(asker.current, &fixed, 0, Some(Fewest::default())) {
+    match asker.ask(asker.current, &fixed, 0, Some(repair.unwrap_or_default())) {
         Outcome::Found(chosen) => chosen,
         Outcome::Infeasible => values, // cannot be: `values` is such a state
         Outcome::Cut(_) => {

@@ -420,15 +420,16 @@ fn plan_in(
     let mut notes = targets::Notes::new();
 
     let mut reporter = Reporter::new(request.progress.clone());
+    let repair = repairing(&model, &involved);
     let values = if request.all {
         Some(all::maximize_all(
             asker,
-            current.clone(),
+            repair,
             &mut notes.complete,
             &mut reporter,
         ))
     } else {
-        targeted(asker, &request.targets, &involved, &mut notes)
+        targeted(asker, &request.targets, repair, &mut notes)
     };
     let targets::Notes {
         lines: mut explanation,
@@ -523,29 +524,35 @@ fn created_env(
 /// The final values for `targets`: the targets decided, then the state that reaches them
 /// changing the fewest products (repairing what it can of what `involved` breaks today);
 /// `None` when they cannot be reached.
+/// The objective that repairs first what is broken today among the `involved` products
+/// (SPEC section 7: a plan repairs what it can); `None` when nothing is.
+fn repairing(
+    model: &Model<'_>,
+    involved: &std::collections::BTreeSet<ProductId>,
+) -> Option<Fewest> {
+    if involved.is_empty() {
+        return None;
+    }
+    let items = model.facets().map(|i| i.tolerated().collect());
+    Some(Fewest {
+        repair: model.pre_existing(involved),
+        repair_items: items.unwrap_or_default(),
+        ..Fewest::default()
+    })
+}
+
 fn targeted(
     asker: Asker<'_, '_, '_>,
     targets: &[Target],
-    involved: &std::collections::BTreeSet<ProductId>,
+    repair: Option<Fewest>,
     notes: &mut targets::Notes,
 ) -> Option<Vec<Value>> {
-    let model = asker.model;
     let fixed = targets::decide(asker, targets, notes)?;
-    let (repair, repair_items) = if involved.is_empty() {
-        (Vec::new(), Vec::new())
-    } else {
-        let items = model.facets().map(|i| i.tolerated().collect());
-        (model.pre_existing(involved), items.unwrap_or_default())
-    };
     let outcome = asker.ask(
         asker.baseline(),
         &fixed,
         0,
-        Some(Fewest {
-            repair,
-            repair_items,
-            ..Fewest::default()
-        }),
+        Some(repair.unwrap_or_default()),
     );
     notes.complete &= outcome.proven();
     outcome.values().map(<[Value]>::to_vec)
@@ -609,12 +616,7 @@ pub fn all_values(
         learnt: None,
     };
     let mut complete = true;
-    let values = all::maximize_all(
-        asker,
-        current.clone(),
-        &mut complete,
-        &mut Reporter::new(None),
-    );
+    let values = all::maximize_all(asker, None, &mut complete, &mut Reporter::new(None));
     (values, complete)
 }
 
@@ -1029,6 +1031,69 @@ mod tests {
         assert_eq!(steps(&p), ["a 1.0.0->2.0.0", "c 1.0.0->2.0.0"]);
         assert_eq!(p.repairs.len(), 1);
         assert!(p.unrepaired.is_empty());
+    }
+
+    /// `run` under `policy`: `--all`, or the newest `target`.
+    fn run_with(
+        lines: &[&str],
+        entities: &[(&str, &str)],
+        target: Option<&str>,
+        policy: Policy,
+    ) -> Plan {
+        let catalog = Catalog::from_manifests(manifests(lines)).unwrap();
+        let all = target.is_none();
+        let targets = target.map(newest).unwrap_or_default();
+        let request = Request {
+            policy,
+            ..Request::new(targets, all)
+        };
+        plan(&env(entities), &catalog, &request)
+    }
+
+    /// A required product that is not installed is installed to repair its dependent, by
+    /// `--all` as by a single target, when installs are allowed (the missing product sorts
+    /// before its dependent: the repair is counted from the installed side).
+    #[test]
+    fn plans_install_a_missing_product_to_repair() {
+        let lines = ["g:a 1.0.0", "g:a 1.1.0", "g:b 1.0.0 g:a 1.0.0 1.x.x"];
+        let install = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        for target in [None, Some("g:b")] {
+            let p = run_with(&lines, &[("g:b", "1.0.0")], target, install);
+            assert_eq!(steps(&p), ["a -->1.1.0"], "{target:?}");
+            assert_eq!(p.repairs.len(), 1);
+            assert!(p.unrepaired.is_empty());
+            let p = run_with(&lines, &[("g:b", "1.0.0")], target, Policy::default());
+            assert!(steps(&p).is_empty(), "{target:?}");
+            assert_eq!(p.unrepaired.len(), 1);
+        }
+    }
+
+    /// `--all` keeps every installed product as new as it can be: a broken pair that only a
+    /// downgrade could repair stays as it is, even with `--allow-downgrade` (b's newest
+    /// release breaks a); the lexicographic maximum is one state, whatever repairs it.
+    #[test]
+    fn all_prefers_newest_to_a_repair_by_downgrade() {
+        let lines = [
+            "g:a 1.0.0 g:b 1.0.0 1.x.x",
+            "g:b 1.0.0",
+            "g:b 1.1.0",
+            "g:b 2.0.0",
+        ];
+        let downgrade = Policy {
+            allow_downgrade: true,
+            ..Policy::default()
+        };
+        let installed = [("g:a", "1.0.0"), ("g:b", "2.0.0")];
+        let p = run_with(&lines, &installed, None, downgrade);
+        assert!(steps(&p).is_empty());
+        assert_eq!(p.unrepaired.len(), 1);
+        // a single target repairs first (a has nothing newer)
+        let p = run_with(&lines, &installed, Some("g:a"), downgrade);
+        assert_eq!(steps(&p), ["b 2.0.0->1.1.0"]);
+        assert_eq!(p.repairs.len(), 1);
     }
 
     /// From a review: with one entity behind, bringing it up beats moving every entity on.

@@ -116,11 +116,12 @@ impl<'m, 'a> Search<'m, 'a> {
             .min()
     }
 
-    /// Today's violations a complete assignment leaves (both sides still kept).
+    /// Today's violations a complete assignment leaves (both sides still as they are today).
     fn remaining(&self, value: impl Fn(usize) -> Option<Value>) -> usize {
+        let today = |p: usize| value(p) == Some(self.model.today(p));
         self.repair
             .iter()
-            .filter(|&&(p, q, _)| value(p) == Some(Value::Keep) && value(q) == Some(Value::Keep))
+            .filter(|&&(p, q, _)| today(p) && today(q))
             .map(|&(_, _, n)| n)
             .sum()
     }

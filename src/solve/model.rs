@@ -419,6 +419,13 @@ impl<'a> Model<'a> {
         self.vars.iter().map(|v| v.domain[0]).collect()
     }
 
+    /// Product `p`'s value in the environment as it is: [`Value::Keep`], or
+    /// [`Value::Absent`] for a product not installed.
+    #[must_use]
+    pub fn today(&self, p: usize) -> Value {
+        self.vars[p].domain[0]
+    }
+
     /// Whether [`Model::unary`] finds anything (without making the violations).
     #[must_use]
     pub fn breaks_alone(&self, p: usize, value: Value) -> bool {
@@ -482,9 +489,11 @@ impl<'a> Model<'a> {
     }
 
     /// The violations the environment has today among the `involved` products, as
-    /// `(p, q, count)` for pairs of installed products (`q == p` for a product's own
-    /// requirements on products that cannot be there). These are what a plan can repair by
-    /// moving `p` or `q`.
+    /// `(p, q, count)` for pairs of an installed product and another product, installed or
+    /// not (`q == p` for a product's own requirements on products that cannot be there).
+    /// These are what a plan can repair by moving `p` or `q` (installing `q`, with
+    /// `--allow-install`): each stays broken while both are where they are today
+    /// ([`Model::today`]).
     #[must_use]
     pub fn pre_existing(&self, involved: &BTreeSet<ProductId>) -> Vec<(usize, usize, usize)> {
         let mut out = Vec::new();
@@ -496,9 +505,13 @@ impl<'a> Model<'a> {
             if own > 0 {
                 out.push((p, p, own));
             }
-            for &q in self.neighbors[p].iter().filter(|&&q| q > p) {
-                let n = self.one_way(p, Value::Keep, q, Value::Keep).len()
-                    + self.one_way(q, Value::Keep, p, Value::Keep).len();
+            // a pair of installed products once; one not installed from its installed side
+            for &q in self.neighbors[p]
+                .iter()
+                .filter(|&&q| q > p || !self.vars[q].installed())
+            {
+                let n = self.one_way(p, Value::Keep, q, self.today(q)).len()
+                    + self.one_way(q, self.today(q), p, Value::Keep).len();
                 if n > 0 {
                     out.push((p, q, n));
                 }

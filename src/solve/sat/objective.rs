@@ -161,9 +161,10 @@ impl Session<'_, '_, '_> {
             0 if from > 0 => {}
             0 => {
                 for (i, &(p, q, weight)) in fewest.repair.iter().enumerate() {
-                    let (Some(kp), Some(kq)) = (self.lit(p, Value::Keep), self.lit(q, Value::Keep))
+                    let today = |x: usize| self.model.today(x);
+                    let (Some(kp), Some(kq)) = (self.lit(p, today(p)), self.lit(q, today(q)))
                     else {
-                        continue; // one side cannot keep: repaired in every state
+                        continue; // one side cannot stay: repaired in every state
                     };
                     if p == q {
                         terms.push((kp, weight)); // its own requirements, broken while it keeps
@@ -304,7 +305,7 @@ impl Session<'_, '_, '_> {
     /// The objective levels of a whole state (every product not encoded is at its baseline,
     /// which for an optimizing query is the environment as it is).
     pub(super) fn cost(&self, values: &[Value], fewest: &Fewest) -> Cost {
-        let keep = |p: usize| values[p] == Value::Keep;
+        let keep = |p: usize| values[p] == self.model.today(p);
         let broken = fewest
             .repair
             .iter()
