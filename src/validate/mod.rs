@@ -119,28 +119,36 @@ impl Validation {
 /// Validates `environment` against `catalog`.
 #[must_use]
 pub fn validate(environment: &Environment, catalog: &Catalog) -> Validation {
-    let world = world(environment, catalog);
-    let checks = environment
-        .entities
-        .par_iter()
-        .filter(|e| e.is_installed())
-        .flat_map_iter(|entity| {
-            EntityChecker {
-                entity,
-                env_file: &environment.file,
-                world: &world,
-                policy: &environment.policy,
-            }
-            .checks(catalog)
-        })
-        .collect();
+    // The data cycles are judged over a graph of their own, beside the checks (one thread
+    // for them, the others for the checks: on 5,000 entities with wiring they were a third
+    // of `validate`, all on one thread after the checks).
+    let (checks, cycles) = rayon::join(
+        || {
+            let world = world(environment, catalog);
+            environment
+                .entities
+                .par_iter()
+                .filter(|e| e.is_installed())
+                .flat_map_iter(|entity| {
+                    EntityChecker {
+                        entity,
+                        env_file: &environment.file,
+                        world: &world,
+                        policy: &environment.policy,
+                    }
+                    .checks(catalog)
+                })
+                .collect()
+        },
+        || wiring::data_cycles(environment, catalog),
+    );
     let mut validation = Validation {
         environment: environment.name.clone(),
         checks,
         unreadable: Vec::new(),
     };
     // the checks of each entity are in entity order; a data cycle is its first entity's
-    for f in wiring::data_cycles(environment, catalog) {
+    for f in cycles {
         let entity = f.entity.clone().unwrap_or_default();
         let at = validation
             .checks

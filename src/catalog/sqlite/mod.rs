@@ -417,17 +417,14 @@ impl CatalogSource for Store {
         Ok(capabilities::products_providing(cells, name))
     }
 
+    /// A long list is read in parts at once, as [`Store::load_from`] reads one, every
+    /// release of one product in the same part (parts are joined product by product). On
+    /// 5,000 entities `validate` waited about 130 ms for one query on one connection.
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
-        let keys: Vec<[String; 3]> = wanted
-            .iter()
-            .map(|(p, v)| [p.group().to_owned(), p.name().to_owned(), v.storage_key()])
-            .collect();
-        self.collect(
-            Some(&serde_json::to_string(&keys).unwrap_or_default()),
-            "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
-             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
-                AND r.version_key = w.value ->> 2",
-        )
+        let mut sorted = wanted.to_vec();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        let products: Vec<&[(&ProductId, &Version)]> = sorted.chunk_by(|a, b| a.0 == b.0).collect();
+        self.in_parts(&products, Store::releases_part)
     }
 
     /// A long list is read in parts at once, each part through a connection of its own,
@@ -439,37 +436,57 @@ impl CatalogSource for Store {
         &self,
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors> {
-        let part = products
-            .len()
-            .div_ceil(rayon::current_num_threads())
-            .max(PART);
-        if part >= products.len() {
-            return self.load_part(products);
-        }
-        self.in_parts(products, part)
+        self.in_parts(products, Store::load_part)
     }
 }
 
-/// The fewest products [`Store::load_from`] reads in one part.
+/// The fewest products (or releases) [`Store::in_parts`] reads in one part.
 const PART: usize = 128;
 
 impl Store {
-    /// [`CatalogSource::load_from`], `part` products at a time, each part on a connection
-    /// of its own.
-    fn in_parts(
+    /// `read` over `items` (products or releases, each read apart from the others), in one
+    /// part per thread of at least [`PART`] items, each part on a connection of its own (a
+    /// connection is not shared between threads), the parts joined.
+    fn in_parts<T: Sync>(
         &self,
-        products: &[(&ProductId, Option<&Version>)],
+        items: &[T],
+        read: impl Fn(&Store, &[T]) -> Result<Catalog, InputErrors> + Sync,
+    ) -> Result<Catalog, InputErrors> {
+        let part = items.len().div_ceil(rayon::current_num_threads()).max(PART);
+        self.in_parts_of(items, part, read)
+    }
+
+    /// [`CatalogSource::load_releases`] in one query, the releases wanted listed by product.
+    fn releases_part(&self, wanted: &[&[(&ProductId, &Version)]]) -> Result<Catalog, InputErrors> {
+        let keys: Vec<[String; 3]> = wanted
+            .iter()
+            .copied()
+            .flatten()
+            .map(|(p, v)| [p.group().to_owned(), p.name().to_owned(), v.storage_key()])
+            .collect();
+        self.collect(
+            Some(&serde_json::to_string(&keys).unwrap_or_default()),
+            "SELECT DISTINCT r.id FROM json_each(?1) w CROSS JOIN release r
+             ON r.product_group = w.value ->> 0 AND r.product_name = w.value ->> 1
+                AND r.version_key = w.value ->> 2",
+        )
+    }
+
+    /// [`Store::in_parts`] with parts of `part` items.
+    fn in_parts_of<T: Sync>(
+        &self,
+        items: &[T],
         part: usize,
+        read: impl Fn(&Store, &[T]) -> Result<Catalog, InputErrors> + Sync,
     ) -> Result<Catalog, InputErrors> {
         use rayon::prelude::*;
+        if part >= items.len() {
+            return read(self, items);
+        }
         let path = std::path::Path::new(&*self.path);
-        let parts: Vec<Catalog> = products
+        let parts: Vec<Catalog> = items
             .par_chunks(part.max(1))
-            .map(|list| {
-                Store::open(path)
-                    .map_err(|e| InputErrors(vec![e]))?
-                    .load_part(list)
-            })
+            .map(|list| read(&Store::open(path).map_err(|e| InputErrors(vec![e]))?, list))
             .collect::<Result<_, _>>()?;
         Ok(parts
             .into_iter()
@@ -534,7 +551,9 @@ mod tests {
         assert!(products.len() > 3, "several parts");
         let at_once = store.load_part(&products).unwrap();
         for part in [1, 2, 3] {
-            let parts = store.in_parts(&products, part).unwrap();
+            let parts = store
+                .in_parts_of(&products, part, Store::load_part)
+                .unwrap();
             assert_eq!(
                 format!("{parts:?}"),
                 format!("{at_once:?}"),
@@ -542,5 +561,41 @@ mod tests {
             );
         }
         assert!(at_once.len() < all.len(), "the floors leave releases out");
+        // releases: every one of a product in one part, however small the parts
+        let mut wanted: Vec<(&ProductId, &Version)> = all
+            .products()
+            .flat_map(|p| {
+                all.releases(p)
+                    .iter()
+                    .step_by(2)
+                    .map(move |m| (p, &m.version))
+            })
+            .collect();
+        wanted.reverse();
+        let at_once = store.load_releases(&wanted).unwrap();
+        let mut sorted = wanted.clone();
+        sorted.sort_by(|a, b| a.0.cmp(b.0));
+        let products: Vec<&[(&ProductId, &Version)]> = sorted.chunk_by(|a, b| a.0 == b.0).collect();
+        assert!(
+            products.iter().any(|p| p.len() > 1),
+            "a product of several releases"
+        );
+        for part in [1, 2, 3] {
+            let parts = store
+                .in_parts_of(&products, part, Store::releases_part)
+                .unwrap();
+            assert_eq!(
+                format!("{parts:?}"),
+                format!("{at_once:?}"),
+                "parts of {part}"
+            );
+        }
+        assert_eq!(
+            at_once
+                .products()
+                .map(|p| at_once.releases(p).len())
+                .sum::<usize>(),
+            wanted.len()
+        );
     }
 }
