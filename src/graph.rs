@@ -134,16 +134,19 @@ pub struct EntityGraph<'a> {
     pub missing: Vec<Missing<'a>>,
     /// Required capabilities no entity serves in range: (declaring entity, requirement).
     pub missing_capabilities: Vec<(usize, &'a CapabilityRequirement)>,
+    /// Who serves whom, every entity present, when section 9 or 10 is in use
+    /// ([`precedence::world`]).
+    pub world: Option<std::sync::Arc<World<'a>>>,
 }
 
 /// The findings of a validation, by the constraint between two entities they are about.
 #[derive(Default)]
 struct Verdicts<'v> {
     /// (declaring entity, other entity name, dependency) -> code
-    broken: BTreeMap<(&'v str, &'v str, String), Code>,
+    broken: BTreeMap<(&'v str, &'v str, &'v ProductId), Code>,
     /// A required dependency whose product runs only as managed entities is missing for
     /// `validate`; the edge to the managed entity carries that verdict.
-    absent: BTreeMap<(&'v str, String), Code>,
+    absent: BTreeMap<(&'v str, &'v ProductId), Code>,
 }
 
 impl<'v> Verdicts<'v> {
@@ -153,27 +156,27 @@ impl<'v> Verdicts<'v> {
             if let (Code::MissingDependency, Some(entity), Some(dep)) =
                 (f.code, &f.entity, &f.dependency)
             {
-                verdicts
-                    .absent
-                    .insert((entity.as_str(), dep.to_string()), f.code);
+                verdicts.absent.insert((entity.as_str(), dep), f.code);
             }
             if let (Some(entity), Some(found), Some(dep)) =
                 (&f.entity, &f.found_entity, &f.dependency)
             {
                 verdicts
                     .broken
-                    .entry((entity.as_str(), found.as_str(), dep.to_string()))
+                    .entry((entity.as_str(), found.as_str(), dep))
                     .or_insert(f.code);
             }
         }
         verdicts
     }
 
-    /// The finding on `entity`'s constraint about `product` that `other` runs, if broken.
+    /// The finding on `entity`'s constraint about `product` that `other` runs, if broken
+    /// (looked up by borrowed keys: a product name made per edge was a tenth of `order` on
+    /// 5,000 entities).
     fn violation(&self, entity: &str, other: &str, product: &ProductId) -> Option<Code> {
         self.broken
-            .get(&(entity, other, product.to_string()))
-            .or_else(|| self.absent.get(&(entity, product.to_string())))
+            .get(&(entity, other, product))
+            .or_else(|| self.absent.get(&(entity, product)))
             .copied()
     }
 }
@@ -207,18 +210,19 @@ pub fn build<'a>(
     let violation = |from: usize, to: usize, product: Option<&ProductId>| {
         verdicts.violation(&entities[from].name, &entities[to].name, product?)
     };
-    // the ordering edges and who sees whom are judged apart, each over a serving index of
-    // its own: at once (on 5,000 entities in namespaces each took about a fifth of `order`)
-    let (before, sight) = rayon::join(
-        || precedence::edges(&nodes),
-        || Sight::new(entities, &releases),
-    );
+    // one world (serving index) for the ordering edges, who sees whom, and the install
+    // order's bindings and wiring: each built its own, on 5,000 entities in namespaces each
+    // about a fifth of `order`
+    let world =
+        precedence::needs_world(&nodes).then(|| std::sync::Arc::new(precedence::world(&nodes)));
+    let before = precedence::edges_in(&nodes, world.as_deref());
     let missing_capabilities = unserved(&releases, &before);
     let mut edges: Vec<Edge> = before
         .into_iter()
         .map(|b| Edge::ordering(b, violation(b.after, b.first, b.why.product())))
         .collect();
     let mut missing = Vec::new();
+    let sight = Sight::new(entities, world.as_deref());
     for (from, manifest) in releases.iter().enumerate() {
         let Some(manifest) = manifest else {
             continue;
@@ -268,6 +272,7 @@ pub fn build<'a>(
     let key = |e: &Edge<'a>| (e.from, e.to, e.kind, e.capability, e.input.map(|i| &i.name));
     edges.sort_by_key(key);
     edges.dedup_by_key(|e| key(e));
+    drop(sight);
     EntityGraph {
         environment,
         entities,
@@ -276,6 +281,7 @@ pub fn build<'a>(
         edges,
         missing,
         missing_capabilities,
+        world,
     }
 }
 /// The required capabilities that order nothing: no entity provides them in range.
@@ -308,26 +314,28 @@ fn unserved<'a>(
 /// Who serves and sees whom among the graph's entities, every entity counting as present
 /// (an install graph is about the target state): with section 10 in use, through a
 /// [`World`]; otherwise every other entity of the product.
-struct Sight<'a> {
+struct Sight<'w, 'a> {
     entities: &'a [Entity],
     by_product: BTreeMap<&'a ProductId, Vec<usize>>,
     /// Only when some entity has a namespace, labels or bindings.
-    world: Option<(World<'a>, BTreeMap<&'a str, usize>)>,
+    world: Option<(&'w World<'a>, BTreeMap<&'a str, usize>)>,
 }
 
-impl<'a> Sight<'a> {
-    fn new(entities: &'a [Entity], releases: &[Option<&'a Manifest>]) -> Self {
+impl<'w, 'a> Sight<'w, 'a> {
+    /// Over `world`, the world of `entities` (used only when some entity has a placement).
+    fn new(entities: &'a [Entity], world: Option<&'w World<'a>>) -> Self {
         let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
         for (i, e) in entities.iter().enumerate() {
             by_product.entry(&e.product).or_default().push(i);
         }
-        let world = entities.iter().any(|e| !e.placement.is_plain()).then(|| {
+        let placed = entities.iter().any(|e| !e.placement.is_plain());
+        let world = world.filter(|_| placed).map(|world| {
             let index = entities
                 .iter()
                 .enumerate()
                 .map(|(i, e)| (e.name.as_str(), i))
                 .collect();
-            (crate::wiring::target_world(entities, releases), index)
+            (world, index)
         });
         Sight {
             entities,

@@ -362,7 +362,12 @@ fn instances(
     if !wiring::in_use(graph.entities, &graph.releases) {
         return None;
     }
-    let lists = wiring::lists(graph.entities, &graph.releases, |i| local[i].is_some());
+    let lists = wiring::lists(
+        graph.entities,
+        &graph.releases,
+        graph.world.as_deref(),
+        |i| local[i].is_some(),
+    );
     let data_cycles = cycles
         .iter()
         .enumerate()

@@ -91,20 +91,37 @@ pub struct Before<'a> {
 /// file order (products first, then capabilities, then inputs), then the node waited for.
 #[must_use]
 pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
+    let world = needs_world(nodes).then(|| world(nodes));
+    edges_in(nodes, world.as_ref())
+}
+
+/// Whether [`edges`] judges serving sets over a [`World`]: some node needs a capability,
+/// has a placement, or reads an input.
+#[must_use]
+pub fn needs_world(nodes: &[Node<'_>]) -> bool {
+    nodes.iter().any(|n| !n.placement.is_plain())
+        || nodes.iter().filter_map(|n| n.release).any(|r| {
+            r.facets().requires.iter().any(|c| !c.optional) || !r.facets().inputs.is_empty()
+        })
+}
+
+/// The world of `nodes`, every one present (the target state an install order is about).
+#[must_use]
+pub fn world<'a>(nodes: &[Node<'a>]) -> World<'a> {
+    static NO_RUNTIME: BTreeMap<String, Version> = BTreeMap::new();
+    World::new(nodes.iter().map(Node::running).collect(), &NO_RUNTIME)
+}
+
+/// [`edges`] over `world`, the world of `nodes` ([`world`]) when [`needs_world`] says one is
+/// needed, built once by a caller that asks it other questions too.
+#[must_use]
+pub fn edges_in<'a>(nodes: &[Node<'a>], world: Option<&World<'a>>) -> Vec<Before<'a>> {
     let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
     for (i, n) in nodes.iter().enumerate() {
         by_product.entry(n.product).or_default().push(i);
     }
     let placed = nodes.iter().any(|n| !n.placement.is_plain());
-    let needs_capabilities = nodes
-        .iter()
-        .filter_map(|n| n.release)
-        .any(|r| r.facets().requires.iter().any(|c| !c.optional));
-    let wired = nodes
-        .iter()
-        .filter_map(|n| n.release)
-        .any(|r| !r.facets().inputs.is_empty());
-    let capabilities = (needs_capabilities || placed || wired).then(|| Capabilities::new(nodes));
+    let capabilities = world.map(|world| Capabilities::new(nodes, world));
     let mut edges = Vec::new();
     for (after, node) in nodes.iter().enumerate() {
         let Some(release) = node.release else {
@@ -140,7 +157,7 @@ pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
                 why: Why::Capability(r),
             }));
         }
-        for (input, feed) in wiring::feeds(&capabilities.world, node.name, release) {
+        for (input, feed) in wiring::feeds(capabilities.world, node.name, release) {
             edges.extend(
                 feed.source()
                     .and_then(|source| capabilities.index.get(source).copied())
@@ -157,17 +174,15 @@ pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
 }
 
 /// The providers of capabilities among the nodes, judged by `constraint`.
-struct Capabilities<'a> {
-    world: World<'a>,
+struct Capabilities<'w, 'a> {
+    world: &'w World<'a>,
     index: BTreeMap<&'a str, usize>,
 }
 
-impl<'a> Capabilities<'a> {
-    fn new(nodes: &[Node<'a>]) -> Self {
-        static NO_RUNTIME: BTreeMap<String, Version> = BTreeMap::new();
-        let running = nodes.iter().map(Node::running).collect();
+impl<'w, 'a> Capabilities<'w, 'a> {
+    fn new(nodes: &[Node<'a>], world: &'w World<'a>) -> Self {
         Capabilities {
-            world: World::new(running, &NO_RUNTIME),
+            world,
             index: nodes.iter().enumerate().map(|(i, n)| (n.name, i)).collect(),
         }
     }

@@ -169,27 +169,35 @@ pub fn in_use(entities: &[Entity], releases: &[Option<&Manifest>]) -> bool {
 }
 
 /// The bindings and wiring of the entities `which` selects, every entity counting as
-/// present (an install order is about the target state).
+/// present (an install order is about the target state): over `world`, the world of
+/// `entities` ([`target_world`]) when the caller has it, else over one made here.
 #[must_use]
 pub fn lists(
     entities: &[Entity],
     releases: &[Option<&Manifest>],
+    world: Option<&World<'_>>,
     which: impl Fn(usize) -> bool,
 ) -> Lists {
-    let world = target_world(entities, releases);
+    let made;
+    let world = if let Some(world) = world {
+        world
+    } else {
+        made = target_world(entities, releases);
+        &made
+    };
     let mut out = Lists::default();
     for (i, e) in entities.iter().enumerate().filter(|(i, _)| which(*i)) {
         let Some(release) = releases[i] else {
             continue;
         };
-        for b in bindings(&world, &e.name, release) {
+        for b in bindings(world, &e.name, release) {
             out.bindings.push((
                 e.name.clone(),
                 b.requirement.to_string(),
                 b.bound_to.to_owned(),
             ));
         }
-        for (input, feed) in feeds(&world, &e.name, release) {
+        for (input, feed) in feeds(world, &e.name, release) {
             if let Feed::Fed(source) = feed {
                 out.wiring.push((
                     e.name.clone(),
