@@ -769,6 +769,36 @@ mod tests {
         ));
     }
 
+    /// Namespaces, labels and bindings of plain words take the fast path (flow or block),
+    /// read as the full parser reads them; a value the two YAMLs could type otherwise (a
+    /// number, `yes`, a quoted digit, null) leaves it to the full parser.
+    #[test]
+    fn plain_placements_take_the_fast_path() {
+        let entity = "entities:\n  - name: a\n    product: g:a\n    version: 1.0.0\n";
+        for (extra, fast) in [
+            ("    labels: {team: t00, tier: gold}\n", true),
+            ("    labels: { team:  t00 ,tier: gold }\n", true),
+            ("    namespace: shop\n    labels:\n      app: shop\n", true),
+            ("    bindings: {sql: db, g:b: db2}\n", true),
+            ("    bindings:\n      sql: db\n      g:b: db2\n", true),
+            ("    labels: {}\n", true),
+            ("    labels: {tier: 1}\n", false),
+            ("    labels: {tier: yes}\n", false),
+            ("    labels: {tier: On}\n", false),
+            ("    labels:\n      tier: '1'\n", false),
+            ("    labels: {tier: \"gold\"}\n", false),
+            ("    namespace: 2024\n", false),
+            ("    namespace: ''\n", false),
+        ] {
+            let text = format!("{entity}{extra}");
+            assert_eq!(takes_fast_path(&text), fast, "{extra}");
+            assert_eq!(cross_check(&text), Ok(()), "{extra}");
+        }
+        // what it reads is what the full parser reads, errors included
+        let env = read(&format!("{entity}    labels: {{team: t00, tier: gold}}\n")).unwrap();
+        assert_eq!(env.entities[0].placement.labels["tier"], "gold");
+    }
+
     #[test]
     fn rejects_malformed_placements_where_they_stand() {
         let entity = "entities:\n  - product: g:a\n    version: 1.0.0\n";

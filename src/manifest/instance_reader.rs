@@ -365,7 +365,17 @@ mod tests {
              extensions:\n{PG}"
         );
         assert!(takes_fast_path(&text));
-        assert!(!takes_fast_path(&format!("{text}      instance: {{}}\n")));
+        // criteria of plain words keep the fast path, read as the full parser reads them
+        for (criteria, fast) in [
+            ("{}", true),
+            ("{match-namespace: yes}", false),
+            ("{labels: {app: shop}}", false),
+            ("\n        labels: {app: shop}", true),
+        ] {
+            let with = format!("{text}      instance: {criteria}\n");
+            assert_eq!(takes_fast_path(&with), fast, "{criteria}");
+            assert_eq!(cross_check(&with), Ok(()), "{criteria}");
+        }
         assert!(!takes_fast_path(&format!("{text}  outputs: [a]\n")));
         // `instance: ~` and an empty `outputs` list declare nothing
         assert!(

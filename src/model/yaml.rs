@@ -275,9 +275,9 @@ impl<K: KeySet> FromNode for ScalarMap<K> {
         for (key, value) in entries(node)? {
             if let Some(known) = K::KEYS.iter().find(|k| **k == key.value) {
                 out.values.push((known, FromNode::from_node(value)?));
-            } else if K::TREES.contains(&key.value) {
-                // the value's YAML kinds matter: the full parser reads it
-                return None;
+            } else if let Some(known) = K::TREES.iter().find(|k| **k == key.value) {
+                // the value's YAML kinds matter: read only where they cannot differ
+                out.trees.push((known, FromNode::from_node(value)?));
             } else {
                 out.unknown.push(Spanned {
                     value: key.value.to_owned(),
@@ -302,6 +302,46 @@ pub enum Tree {
     Str(String),
     Seq(Vec<Spanned<Tree>>),
     Map(Vec<(Spanned<String>, Spanned<Tree>)>),
+}
+
+/// A tree from the simple shape, where every scalar is surely a string to the full parser
+/// too: it starts with a letter and is no boolean or null of YAML 1.1 or 1.2 (`yes`, `on`,
+/// `True`, `null`...). Any other scalar (a number, a word the two YAMLs read differently, a
+/// quoted digit) gives `None`, and the full parser reads the text.
+impl FromNode for Tree {
+    fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
+        Some(match &node.value {
+            simple::Node::Scalar(text) => {
+                let lower = text.to_ascii_lowercase();
+                let special = matches!(
+                    lower.as_str(),
+                    "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
+                );
+                if !text.starts_with(|c: char| c.is_ascii_alphabetic()) || special {
+                    return None;
+                }
+                Tree::Str((*text).to_owned())
+            }
+            simple::Node::Seq(items) => Tree::Seq(
+                items
+                    .iter()
+                    .map(FromNode::from_node)
+                    .collect::<Option<_>>()?,
+            ),
+            simple::Node::Map(entries) => Tree::Map(
+                entries
+                    .iter()
+                    .map(|(key, value)| {
+                        let key = Spanned {
+                            value: key.value.to_owned(),
+                            location: key.location,
+                        };
+                        Some((key, FromNode::from_node(value)?))
+                    })
+                    .collect::<Option<_>>()?,
+            ),
+        })
+    }
 }
 
 impl Tree {

@@ -424,23 +424,85 @@ impl<'t> Reader<'t> {
     }
 
     /// A value that fills the rest of the current line from `column` (a comment may follow):
-    /// a simple scalar, or `[]` or `{}`.
+    /// a simple scalar, `[]`, or a flow mapping of words on one line (`{}`, `{team: a}`).
     fn inline(&mut self, text: &'t str, column: usize) -> Option<Spanned<Node<'t>>> {
+        let line = *self.peek()?;
         let value = match text.get(..2) {
             Some("[]") if only_comment_after(&text[2..]) => Node::Seq(Vec::new()),
-            Some("{}") if only_comment_after(&text[2..]) => Node::Map(Vec::new()),
-            _ => Node::Scalar(scalar(text)?),
+            _ if text.starts_with('{') => {
+                let entries = Self::flow_map(&line, text, column)?;
+                self.events += 2 + 2 * entries.len();
+                Node::Map(entries)
+            }
+            _ => {
+                self.events += 1;
+                Node::Scalar(scalar(text)?)
+            }
         };
-        self.events += if matches!(value, Node::Scalar(_)) {
-            1
-        } else {
-            2
-        };
+        if matches!(value, Node::Seq(_)) {
+            self.events += 2;
+        }
         Some(Spanned {
             value,
-            location: Self::location(self.peek()?, column)?,
+            location: Self::location(&line, column)?,
         })
     }
+
+    /// The entries of a flow mapping that fills `text` (at `column` of `line`; a comment may
+    /// follow): `{key: word, key: word}`, each key as a block key, each value a plain word
+    /// ([`flow_word`]), spaces around them as the full parser allows. Anything else
+    /// (nesting, quotes, a key without a value, a trailing comma) gives `None`.
+    fn flow_map(
+        line: &Line<'t>,
+        text: &'t str,
+        column: usize,
+    ) -> Option<Vec<(Spanned<&'t str>, Spanned<Node<'t>>)>> {
+        let close = text.find('}')?;
+        if !only_comment_after(&text[close + 1..]) {
+            return None;
+        }
+        let body = &text[1..close];
+        let mut entries: Vec<(Spanned<&'t str>, Spanned<Node<'t>>)> = Vec::new();
+        if body.trim_matches(' ').is_empty() {
+            return Some(entries);
+        }
+        let mut at = column + 1; // the column of `body`'s first byte
+        for item in body.split(',') {
+            let key_text = item.trim_start_matches(' ');
+            let key_column = at + item.len() - key_text.len();
+            let (key, rest) = split_key(key_text)?;
+            let value = flow_word(rest.trim_end_matches(' '))?;
+            let value_column = key_column + key_text.len() - rest.len();
+            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.value == key) {
+                return None;
+            }
+            entries.push((
+                Spanned {
+                    value: key,
+                    location: Self::location(line, key_column)?,
+                },
+                Spanned {
+                    value: Node::Scalar(value),
+                    location: Self::location(line, value_column)?,
+                },
+            ));
+            at += item.len() + 1;
+        }
+        Some(entries)
+    }
+}
+
+/// A plain scalar inside a flow collection, if it is one word of safe characters that the
+/// full parser reads as the same text: a letter, digit, `.`, `_`, `/` or `+` first, then
+/// those and `-`; never null.
+fn flow_word(text: &str) -> Option<&str> {
+    let mut bytes = text.bytes();
+    let first_ok = bytes
+        .next()
+        .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'/' | b'+'));
+    let rest_ok =
+        bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'+'));
+    (first_ok && rest_ok && !is_null(text)).then_some(text)
 }
 
 /// A sequence entry line: `- ...` or a lone `-`.
@@ -448,19 +510,21 @@ fn is_item(content: &str) -> bool {
     content == "-" || content.starts_with("- ")
 }
 
-/// `key: rest` or `key:` with a simple key; the rest has its leading spaces removed.
+/// `key: rest` or `key:` with a simple key; the rest has its leading spaces removed. A
+/// colon followed by anything but a space is part of the key, as in YAML's plain scalars
+/// (`g:web: db`, a binding by product).
 fn split_key(content: &str) -> Option<(&str, &str)> {
-    let end = content.find(':')?;
+    let end = content
+        .find(": ")
+        .or_else(|| content.ends_with(':').then(|| content.len() - 1))?;
     let (key, after) = (&content[..end], &content[end + 1..]);
     let mut bytes = key.bytes();
     let first_ok = bytes
         .next()
         .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'_');
-    let rest_ok = bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
-    if !first_ok || !rest_ok || is_null(key) {
-        return None;
-    }
-    if !after.is_empty() && !after.starts_with(' ') {
+    let rest_ok =
+        bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'));
+    if !first_ok || !rest_ok || key.ends_with(':') || is_null(key) {
         return None;
     }
     Some((key, after.trim_start_matches(' ')))
@@ -583,7 +647,15 @@ mod tests {
             "a: null\n",
             "a: x\n  y\n", // multi-line plain scalar
             "a: [x]\n",
-            "a: {b: c}\n",
+            "a: {b: 'c'}\n", // flow mappings hold plain words only
+            "a: {b: c d}\n",
+            "a: {b: {c: d}}\n",
+            "a: {b: c,}\n",
+            "a: {b: c} x\n",
+            "a: {b: c, b: d}\n",
+            "a: {b:c}\n",
+            "a: {b: ~}\n",
+            "a: {b: -c}\n",
             "a: &x y\n",
             "a: *x\n",
             "a: !!str 1\n",
@@ -611,6 +683,31 @@ mod tests {
             let expected = text == "a: x #y\n";
             assert_eq!(takes(text), expected, "{text:?}");
         }
+    }
+
+    #[test]
+    fn flow_mappings_of_words_are_read_with_locations() {
+        let docs = documents("a: {b: c,  d:   e.1 }  # x\nf: { }\n").unwrap();
+        let Node::Map(top) = &docs[0].value else {
+            panic!("a mapping")
+        };
+        assert_eq!(top[0].1.location, Location::new(1, 4));
+        let Node::Map(flow) = &top[0].1.value else {
+            panic!("a mapping")
+        };
+        let read: Vec<_> = flow
+            .iter()
+            .map(|(k, v)| (k.value, k.location, v.location))
+            .collect();
+        assert_eq!(
+            read,
+            [
+                ("b", Location::new(1, 5), Location::new(1, 8)),
+                ("d", Location::new(1, 12), Location::new(1, 17))
+            ]
+        );
+        assert!(matches!(flow[1].1.value, Node::Scalar("e.1")));
+        assert!(matches!(&top[1].1.value, Node::Map(m) if m.is_empty()));
     }
 
     #[test]
