@@ -272,7 +272,6 @@ pub fn build<'a>(
     let key = |e: &Edge<'a>| (e.from, e.to, e.kind, e.capability, e.input.map(|i| &i.name));
     edges.sort_by_key(key);
     edges.dedup_by_key(|e| key(e));
-    drop(sight);
     EntityGraph {
         environment,
         entities,

@@ -362,12 +362,11 @@ fn instances(
     if !wiring::in_use(graph.entities, &graph.releases) {
         return None;
     }
-    let lists = wiring::lists(
-        graph.entities,
-        &graph.releases,
-        graph.world.as_deref(),
-        |i| local[i].is_some(),
-    );
+    // section 10 in use: the graph judged its edges over the world of every entity
+    let world = graph.world.as_deref()?;
+    let lists = wiring::lists(world, graph.entities, &graph.releases, |i| {
+        local[i].is_some()
+    });
     let data_cycles = cycles
         .iter()
         .enumerate()

@@ -96,7 +96,7 @@ pub fn edges<'a>(nodes: &[Node<'a>]) -> Vec<Before<'a>> {
 }
 
 /// Whether [`edges`] judges serving sets over a [`World`]: some node needs a capability,
-/// has a placement, or reads an input.
+/// has a placement, or reads an input (so always where `wiring::in_use` holds).
 #[must_use]
 pub fn needs_world(nodes: &[Node<'_>]) -> bool {
     nodes.iter().any(|n| !n.placement.is_plain())

@@ -3,10 +3,10 @@
 //! [`crate::serving`]). `validate` turns the faults into findings, `precedence` the fed inputs
 //! into data edges, `order` both into its `bindings` and `wiring` lists.
 
-use crate::constraint::{Running, World};
+use crate::constraint::World;
 use crate::environment::Entity;
 use crate::instance::{Input, Requirement};
-use crate::manifest::{Facets, Manifest};
+use crate::manifest::Manifest;
 
 /// A requirement of a release and the entity it is bound to.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -138,26 +138,6 @@ pub struct Lists {
     pub wiring: Vec<(String, String, String, Option<String>)>,
 }
 
-/// The world of an install order's target state: every entity (installed or managed)
-/// present, running its release (no runtime: an order checks no runtime requirement).
-#[must_use]
-pub fn target_world<'a>(entities: &'a [Entity], releases: &[Option<&'a Manifest>]) -> World<'a> {
-    static NO_RUNTIME: std::collections::BTreeMap<String, crate::version::Version> =
-        std::collections::BTreeMap::new();
-    let running = entities
-        .iter()
-        .zip(releases)
-        .map(|(e, r)| Running {
-            entity: &e.name,
-            product: &e.product,
-            version: &e.version,
-            facets: r.map_or(Facets::none(), Manifest::facets),
-            placement: &e.placement,
-        })
-        .collect();
-    World::new(running, &NO_RUNTIME)
-}
-
 /// Whether an environment uses section 10 at all: a placement, or a release with inputs.
 #[must_use]
 pub fn in_use(entities: &[Entity], releases: &[Option<&Manifest>]) -> bool {
@@ -169,22 +149,15 @@ pub fn in_use(entities: &[Entity], releases: &[Option<&Manifest>]) -> bool {
 }
 
 /// The bindings and wiring of the entities `which` selects, every entity counting as
-/// present (an install order is about the target state): over `world`, the world of
-/// `entities` ([`target_world`]) when the caller has it, else over one made here.
+/// present (an install order is about the target state): judged over `world`, the world of
+/// every entity ([`crate::precedence::world`]).
 #[must_use]
 pub fn lists(
+    world: &World<'_>,
     entities: &[Entity],
     releases: &[Option<&Manifest>],
-    world: Option<&World<'_>>,
     which: impl Fn(usize) -> bool,
 ) -> Lists {
-    let made;
-    let world = if let Some(world) = world {
-        world
-    } else {
-        made = target_world(entities, releases);
-        &made
-    };
     let mut out = Lists::default();
     for (i, e) in entities.iter().enumerate().filter(|(i, _)| which(*i)) {
         let Some(release) = releases[i] else {

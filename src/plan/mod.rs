@@ -521,9 +521,6 @@ fn created_env(
     after
 }
 
-/// The final values for `targets`: the targets decided, then the state that reaches them
-/// changing the fewest products (repairing what it can of what `involved` breaks today);
-/// `None` when they cannot be reached.
 /// The objective that repairs first what is broken today among the `involved` products
 /// (SPEC section 7: a plan repairs what it can); `None` when nothing is.
 fn repairing(
@@ -541,6 +538,9 @@ fn repairing(
     })
 }
 
+/// The final values for `targets`: the targets decided, then the state that reaches them
+/// changing the fewest products (repairing first what it can, by `repair`); `None` when
+/// they cannot be reached.
 fn targeted(
     asker: Asker<'_, '_, '_>,
     targets: &[Target],

@@ -266,7 +266,6 @@ impl<'a> Placed<'a> {
         self.index.find(name).map(|i| self.index.member(i))
     }
 
-    /// The members that bind some requirement to entity `name` (worked out once).
     /// The installed entities of `product` binding something to entity `name`.
     pub fn binding_to<'s>(
         &'s self,
@@ -280,6 +279,7 @@ impl<'a> Placed<'a> {
             .map(|m| m.name)
     }
 
+    /// The members that bind some requirement to entity `name` (worked out once).
     fn binders(&self, name: &str) -> &[usize] {
         let all = self.binders.get_or_init(|| {
             let mut all: BTreeMap<String, Vec<usize>> = BTreeMap::new();

@@ -84,7 +84,7 @@ pub fn documents(text: &str) -> Option<Vec<Spanned<Node<'_>>>> {
 /// without escapes, numbers, `true` and `false`. `null`, escapes, and anything after the
 /// object give `None`.
 mod json {
-    use super::{Location, MAX_DEPTH, MAX_KEYS, Node, Spanned};
+    use super::{Location, MAX_DEPTH, Node, Spanned, fresh_key};
     use crate::limits::Limits;
 
     pub(super) fn document<'t>(text: &'t str, limits: &Limits) -> Option<Spanned<Node<'t>>> {
@@ -211,7 +211,7 @@ mod json {
                 }
                 let at = json.location()?;
                 let key = json.string()?;
-                if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.value == key) {
+                if !fresh_key(&entries, key) {
                     return None;
                 }
                 json.events += 1;
@@ -341,7 +341,7 @@ impl<'t> Reader<'t> {
                 return None;
             }
             let (key, rest) = split_key(line.content)?;
-            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.value == key) {
+            if !fresh_key(&entries, key) {
                 return None;
             }
             let key = Spanned {
@@ -427,21 +427,17 @@ impl<'t> Reader<'t> {
     /// a simple scalar, `[]`, or a flow mapping of words on one line (`{}`, `{team: a}`).
     fn inline(&mut self, text: &'t str, column: usize) -> Option<Spanned<Node<'t>>> {
         let line = *self.peek()?;
-        let value = match text.get(..2) {
-            Some("[]") if only_comment_after(&text[2..]) => Node::Seq(Vec::new()),
+        // parser events: a collection's start and end, each scalar
+        let (value, events) = match text.get(..2) {
+            Some("[]") if only_comment_after(&text[2..]) => (Node::Seq(Vec::new()), 2),
             _ if text.starts_with('{') => {
                 let entries = Self::flow_map(&line, text, column)?;
-                self.events += 2 + 2 * entries.len();
-                Node::Map(entries)
+                let events = 2 + 2 * entries.len();
+                (Node::Map(entries), events)
             }
-            _ => {
-                self.events += 1;
-                Node::Scalar(scalar(text)?)
-            }
+            _ => (Node::Scalar(scalar(text)?), 1),
         };
-        if matches!(value, Node::Seq(_)) {
-            self.events += 2;
-        }
+        self.events += events;
         Some(Spanned {
             value,
             location: Self::location(&line, column)?,
@@ -473,7 +469,7 @@ impl<'t> Reader<'t> {
             let (key, rest) = split_key(key_text)?;
             let value = flow_word(rest.trim_end_matches(' '))?;
             let value_column = key_column + key_text.len() - rest.len();
-            if entries.len() >= MAX_KEYS || entries.iter().any(|(k, _)| k.value == key) {
+            if !fresh_key(&entries, key) {
                 return None;
             }
             entries.push((
@@ -503,6 +499,12 @@ fn flow_word(text: &str) -> Option<&str> {
     let rest_ok =
         bytes.all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-' | b'/' | b'+'));
     (first_ok && rest_ok && !is_null(text)).then_some(text)
+}
+
+/// Whether `key` may join `entries`: not there yet (duplicate keys go to the full parser,
+/// which reports them), and fewer than [`MAX_KEYS`] (the check is quadratic).
+fn fresh_key(entries: &[(Spanned<&str>, Spanned<Node<'_>>)], key: &str) -> bool {
+    entries.len() < MAX_KEYS && !entries.iter().any(|(k, _)| k.value == key)
 }
 
 /// A sequence entry line: `- ...` or a lone `-`.

@@ -433,7 +433,7 @@ impl FacetIndex {
         q: usize,
     ) -> Option<Vec<&'m str>> {
         model.placed.as_deref()?;
-        let mut names: Vec<&'m str> = match self.views.sight_of(view)? {
+        let names: Vec<&'m str> = match self.views.sight_of(view)? {
             super::judge::Sight::From(ns) => super::entities_in(model, q, Some(ns))
                 .chain(super::entities_in(model, q, Some("")))
                 .collect(),
@@ -448,9 +448,7 @@ impl FacetIndex {
                 .into_iter()
                 .collect(),
         };
-        names.sort_unstable();
-        names.dedup();
-        Some(names)
+        Some(sorted(names))
     }
 
     /// Whether some atom of item `k` is judged in a view that sees `entity`, standing at
@@ -655,7 +653,13 @@ fn beside<'m>(model: &'m Model<'_>, d: usize, seen: &str, ns: &str) -> Option<Ve
     if let Some(placed) = model.placed.as_deref() {
         names.extend(placed.binding_to(seen, &model.vars[d].product));
     }
+    Some(sorted(names))
+}
+
+/// Entity names sorted, each once (what `binary_search` and the worlds built from them
+/// expect).
+fn sorted(mut names: Vec<&str>) -> Vec<&str> {
     names.sort_unstable();
     names.dedup();
-    Some(names)
+    names
 }
