@@ -25,8 +25,9 @@ pub struct Memo {
     judged: Vec<Vec<OnceLock<Vec<Judgement>>>>,
     /// Per product: [`Reach`].
     reach: Vec<OnceLock<Reach>>,
-    /// Per product, per value of its base domain: whether it is compatible with each
-    /// neighbour's value today ([`Model::compatible_with_today`]).
+    /// Per product, per value it can take at all (`Keep`, each release in catalog order,
+    /// `Absent`: [`today_slot`]): whether it is compatible with each neighbour's value
+    /// today ([`Model::compatible_with_today`]).
     with_today: Vec<OnceLock<Vec<OnceLock<Vec<bool>>>>>,
     /// The section 9 items ([`Model::facets`]).
     pub(super) facets: OnceLock<Option<super::facets::FacetIndex>>,
@@ -97,6 +98,17 @@ impl std::fmt::Debug for Memo {
     }
 }
 
+/// Where value `a` of a product with `releases` catalog releases stands in its
+/// [`Memo::with_today`] rows: `Keep`, each release, `Absent`.
+fn today_slot(a: Value, releases: usize) -> Option<usize> {
+    match a {
+        Value::Keep => Some(0),
+        Value::Release(i) if i < releases => Some(i + 1),
+        Value::Release(_) => None,
+        Value::Absent => Some(releases + 1),
+    }
+}
+
 /// The position of each of `values` in `base`, when every one is there (both in the order
 /// of the model's domains, so one forward scan finds them).
 fn positions(base: &[Value], values: &[Value]) -> Option<Vec<usize>> {
@@ -162,21 +174,46 @@ impl Model<'_> {
     }
 
     /// Whether value `a` of `p` is compatible with each neighbour's value today, in
-    /// `neighbors[p]` order, worked out once per value of `p`'s base domain (`None` for a
-    /// value outside it). Every answer of a search is checked against the products it has
-    /// not encoded, which stand at today's values: a lookup instead of a search for the
-    /// pair's slot and a walk of the declarations each time.
+    /// `neighbors[p]` order, worked out once per value of `p` (`None` for a value `p` cannot
+    /// take). Every answer of a search is checked against the products it has not encoded,
+    /// which stand at today's values: a lookup instead of a search for the pair's slot and a
+    /// walk of the declarations each time. Values the policy leaves out are covered too: the
+    /// conflict search's fix checks take them (`--allow-downgrade`), and judged each such
+    /// pair anew, a tenth of a hard `upgrades` run.
     #[must_use]
     pub fn compatible_with_today(&self, p: usize, a: Value) -> Option<&[bool]> {
-        let at = self.base[p].iter().position(|&v| v == a)?;
+        let releases = self.vars[p].releases.len();
+        let at = today_slot(a, releases)?;
         let per_value = self.memo.with_today[p]
-            .get_or_init(|| self.base[p].iter().map(|_| OnceLock::new()).collect());
+            .get_or_init(|| (0..releases + 2).map(|_| OnceLock::new()).collect());
         Some(per_value[at].get_or_init(|| {
             self.neighbors[p]
                 .iter()
                 .map(|&q| self.compatible(p, a, q, self.vars[q].domain[0]))
                 .collect()
         }))
+    }
+
+    /// The neighbours of `p` (but those `skip` passes over) that `p` at `a` breaks with, each
+    /// at its value in `values`: read from the row of today's values where a neighbour is
+    /// where it is today.
+    pub fn breaking<'s>(
+        &'s self,
+        p: usize,
+        a: Value,
+        values: &'s [Value],
+        skip: impl Fn(usize) -> bool + 's,
+    ) -> impl Iterator<Item = usize> + 's {
+        let today = self.compatible_with_today(p, a);
+        self.neighbors[p]
+            .iter()
+            .enumerate()
+            .filter(move |&(_, &q)| !skip(q))
+            .filter(move |&(slot, &q)| match today {
+                Some(row) if values[q] == self.vars[q].domain[0] => !row[slot],
+                _ => !self.compatible_memo(p, a, q, values[q]),
+            })
+            .map(|(_, &q)| q)
     }
 
     /// `p`'s [`Reach`].

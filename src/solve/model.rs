@@ -880,8 +880,10 @@ mod tests {
                         }
                     }
                 }
-                // the row a search reads against the products it has not encoded
-                for &a in &model.base[p] {
+                // the row a search reads against the products it has not encoded, for every
+                // value (those a policy leaves out too: the conflict search takes them)
+                let every = (0..model.vars[p].releases.len()).map(Value::Release);
+                for a in model.base[p].iter().copied().chain(every) {
                     let row = model.compatible_with_today(p, a).unwrap();
                     for (slot, &q) in model.neighbors[p].iter().enumerate() {
                         let today = model.vars[q].domain[0];

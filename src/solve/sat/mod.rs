@@ -109,10 +109,14 @@ struct Session<'m, 'a, 'q> {
     broken: Vec<Option<Lit>>,
     /// Per product, its distance ladder once made ([`Session::ladder`]).
     ladders: Vec<Option<objective::Ladder>>,
-    /// Products held at their baseline value (assumed), and whether products encoded from now
-    /// on are held too ([`Moves::WithinChanged`] once the changed products are settled).
+    /// Products held at their baseline value (by a unit clause), and whether products encoded
+    /// from now on are held too ([`Moves::WithinChanged`] once the changed products are
+    /// settled: [`Session::hold`]).
     held: Vec<bool>,
     holding: bool,
+    /// Per product that moves once the changed products are settled, which of its values
+    /// (in its encoded domain's order) it may still take; `None`: every one.
+    allowed: Vec<Option<Vec<bool>>>,
     /// Per objective level, its sum as last encoded: for how many encoded products, the
     /// constant part, and the totalizer (encoded up to the bound it was built for, so tighter
     /// bounds only need new assumptions).
@@ -144,6 +148,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             ladders: vec![None; model.vars.len()],
             held: vec![false; model.vars.len()],
             holding: false,
+            allowed: vec![None; model.vars.len()],
             sums: [None, None, None, None, None],
             facets: FacetClauses::new(model),
             bound_alone: None,
@@ -210,18 +215,66 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             if reached.is_empty() {
                 levels = LEVELS;
                 if fewest.moves == Moves::WithinChanged {
-                    // the changed products are settled: only their moves are compared
-                    self.holding = true;
-                    for &p in &self.order {
-                        self.held[p] = optimum[p] == self.query.baseline[p];
-                    }
-                    self.sums[LEVELS - 1] = None; // its terms skip held products
+                    self.hold(&optimum);
                 }
             }
             for q in reached {
                 self.encode(q);
             }
         }
+    }
+
+    /// Settles the changed products ([`Moves::WithinChanged`]): those `optimum` changes are
+    /// the only ones to move from now on, and only their moves are compared. Every other
+    /// product stays at its baseline for the rest of the search (a unit clause, where it was
+    /// an assumption in every call), and so does every product encoded later. A product
+    /// that moves keeps only the values that every neighbour it does not move with allows
+    /// at that neighbour's baseline (encoded or not), and never its own baseline: with the
+    /// levels before the distance bounded by `optimum`'s cost, a state that left one of them
+    /// where it is would change fewer products than the proven fewest.
+    ///
+    /// Both are implied by the question as it now stands, so no answer changes; what they
+    /// buy is speed. Each moving product's least move becomes a constant of the distance
+    /// level (binary search starts above it; most of its probes below the optimum were
+    /// unsatisfiable calls), its ladder shrinks to the values left, and no answer of the
+    /// distance search can break with a product not encoded, so it pulls in none.
+    fn hold(&mut self, optimum: &[Value]) {
+        let baseline = self.query.baseline;
+        self.holding = true;
+        for &p in &self.order {
+            self.held[p] = optimum[p] == baseline[p];
+        }
+        for i in 0..self.order.len() {
+            let p = self.order[i];
+            let Some(e) = &self.encoded[p] else { continue };
+            if self.held[p] {
+                if let Some(stay) = self.lit(p, baseline[p]) {
+                    self.add(&[stay]);
+                }
+                continue;
+            }
+            let moves = |q: usize| self.encoded[q].is_some() && !self.held[q];
+            let allowed: Vec<bool> = e
+                .domain
+                .iter()
+                .map(|&v| {
+                    v != baseline[p] && self.model.breaking(p, v, baseline, moves).next().is_none()
+                })
+                .collect();
+            let barred: Vec<Lit> = e
+                .lits
+                .iter()
+                .zip(&allowed)
+                .filter(|&(_, &ok)| !ok)
+                .map(|(&l, _)| !l)
+                .collect();
+            for l in barred {
+                self.add(&[l]);
+            }
+            self.allowed[p] = Some(allowed);
+            self.ladders[p] = None;
+        }
+        self.sums[LEVELS - 1] = None; // its terms skip held products
     }
 
     /// Any valid state, found near the baseline: every encoded product is assumed to stay at
@@ -372,12 +425,6 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 }
             }
             debug_assert_eq!(size, self.order.len(), "bounds encode no product");
-            assumptions.extend(
-                self.order
-                    .iter()
-                    .filter(|&&p| self.held[p])
-                    .filter_map(|&p| self.lit(p, self.query.baseline[p])),
-            );
             match self.cnf.solve(&assumptions) {
                 SolverResult::Sat => {
                     let values = self.read();
@@ -479,6 +526,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         self.encoded[p] = Some(Encoded { domain, lits });
         self.order.push(p);
         self.held[p] = self.holding;
+        if self.holding
+            && let Some(stay) = self.lit(p, self.query.baseline[p])
+        {
+            self.add(&[stay]);
+        }
         for &q in &self.model.neighbors[p] {
             if self.encoded[q].is_some() {
                 self.link(p, q);
@@ -603,19 +655,7 @@ fn reached(
         if values[p] == baseline[p] {
             continue; // a baseline value is compatible with every other baseline value
         }
-        let today = model.compatible_with_today(p, values[p]);
-        for (slot, &q) in model.neighbors[p].iter().enumerate() {
-            if encoded(q) {
-                continue;
-            }
-            let compatible = match today {
-                Some(row) if baseline[q] == model.vars[q].domain[0] => row[slot],
-                _ => model.compatible_memo(p, values[p], q, baseline[q]),
-            };
-            if !compatible {
-                out.push(q);
-            }
-        }
+        out.extend(model.breaking(p, values[p], baseline, &encoded));
     }
     out.sort_unstable();
     out.dedup();

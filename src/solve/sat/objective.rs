@@ -263,11 +263,14 @@ impl Session<'_, '_, '_> {
         let Some(e) = &self.encoded[p] else {
             return (0, Vec::new());
         };
+        let allowed = self.allowed[p].as_deref();
         let moves: Vec<(usize, Lit)> = e
             .domain
             .iter()
             .zip(&e.lits)
-            .map(|(&v, &l)| (var.distance(v), l))
+            .enumerate()
+            .filter(|&(i, _)| allowed.is_none_or(|ok| ok[i]))
+            .map(|(_, (&v, &l))| (var.distance(v), l))
             .collect();
         let least = moves.iter().map(|&(d, _)| d).min().unwrap_or(0);
         let most = moves.iter().map(|&(d, _)| d).max().unwrap_or(0) - least;
