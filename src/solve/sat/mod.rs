@@ -31,7 +31,10 @@
 //! found; only then are the products that optimum would break with encoded, and the search
 //! resumes from the previous optimum, which bounds the larger relaxation from below. Following
 //! the solver's first answer instead would pull in whatever it happened to move (most of a
-//! large catalog, measured). The distance level waits until the moved set stops growing.
+//! large catalog, measured). The distance level waits until the moved set stops growing;
+//! for `requires` ([`Moves::WithinChanged`]) it is then a question over the movers alone:
+//! every other product is fixed, and each mover keeps only the values its fixed neighbours
+//! allow ([`Session::hold`]).
 //!
 //! **Cost.** Encoding a pair costs one compatibility test per pair of values; each solver call
 //! is NP-hard in theory, but learning makes it fast on the windows real catalogs have (the
