@@ -311,17 +311,10 @@ pub enum Tree {
 impl FromNode for Tree {
     fn from_node(node: &Spanned<simple::Node<'_>>) -> Option<Self> {
         Some(match &node.value {
-            simple::Node::Scalar(text) => {
-                let lower = text.to_ascii_lowercase();
-                let special = matches!(
-                    lower.as_str(),
-                    "y" | "n" | "yes" | "no" | "on" | "off" | "true" | "false" | "null"
-                );
-                if !text.starts_with(|c: char| c.is_ascii_alphabetic()) || special {
-                    return None;
-                }
+            simple::Node::Scalar(text) if simple::surely_string(text) => {
                 Tree::Str((*text).to_owned())
             }
+            simple::Node::Scalar(_) => return None,
             simple::Node::Seq(items) => Tree::Seq(
                 items
                     .iter()

@@ -576,6 +576,16 @@ fn is_null(text: &str) -> bool {
     matches!(text, "null" | "Null" | "NULL" | "~")
 }
 
+/// Whether the full parser surely reads scalar `text` as a string, whichever YAML it
+/// follows: it starts with a letter and is no boolean or null of YAML 1.1 or 1.2 (`yes`,
+/// `On`, `null`...; compared without case, which refuses a few words that are strings, and
+/// without allocating: an environment's labels are read this way).
+pub(super) fn surely_string(text: &str) -> bool {
+    const TYPED: [&str; 9] = ["y", "n", "yes", "no", "on", "off", "true", "false", "null"];
+    text.starts_with(|c: char| c.is_ascii_alphabetic())
+        && !TYPED.iter().any(|w| text.eq_ignore_ascii_case(w))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

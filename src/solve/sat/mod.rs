@@ -274,8 +274,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             for l in barred {
                 self.add(&[l]);
             }
-            self.allowed[p] = Some(allowed);
-            self.ladders[p] = None;
+            self.allowed[p] = Some(allowed); // read by its ladder, made from now on
         }
         self.sums[LEVELS - 1] = None; // its terms skip held products
     }
