@@ -1645,6 +1645,176 @@ mod planner {
         Ok(())
     }
 
+    /// `--allow-install` in namespaces `x` and `y` (none global, so an entity sees only its
+    /// own namespace): a proven plan's newest target is the newest that any valid final state
+    /// reaches, where each product a state installs gets an entity created beside every
+    /// consumer whose release requires it and sees none of it (SPEC 10, reuse before
+    /// create), or one global entity when nobody needs it. With `spread`, every required
+    /// dependency of a release holds in all the product's releases, so a product the plan
+    /// installs is certain to be created beside each of its consumers, in several
+    /// namespaces at once (judged from each of them, exactly).
+    fn placed_install_newest(
+        w: &World,
+        spots: &[Vec<u8>],
+        absent: &[bool],
+        target: usize,
+        spread: bool,
+    ) -> Result<(), TestCaseError> {
+        let n = w.releases.len();
+        let mut w = w.clone();
+        if spread {
+            let required: Vec<(usize, Decl)> = w
+                .decls
+                .iter()
+                .flat_map(|(&(p, _), ds)| ds.iter().map(move |d| (p, d.clone())))
+                .filter(|(_, d)| !d.optional && !d.incompatible)
+                .collect();
+            for (p, d) in required {
+                for r in 1..=w.releases[p] {
+                    let list = w.decls.entry((p, r)).or_default();
+                    if !list.iter().any(|e| e.other == d.other) {
+                        list.push(d.clone());
+                    }
+                }
+            }
+        }
+        let spots: Vec<Vec<u8>> = spots[..n]
+            .iter()
+            .map(|s| s.iter().map(|&k| 1 + k % 2).collect())
+            .collect();
+        let all = manifest::parse(&manifests(&w), &Arc::from("c.yml")).unwrap();
+        let catalog = Catalog::from_manifests(all).unwrap();
+        let target = target % n;
+        let gone: Vec<bool> = (0..n).map(|p| absent[p]).collect();
+        prop_assume!(gone.contains(&false));
+        let mut env = placed_env(&w.installed, &spots);
+        env.entities.retain(|e| {
+            let p = (0..n).find(|&p| name(p) == e.product.to_string()).unwrap();
+            !gone[p]
+        });
+        let product = ProductId::parse(&name(target)).unwrap();
+        // A start whose only errors are consumers missing the target: installing it must
+        // serve each of them (the pairs leave today's values, so none is tolerated), so the
+        // newest target is the newest of the valid states. (A start invalid otherwise keeps
+        // its old violations and is passed over.)
+        let start = validate::validate(&env, &catalog);
+        prop_assume!(start.findings().all(|f| {
+            f.severity != Severity::Error
+                || (f.code == compat::finding::Code::MissingDependency
+                    && f.dependency.as_ref() == Some(&product))
+        }));
+        let mut request = Request::new(vec![Target::Newest(product.clone())], false);
+        request.policy.allow_install = true;
+        let plan = plan::plan(&env, &catalog, &request);
+        if !plan.complete {
+            return Ok(()); // said not proven: nothing to hold it to
+        }
+        let got = plan
+            .final_state
+            .iter()
+            .filter(|e| e.product == product && e.state == environment::State::Installed)
+            .map(|e| e.version.split('.').next().unwrap().parse::<u32>().unwrap())
+            .max()
+            .map(|v| format!("{v}.0.0"));
+        // every state: each installed product at a release from its own up, each absent one
+        // absent or at any release
+        let choices: Vec<Vec<Option<u32>>> = (0..n)
+            .map(|p| {
+                if gone[p] {
+                    std::iter::once(None)
+                        .chain((1..=w.releases[p]).map(Some))
+                        .collect()
+                } else {
+                    (w.installed[p]..=w.releases[p]).map(Some).collect()
+                }
+            })
+            .collect();
+        let mut best: Option<u32> = None;
+        let mut state = vec![0usize; n];
+        loop {
+            let values: Vec<Option<u32>> = (0..n).map(|p| choices[p][state[p]]).collect();
+            if let Some(v) = values[target]
+                && best.is_none_or(|b| v > b)
+                && validate::validate(&created_state(&w, &env, &values), &catalog)
+                    .passes(Severity::Error)
+            {
+                best = Some(v);
+            }
+            let Some(p) = (0..n).find(|&p| state[p] + 1 < choices[p].len()) else {
+                break;
+            };
+            state[p] += 1;
+            for s in &mut state[..p] {
+                *s = 0;
+            }
+        }
+        let best = best.map(|v| format!("{v}.0.0"));
+        prop_assert_eq!(
+            got,
+            best,
+            "proven plan against the oracle; steps {:?}",
+            plan.steps
+        );
+        Ok(())
+    }
+
+    /// `env` with each product at `values` (the installed ones moved, whole) and the
+    /// entities SPEC 10's reuse before create adds: beside each entity (created ones too)
+    /// whose release requires a product present in the state that it sees none of, one of
+    /// that product in its namespace; one global entity of an install nobody needs.
+    fn created_state(w: &World, env: &Environment, values: &[Option<u32>]) -> Environment {
+        let n = w.releases.len();
+        let mut out = env.clone();
+        for e in &mut out.entities {
+            let p = (0..n).find(|&p| name(p) == e.product.to_string()).unwrap();
+            e.version = Version::parse(&format!("{}.0.0", values[p].unwrap())).unwrap();
+        }
+        let of =
+            |e: &environment::Entity| (0..n).find(|&p| name(p) == e.product.to_string()).unwrap();
+        let mut at = 0;
+        while at < out.entities.len() {
+            let consumer = &out.entities[at];
+            let p = of(consumer);
+            let release = values[p].unwrap();
+            let ns = consumer.placement.namespace.clone();
+            let base = consumer.name.clone();
+            let needs: Vec<usize> = w
+                .decls
+                .get(&(p, release))
+                .into_iter()
+                .flatten()
+                .filter(|d| !d.optional && !d.incompatible && values[d.other].is_some())
+                .map(|d| d.other)
+                .collect();
+            for q in needs {
+                let seen = out
+                    .entities
+                    .iter()
+                    .any(|e| of(e) == q && e.placement.namespace == ns);
+                if !seen {
+                    let mut e = out.entities[at].clone();
+                    e.name = format!("{base}-{}", name(q).replace(':', "-"));
+                    e.product = ProductId::parse(&name(q)).unwrap();
+                    e.version = Version::parse(&format!("{}.0.0", values[q].unwrap())).unwrap();
+                    out.entities.push(e);
+                }
+            }
+            at += 1;
+        }
+        for q in (0..n).filter(|&q| values[q].is_some()) {
+            if !out.entities.iter().any(|e| of(e) == q) {
+                let mut e = out.entities[0].clone();
+                e.name = format!("new-{}", name(q).replace(':', "-"));
+                e.product = ProductId::parse(&name(q)).unwrap();
+                e.version = Version::parse(&format!("{}.0.0", values[q].unwrap())).unwrap();
+                e.placement = compat::instance::Placement::default();
+                out.entities.push(e);
+            }
+        }
+        out.entities.sort_by(|a, b| a.name.cmp(&b.name));
+        out
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig {
             cases: 150,
@@ -1685,6 +1855,19 @@ mod planner {
             target in 0usize..5,
         ) {
             placed_install(&w, &spots, &absent, target)?;
+        }
+
+        /// Section 10 with `--allow-install`: a proven plan's newest target against every
+        /// state with its entities created (in several namespaces at once too).
+        #[test]
+        fn in_namespaces_proven_installs_reach_the_newest(
+            w in world(),
+            spots in placements(),
+            absent in proptest::collection::vec(any::<bool>(), 5),
+            target in 0usize..5,
+            spread in any::<bool>(),
+        ) {
+            placed_install_newest(&w, &spots, &absent, target, spread)?;
         }
 
         /// Section 10: with entities spread over namespaces, dependencies are judged against

@@ -15,9 +15,10 @@
 //! missing. An entity the plan creates stands in one of its consumers' namespaces
 //! ([`Placed::homes`]): an existing entity that can see none of those places is bound by none
 //! of its incompatibilities or optional dependencies on it. The entities created of a product
-//! that is not installed, when they can stand in one place only, are judged from there like
-//! installed ones ([`Placed::created_home`]). What is still judged product-wide (a created
-//! entity's own declarations where it may stand in several places or carries a name-made
+//! that is not installed, when they can stand in one place only or in several places each
+//! certain to get one, are judged from each place like installed ones
+//! ([`Placed::created_homes`]). What is still judged product-wide (a created entity's own
+//! declarations where it may stand in places not certain to get one, or carries a name-made
 //! label criterion, a judging entity that sees some of those places but not all) and the
 //! section 9 items (judged from their declaring entities' namespace, seeing whole products)
 //! are exact only in the cases [`Doubts`] lists; elsewhere the answers they touch are marked
@@ -47,8 +48,8 @@ pub struct Placed<'a> {
     doubts: std::sync::OnceLock<Doubts>,
     /// [`Placed::homes`], worked out once.
     homes: std::sync::OnceLock<Vec<BTreeSet<String>>>,
-    /// [`Placed::created_home`] of each product, worked out once.
-    created_homes: std::sync::OnceLock<Vec<Option<String>>>,
+    /// [`Placed::created_homes`] of each product, worked out once.
+    created_homes: std::sync::OnceLock<Vec<Vec<String>>>,
     /// [`Placed::binders`]: entity name -> the members binding something to it.
     binders: std::sync::OnceLock<BTreeMap<String, Vec<usize>>>,
 }
@@ -168,19 +169,24 @@ impl<'a> Placed<'a> {
         })
     }
 
-    /// The one namespace every entity a plan creates of `p` (a product not installed)
-    /// stands in, when there is one: `p` has a single home ([`Placed::homes`]), no managed
-    /// entity (an install fills that one, placed as it is), and no release of it asks a
-    /// dependency for labels made from `{entity}` (the created entity's name, which the
-    /// model does not know). Its declarations are then judged from there, exactly.
-    pub fn created_home(&self, model: &Model<'a>, p: usize) -> Option<&str> {
+    /// The namespaces the entities a plan creates of `p` (a product not installed) stand
+    /// in, when they are known (empty when not): `p` has no managed entity (an install fills
+    /// that one, placed as it is) and no release of it asks a dependency for labels made from
+    /// `{entity}` (the created entity's name, which the model does not know), and either it
+    /// has a single home ([`Placed::homes`]), or every home is *certain*: some consumer
+    /// entity there requires `p` by a product dependency under every release its product can
+    /// run, so whenever `p` is installed an entity of it is created there, and nowhere else.
+    /// Its declarations are then judged from each of those places, exactly.
+    pub fn created_homes(&self, model: &Model<'a>, p: usize) -> &[String] {
         let all = self.created_homes.get_or_init(|| {
             let homes = self.homes(model);
+            let consumers = Consumers::of(model);
             model
                 .vars
                 .iter()
                 .zip(homes)
-                .map(|(var, homes)| {
+                .enumerate()
+                .map(|(p, (var, homes))| {
                     let by_name = var.every_manifest().any(|m| {
                         m.facets.is_some()
                             && m.facets()
@@ -189,13 +195,64 @@ impl<'a> Placed<'a> {
                                 .any(crate::instance::Criteria::per_entity)
                     });
                     let managed = self.managed.iter().any(|e| e.product == var.product);
-                    (homes.len() == 1 && !managed && !by_name && !var.installed())
-                        .then(|| homes.first().cloned())
-                        .flatten()
+                    if managed || by_name || var.installed() {
+                        return Vec::new();
+                    }
+                    if homes.len() == 1 {
+                        return homes.iter().cloned().collect();
+                    }
+                    self.certain_homes(model, &consumers, p)
+                        .filter(|certain| certain.iter().all(|h| homes.contains(h)))
+                        .map(|certain| certain.into_iter().collect())
+                        .unwrap_or_default()
                 })
                 .collect()
         });
-        all[p].as_deref()
+        &all[p]
+    }
+
+    /// For `p` (not installed, several homes): the namespaces of the consumer entities that
+    /// require it under every release their product can run, when every namespace a plan
+    /// may create an entity of `p` in is one of them; `None` otherwise (a consumer the plan
+    /// installs lends its own homes, one that requires `p` only through a capability or
+    /// only under some releases may need none, and a product named by a target or a
+    /// `constraints` atom creates one in the global namespace only when no consumer needs
+    /// it, which a certain one always does).
+    fn certain_homes(
+        &self,
+        model: &Model<'a>,
+        consumers: &Consumers,
+        p: usize,
+    ) -> Option<BTreeSet<String>> {
+        let product = &model.vars[p].product;
+        let requires = |m: &Manifest| {
+            m.dependencies
+                .iter()
+                .any(|d| d.product == *product && !d.optional)
+        };
+        let key = crate::instance::Requirement::Product(product.clone());
+        let (mut certain, mut maybe) = (BTreeSet::new(), BTreeSet::new());
+        for &r in consumers.of[p].keys().filter(|&&r| r != p) {
+            let vr = &model.vars[r];
+            if !vr.installed() || consumers.by_capability[p].contains(&r) {
+                return None;
+            }
+            let always = vr.releases.iter().all(|m| requires(m))
+                && vr.current.iter().all(|c| c.manifest.is_some_and(requires));
+            for c in vr.current.iter().filter_map(|c| c.entity) {
+                let placement = self.placement(c);
+                if placement.bindings.contains_key(&key) {
+                    return None; // bound: served, or a binding validate reports
+                }
+                let ns = placement.namespace.clone();
+                if always {
+                    certain.insert(ns);
+                } else {
+                    maybe.insert(ns);
+                }
+            }
+        }
+        (!certain.is_empty() && maybe.is_subset(&certain)).then_some(certain)
     }
 
     /// Under `Keep`, where each index member of `var`'s product stands among its entities
@@ -417,8 +474,8 @@ impl<'a> Placed<'a> {
 /// - With `--allow-install`, an entity the plan creates stands where its consumer is
 ///   ([`Placed::homes`]). Judging against it is exact when the judging entity sees none of
 ///   those places or all of them (and for optional dependencies, without label criteria or a
-///   binding); a created entity's own declarations are judged from its place when it has one
-///   ([`Placed::created_home`]: exact), else product-wide, exact when every entity of the
+///   binding); a created entity's own declarations are judged from its places when they are
+///   known ([`Placed::created_homes`]: exact), else product-wide, exact when every entity of the
 ///   other product is in one namespace it sees from each place.
 ///
 /// A doubt touches its products' connected part of the model (neighbours and items): an
@@ -781,7 +838,7 @@ impl<'a> Placed<'a> {
         // in one namespace every such place sees, and no label criteria choose among them
         let now = &places.standing[p];
         let mine: Vec<&String> = homes[p].iter().filter(|h| !now.contains(*h)).collect();
-        if mine.is_empty() || (vq.installed() && self.created_home(model, p).is_some()) {
+        if mine.is_empty() || (vq.installed() && !self.created_homes(model, p).is_empty()) {
             return true;
         }
         let theirs = &places.spots[q];
@@ -905,9 +962,8 @@ impl<'a> Model<'a> {
     }
 
     /// [`Model::one_way_placed`] when `p` is not installed: the entities the plan creates
-    /// of it stand where [`Placed::created_home`] says, the one namespace they can be in, and
-    /// each is judged from there as an installed entity is (`None` where that place is not
-    /// known: judged product-wide).
+    /// of it stand where [`Placed::created_homes`] says, and each is judged from there as an
+    /// installed entity is (`None` where those places are not known: judged product-wide).
     fn one_way_from_created(
         &self,
         placed: &Placed<'a>,
@@ -917,28 +973,34 @@ impl<'a> Model<'a> {
         b: Value,
     ) -> Option<Vec<Violation>> {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        let placement = self.created_at(placed, p, q)?;
+        let homes = self.created_at(placed, p, q);
+        if homes.is_empty() {
+            return None;
+        }
         let Value::Release(i) = a else {
             return Some(Vec::new()); // absent: nothing of it declares anything
         };
         let at = placed.positions(vq, b);
         let theirs = vq.instances(b);
         let mine = vp.planned(i);
-        let (needs, refuses) = self.judged_from(
-            placed,
-            (vp.product.name(), &placement, &mine),
-            q,
-            b,
-            (&theirs, &at),
-        );
         let mut found: BTreeSet<Violation> = BTreeSet::new();
-        Some(
-            needs
-                .into_iter()
-                .chain(refuses)
-                .filter(|v| found.insert(v.clone()))
-                .collect(),
-        )
+        let mut out = Vec::new();
+        for placement in &homes {
+            let (needs, refuses) = self.judged_from(
+                placed,
+                (vp.product.name(), placement, &mine),
+                q,
+                b,
+                (&theirs, &at),
+            );
+            out.extend(
+                needs
+                    .into_iter()
+                    .chain(refuses)
+                    .filter(|v| found.insert(v.clone())),
+            );
+        }
+        Some(out)
     }
 
     /// [`Model::one_way_placed`] when `q` is not installed: its entities would be created
@@ -1022,14 +1084,16 @@ impl<'a> Model<'a> {
         };
         let declarers = self.declarers(p, a, release);
         if declarers.is_empty() {
-            // an install of the declarer: judged from where it is created when that is one
-            // place, else product-wide (see the module doc)
-            return match self.created_at(placed, p, q) {
-                Some(at) => {
-                    holds(placed.serving_at((self.vars[p].product.name(), &at), release, d))
-                }
-                None => self.meets(d, q, b),
-            };
+            // an install of the declarer: judged from each place it is created in when those
+            // are known, else product-wide (see the module doc)
+            let homes = self.created_at(placed, p, q);
+            if homes.is_empty() {
+                return self.meets(d, q, b);
+            }
+            let name = self.vars[p].product.name();
+            return homes
+                .iter()
+                .all(|at| holds(placed.serving_at((name, at), release, d)));
         }
         if !self.vars[q].installed() {
             // created where its consumers are: an optional need of an entity that can see
@@ -1046,23 +1110,26 @@ impl<'a> Model<'a> {
         })
     }
 
-    /// Where the entities a plan creates of `p` (not installed) stand when that is one
-    /// place ([`Placed::created_home`]) and `q` is installed: their declarations on `q`
-    /// are judged from there, as an installed entity's are.
+    /// Where the entities a plan creates of `p` (not installed) stand when that is known
+    /// ([`Placed::created_homes`]) and `q` is installed: their declarations on `q` are judged
+    /// from each of those places, as an installed entity's are (empty when not known).
     pub(super) fn created_at(
         &self,
         placed: &Placed<'a>,
         p: usize,
         q: usize,
-    ) -> Option<crate::instance::Placement> {
+    ) -> Vec<crate::instance::Placement> {
         if !self.vars[q].installed() {
-            return None;
+            return Vec::new();
         }
-        let home = placed.created_home(self, p)?;
-        Some(crate::instance::Placement {
-            namespace: home.to_owned(),
-            ..crate::instance::Placement::default()
-        })
+        placed
+            .created_homes(self, p)
+            .iter()
+            .map(|home| crate::instance::Placement {
+                namespace: home.clone(),
+                ..crate::instance::Placement::default()
+            })
+            .collect()
     }
 
     /// Whether `q` under `b` avoids incompatibility `c` of `p`'s `release` under `a`, for
@@ -1087,10 +1154,11 @@ impl<'a> Model<'a> {
         };
         let declarers = self.declarers(p, a, release);
         if declarers.is_empty() {
-            return match self.created_at(placed, p, q) {
-                Some(at) => holds(placed.visible_at(&at, c)),
-                None => self.avoids(c, q, b),
-            };
+            let homes = self.created_at(placed, p, q);
+            if homes.is_empty() {
+                return self.avoids(c, q, b);
+            }
+            return homes.iter().all(|at| holds(placed.visible_at(at, c)));
         }
         if !self.vars[q].installed() {
             return declarers

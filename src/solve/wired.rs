@@ -11,8 +11,9 @@
 //!
 //! Tolerance, as for dependencies: a kept consumer whose input is not fed today, beside a
 //! source that stays as it is today, is left alone; any move of either must feed it. A
-//! product the plan installs is judged product-wide (its entity and everyone's view of it
-//! global), as [`super::placed`] judges its dependencies; the plan's final state is checked
+//! product the plan installs is judged from the places its entities are created in where
+//! those are known, else product-wide (its entity and everyone's view of it global), as
+//! [`super::placed`] judges its dependencies; the plan's final state is checked
 //! as a whole afterwards ([`crate::plan`]), which also covers what is not pairwise (inputs
 //! wired from capabilities, data cycles).
 
@@ -61,23 +62,14 @@ impl<'a> Model<'a> {
             return Vec::new();
         }
         let placed = self.placed.as_deref();
-        let (home, product_wide) = self.judged_where(p, q);
+        let (homes, product_wide) = self.judged_where(p, q);
         let placement = |name: &str| -> &Placement {
             match placed {
                 Some(placed) if !product_wide => placed.placement(name),
                 _ => Placement::none(),
             }
         };
-        let declarers: Vec<&str> = match a {
-            Value::Keep => vp
-                .current
-                .iter()
-                .filter(|c| c.manifest.is_some_and(|m| std::ptr::eq(m, release)))
-                .filter_map(|c| c.entity)
-                .collect(),
-            _ if vp.installed() => vp.current.iter().filter_map(|c| c.entity).collect(),
-            _ => vec![vp.product.name()],
-        };
+        let declarers = self.wiring_declarers(p, a, release, &homes);
         let planned = format!("{}-{}", vp.product.name(), vq.product.name());
         let sources = self.sources(q, b, &placement);
         let installed = vq.installed();
@@ -88,7 +80,7 @@ impl<'a> Model<'a> {
         // is empty in both), so the input binds alike. Where the index does not hold exactly
         // the sources (entities the plan creates), every source goes in, as before.
         let serving_only = match placed {
-            Some(placed) if !product_wide && p != q && home.is_none() => {
+            Some(placed) if !product_wide && p != q && homes.is_empty() => {
                 placed.holds_exactly(&vq.product, sources.iter().map(|r| r.entity))
             }
             _ => false,
@@ -109,13 +101,13 @@ impl<'a> Model<'a> {
         };
         let criteria = release.facets().instances.get(&vq.product);
         let mut out = Vec::new();
-        for entity in declarers {
+        for (entity, home) in declarers {
             let mut running = vec![Running {
                 entity,
                 product: &vp.product,
                 version: &release.version,
                 facets: release.facets(),
-                placement: home.as_ref().unwrap_or_else(|| placement(entity)),
+                placement: home.unwrap_or_else(|| placement(entity)),
             }];
             match (&serving_only, placed) {
                 (Some(by_name), Some(placed)) => running.extend(
@@ -163,19 +155,46 @@ impl<'a> Model<'a> {
         out
     }
 
+    /// The entities of `p` that run `release` under `a`, each with the place an install of
+    /// `p` is created in (one of `homes`; none for an existing entity, or an install judged
+    /// product-wide).
+    fn wiring_declarers<'s, 'h>(
+        &'s self,
+        p: usize,
+        a: Value,
+        release: &Manifest,
+        homes: &'h [Placement],
+    ) -> Vec<(&'s str, Option<&'h Placement>)> {
+        let vp = &self.vars[p];
+        match a {
+            Value::Keep => vp
+                .current
+                .iter()
+                .filter(|c| c.manifest.is_some_and(|m| std::ptr::eq(m, release)))
+                .filter_map(|c| Some((c.entity?, None)))
+                .collect(),
+            _ if vp.installed() => vp
+                .current
+                .iter()
+                .filter_map(|c| Some((c.entity?, None)))
+                .collect(),
+            _ if homes.is_empty() => vec![(vp.product.name(), None)],
+            _ => homes.iter().map(|h| (vp.product.name(), Some(h))).collect(),
+        }
+    }
+
     /// Where an input of `p` wired from `q` is judged: an install of the declarer created in
-    /// one known place from there (`Placed::created_home`), against every source where it
-    /// stands; any other install on either side product-wide (every entity global and
+    /// known places from each of them (`Placed::created_homes`), against every source where
+    /// it stands; any other install on either side product-wide (every entity global and
     /// plain, the second value).
-    fn judged_where(&self, p: usize, q: usize) -> (Option<Placement>, bool) {
+    fn judged_where(&self, p: usize, q: usize) -> (Vec<Placement>, bool) {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
-        let home = self
-            .placed
-            .as_deref()
-            .filter(|_| !vp.installed())
-            .and_then(|placed| self.created_at(placed, p, q));
-        let product_wide = (!vp.installed() && home.is_none()) || !vq.installed();
-        (home, product_wide)
+        let homes = match self.placed.as_deref() {
+            Some(placed) if !vp.installed() => self.created_at(placed, p, q),
+            _ => Vec::new(),
+        };
+        let product_wide = (!vp.installed() && homes.is_empty()) || !vq.installed();
+        (homes, product_wide)
     }
 
     /// The entities of `q` under `b` (none when absent; an install's is added by the
