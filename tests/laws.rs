@@ -1761,7 +1761,8 @@ mod planner {
     /// `env` with each product at `values` (the installed ones moved, whole) and the
     /// entities SPEC 10's reuse before create adds: beside each entity (created ones too)
     /// whose release requires a product present in the state that it sees none of, one of
-    /// that product in its namespace; one global entity of an install nobody needs.
+    /// that product in its namespace; one global entity of an install nobody needs (whose
+    /// own requirements are served so in turn).
     fn created_state(w: &World, env: &Environment, values: &[Option<u32>]) -> Environment {
         let n = w.releases.len();
         let mut out = env.clone();
@@ -1772,43 +1773,52 @@ mod planner {
         let of =
             |e: &environment::Entity| (0..n).find(|&p| name(p) == e.product.to_string()).unwrap();
         let mut at = 0;
-        while at < out.entities.len() {
-            let consumer = &out.entities[at];
-            let p = of(consumer);
-            let release = values[p].unwrap();
-            let ns = consumer.placement.namespace.clone();
-            let base = consumer.name.clone();
-            let needs: Vec<usize> = w
-                .decls
-                .get(&(p, release))
-                .into_iter()
-                .flatten()
-                .filter(|d| !d.optional && !d.incompatible && values[d.other].is_some())
-                .map(|d| d.other)
-                .collect();
-            for q in needs {
-                let seen = out
-                    .entities
-                    .iter()
-                    .any(|e| of(e) == q && e.placement.namespace == ns);
-                if !seen {
-                    let mut e = out.entities[at].clone();
-                    e.name = format!("{base}-{}", name(q).replace(':', "-"));
+        // the consumers in turn (created ones too); then one global entity of each install
+        // nobody needs, whose own needs are served in turn
+        loop {
+            while at < out.entities.len() {
+                let consumer = &out.entities[at];
+                let p = of(consumer);
+                let release = values[p].unwrap();
+                let ns = consumer.placement.namespace.clone();
+                let base = consumer.name.clone();
+                let needs: Vec<usize> = w
+                    .decls
+                    .get(&(p, release))
+                    .into_iter()
+                    .flatten()
+                    .filter(|d| !d.optional && !d.incompatible && values[d.other].is_some())
+                    .map(|d| d.other)
+                    .collect();
+                for q in needs {
+                    let seen = out.entities.iter().any(|e| {
+                        of(e) == q
+                            && (e.placement.namespace == ns || e.placement.namespace.is_empty())
+                    });
+                    if !seen {
+                        let mut e = out.entities[at].clone();
+                        e.name = format!("{base}-{}", name(q).replace(':', "-"));
+                        e.product = ProductId::parse(&name(q)).unwrap();
+                        e.version = Version::parse(&format!("{}.0.0", values[q].unwrap())).unwrap();
+                        out.entities.push(e);
+                    }
+                }
+                at += 1;
+            }
+            let mut fresh = false;
+            for q in (0..n).filter(|&q| values[q].is_some()) {
+                if !out.entities.iter().any(|e| of(e) == q) {
+                    let mut e = out.entities[0].clone();
+                    e.name = format!("new-{}", name(q).replace(':', "-"));
                     e.product = ProductId::parse(&name(q)).unwrap();
                     e.version = Version::parse(&format!("{}.0.0", values[q].unwrap())).unwrap();
+                    e.placement = compat::instance::Placement::default();
                     out.entities.push(e);
+                    fresh = true;
                 }
             }
-            at += 1;
-        }
-        for q in (0..n).filter(|&q| values[q].is_some()) {
-            if !out.entities.iter().any(|e| of(e) == q) {
-                let mut e = out.entities[0].clone();
-                e.name = format!("new-{}", name(q).replace(':', "-"));
-                e.product = ProductId::parse(&name(q)).unwrap();
-                e.version = Version::parse(&format!("{}.0.0", values[q].unwrap())).unwrap();
-                e.placement = compat::instance::Placement::default();
-                out.entities.push(e);
+            if !fresh {
+                break;
             }
         }
         out.entities.sort_by(|a, b| a.name.cmp(&b.name));

@@ -7,7 +7,9 @@
 //! requirement's labels (templates expanded), named `<consumer>-<product-name>` (then `-2`,
 //! `-3`, ... on a clash), at the release the plan installs. Consumers are taken in name
 //! order (created entities too, as they may need others), so a later consumer reuses what an
-//! earlier one caused to be created.
+//! earlier one caused to be created. An install nobody needs (a target of its own) gets one
+//! entity in the global namespace, named after the product, and what that one needs is
+//! created beside it in turn (the planning model judges its declarations from there).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -81,21 +83,14 @@ pub(super) fn creations<'a>(
             Value::Absent => None,
         }
     };
-    let mut members = installed(env, model, &moved);
-    let mut out = Vec::new();
+    let mut made = Made {
+        members: installed(env, model, &moved),
+        out: Vec::new(),
+        taken: env.entities.iter().map(|e| e.name.clone()).collect(),
+    };
     for &p in &installs {
         if let Some(e) = managed(p) {
-            members.push(Final {
-                name: e.name.clone(),
-                product: e.product.clone(),
-                placement: e.placement.clone(),
-                release: release(p),
-            });
-            out.push(Created {
-                var: p,
-                name: e.name.clone(),
-                placement: e.placement.clone(),
-            });
+            made.add(p, model, e.name.clone(), e.placement.clone(), release(p));
         }
     }
     // every product an entity may be created of: the installs, and with --allow-install the
@@ -104,45 +99,80 @@ pub(super) fn creations<'a>(
         .filter(|&p| installs.contains(&p) || (model.policy.allow_install && release(p).is_some()))
         .map(|p| (&model.vars[p].product, p))
         .collect();
-    let mut taken: BTreeSet<String> = env.entities.iter().map(|e| e.name.clone()).collect();
-    let mut queue: Vec<usize> = (0..members.len()).collect();
-    queue.sort_by(|&a, &b| members[b].name.cmp(&members[a].name));
-    while let Some(c) = queue.pop() {
-        for (p, labels) in needs(&members, c, &installing, &release) {
-            let product = &model.vars[p].product;
-            let consumer = &members[c];
-            let placement = Placement {
-                namespace: consumer.placement.namespace.clone(),
-                labels,
-                bindings: BTreeMap::new(),
-            };
-            let name = fresh(&format!("{}-{}", consumer.name, product.name()), &mut taken);
-            members.push(Final {
-                name: name.clone(),
-                product: product.clone(),
-                placement: placement.clone(),
-                release: release(p),
-            });
-            queue.push(members.len() - 1);
-            out.push(Created {
-                var: p,
-                name,
-                placement,
-            });
-        }
-    }
-    // an install nobody needs (a target of its own) still creates one entity
+    let mut queue: Vec<usize> = (0..made.members.len()).collect();
+    made.serve(model, &mut queue, &installing, &release);
+    // an install nobody needs (a target of its own) still creates one entity, global, and
+    // what that one needs is created beside it in turn
+    let first = made.members.len();
     for &p in &installs {
-        if !out.iter().any(|c| c.var == p) {
+        if !made.out.iter().any(|c| c.var == p) {
             let name = install_name(env, &model.vars[p].product);
-            out.push(Created {
-                var: p,
-                name,
-                placement: Placement::default(),
-            });
+            made.taken.insert(name.clone());
+            made.add(p, model, name, Placement::default(), release(p));
         }
     }
-    out
+    let mut queue: Vec<usize> = (first..made.members.len()).collect();
+    made.serve(model, &mut queue, &installing, &release);
+    made.out
+}
+
+/// The final state's entities as they are decided, and the entities created so far.
+struct Made<'a> {
+    members: Vec<Final<'a>>,
+    out: Vec<Created>,
+    /// Entity names in use.
+    taken: BTreeSet<String>,
+}
+
+impl<'a> Made<'a> {
+    /// Adds an entity of `p` the plan creates (or installs), running `release`.
+    fn add(
+        &mut self,
+        p: usize,
+        model: &Model<'a>,
+        name: String,
+        placement: Placement,
+        release: Option<&'a Manifest>,
+    ) {
+        self.members.push(Final {
+            name: name.clone(),
+            product: model.vars[p].product.clone(),
+            placement: placement.clone(),
+            release,
+        });
+        self.out.push(Created {
+            var: p,
+            name,
+            placement,
+        });
+    }
+
+    /// Creates what the members in `queue` need, in name order, the created ones taken in
+    /// turn (they may need others).
+    fn serve(
+        &mut self,
+        model: &Model<'a>,
+        queue: &mut Vec<usize>,
+        installing: &BTreeMap<&ProductId, usize>,
+        release: &impl Fn(usize) -> Option<&'a Manifest>,
+    ) {
+        let members = &self.members;
+        queue.sort_by(|&a, &b| members[b].name.cmp(&members[a].name));
+        while let Some(c) = queue.pop() {
+            for (p, labels) in needs(&self.members, c, installing, release) {
+                let consumer = &self.members[c];
+                let placement = Placement {
+                    namespace: consumer.placement.namespace.clone(),
+                    labels,
+                    bindings: BTreeMap::new(),
+                };
+                let base = format!("{}-{}", consumer.name, model.vars[p].product.name());
+                let name = fresh(&base, &mut self.taken);
+                self.add(p, model, name, placement, release(p));
+                queue.push(self.members.len() - 1);
+            }
+        }
+    }
 }
 
 /// The final state's installed entities, each with the release it runs after the plan.
@@ -404,6 +434,41 @@ product-version: 7.2.0
             [
                 "a-web-redis shop {\"owner\": \"a-web\"}",
                 "b-web-redis shop {\"owner\": \"b-web\"}"
+            ]
+        );
+    }
+
+    #[test]
+    fn an_install_nobody_needs_gets_what_it_needs_beside_it() {
+        // redis runs only in namespace `cache`; web, a target nobody needs, is created in
+        // the global namespace, which sees no redis: one is created beside it
+        let catalog =
+            Catalog::from_manifests(manifest::parse(CATALOG, &Arc::from("c.yml")).unwrap())
+                .unwrap();
+        let text = "entities:\n  - name: r\n    product: org.redis:redis\n    version: 7.2.0\n";
+        let mut env = environment::parse(text, &Arc::from("e.yml"), "e").unwrap();
+        env.entities[0].placement.namespace = "cache".to_owned();
+        let web = ProductId::parse("com.example:web").unwrap();
+        let mut request = Request::new(vec![Target::Newest(web)], false);
+        request.policy.allow_install = true;
+        let p = plan(&env, &catalog, &request);
+        assert!(p.feasible && p.complete, "{:?}", p.explanation);
+        let creates: Vec<String> = p
+            .steps
+            .iter()
+            .filter_map(|s| {
+                let c = s.create.as_ref()?;
+                Some(format!(
+                    "{} {} {}@{}",
+                    s.entity, c.namespace, s.product, s.to
+                ))
+            })
+            .collect();
+        assert_eq!(
+            creates,
+            [
+                "web-redis  org.redis:redis@7.2.0",
+                "web  com.example:web@2.0.0"
             ]
         );
     }
