@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use super::final_state::install_name;
 use super::{Model, Value};
+use crate::constraint;
 use crate::environment::Environment;
 use crate::instance::Placement;
 use crate::manifest::Manifest;
@@ -271,11 +272,15 @@ fn needs<'a>(
         let Some(&p) = installing.get(&d.product) else {
             continue;
         };
+        // an entity that would not serve it is not made: the dependency stays missing, as
+        // today (the planning model moves no product so only where it was broken already)
+        let serves = release(p).is_some_and(|r| constraint::dependency_holds(d, [&r.version]));
         let criteria = m.facets().instances.get(&d.product);
-        if index
-            .serving(consumer, Key::Product(&d.product), criteria)
-            .members
-            .is_empty()
+        if serves
+            && index
+                .serving(consumer, Key::Product(&d.product), criteria)
+                .members
+                .is_empty()
         {
             let labels = criteria
                 .map(|k| k.labels_for(consumer.0, ns))
@@ -471,5 +476,33 @@ product-version: 7.2.0
                 "web  com.example:web@2.0.0"
             ]
         );
+    }
+
+    #[test]
+    fn no_entity_is_made_that_would_not_serve() {
+        // app in `shop` needs redis 8, which no release is; redis 7.2.0 runs in `cache`. The
+        // dependency stays missing as it is today: a redis 7.2.0 beside app would serve
+        // nothing and only change the finding.
+        let text = format!(
+            "{CATALOG}---\nmanifest-version: '1.0'\nproduct-group: com.example\n\
+             product-name: app\nproduct-version: 1.0.0\nextensions:\n  \
+             product-dependencies:\n    - product-group: org.redis\n      \
+             product-name: redis\n      minimum-version: 8.0.0\n      \
+             maximum-version: 8.x.x\n"
+        );
+        let catalog =
+            Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap();
+        let env_text = "entities:\n  - name: app\n    product: com.example:app\n    \
+                        version: 1.0.0\n  - name: r\n    product: org.redis:redis\n    \
+                        version: 7.2.0\n";
+        let mut env = environment::parse(env_text, &Arc::from("e.yml"), "e").unwrap();
+        env.entities[0].placement.namespace = "shop".to_owned();
+        env.entities[1].placement.namespace = "cache".to_owned();
+        let redis = ProductId::parse("org.redis:redis").unwrap();
+        let mut request = Request::new(vec![Target::Newest(redis)], false);
+        request.policy.allow_install = true;
+        let p = plan(&env, &catalog, &request);
+        assert!(p.feasible && p.complete, "{:?}", p.explanation);
+        assert!(p.steps.iter().all(|s| s.create.is_none()), "{:?}", p.steps);
     }
 }
