@@ -313,8 +313,9 @@ mod tests {
     use std::sync::Arc;
 
     use crate::catalog::Catalog;
+    use crate::environment::Environment;
     use crate::instance::{Criteria, LabelTemplate};
-    use crate::plan::{Policy, Request, Target, plan};
+    use crate::plan::{Plan, Policy, Request, Target, plan};
     use crate::product::ProductId;
     use crate::{environment, manifest};
 
@@ -345,6 +346,19 @@ product-group: org.redis
 product-name: redis
 product-version: 7.2.0
 ";
+
+    /// The plan taking `product` to its newest release with `--allow-install`, proven.
+    fn proven_install(env: &Environment, catalog: &Catalog, product: &str) -> Plan {
+        let target = Target::Newest(ProductId::parse(product).unwrap());
+        let mut request = Request::new(vec![target], false);
+        request.policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let p = plan(env, catalog, &request);
+        assert!(p.feasible && p.complete, "{:?}", p.explanation);
+        p
+    }
 
     /// Plans web 2.0.0 (which needs redis, not installed) for webs `(name, namespace)`, with
     /// `labels` as redis's instance criteria; the created entities as `name ns labels`.
@@ -379,16 +393,7 @@ product-version: 7.2.0
         for (e, (_, ns)) in env.entities.iter_mut().zip(webs) {
             e.placement.namespace = (*ns).to_owned();
         }
-        let mut request = Request::new(
-            vec![Target::Newest(ProductId::parse("com.example:web").unwrap())],
-            false,
-        );
-        request.policy = Policy {
-            allow_install: true,
-            ..Policy::default()
-        };
-        let p = plan(&env, &catalog, &request);
-        assert!(p.feasible && p.complete, "{:?}", p.explanation);
+        let p = proven_install(&env, &catalog, "com.example:web");
         let creates: Vec<String> = p
             .steps
             .iter()
@@ -453,11 +458,7 @@ product-version: 7.2.0
         let text = "entities:\n  - name: r\n    product: org.redis:redis\n    version: 7.2.0\n";
         let mut env = environment::parse(text, &Arc::from("e.yml"), "e").unwrap();
         env.entities[0].placement.namespace = "cache".to_owned();
-        let web = ProductId::parse("com.example:web").unwrap();
-        let mut request = Request::new(vec![Target::Newest(web)], false);
-        request.policy.allow_install = true;
-        let p = plan(&env, &catalog, &request);
-        assert!(p.feasible && p.complete, "{:?}", p.explanation);
+        let p = proven_install(&env, &catalog, "com.example:web");
         let creates: Vec<String> = p
             .steps
             .iter()
@@ -498,11 +499,7 @@ product-version: 7.2.0
         let mut env = environment::parse(env_text, &Arc::from("e.yml"), "e").unwrap();
         env.entities[0].placement.namespace = "shop".to_owned();
         env.entities[1].placement.namespace = "cache".to_owned();
-        let redis = ProductId::parse("org.redis:redis").unwrap();
-        let mut request = Request::new(vec![Target::Newest(redis)], false);
-        request.policy.allow_install = true;
-        let p = plan(&env, &catalog, &request);
-        assert!(p.feasible && p.complete, "{:?}", p.explanation);
+        let p = proven_install(&env, &catalog, "org.redis:redis");
         assert!(p.steps.iter().all(|s| s.create.is_none()), "{:?}", p.steps);
     }
 }
