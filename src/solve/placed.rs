@@ -52,6 +52,8 @@ pub struct Placed<'a> {
     created_homes: std::sync::OnceLock<Vec<Vec<String>>>,
     /// [`Placed::binders`]: entity name -> the members binding something to it.
     binders: std::sync::OnceLock<BTreeMap<String, Vec<usize>>>,
+    /// [`Consumers::of`] the model, worked out once for `homes` and `created_homes`.
+    consumers: std::sync::OnceLock<Consumers>,
 }
 
 impl<'a> Placed<'a> {
@@ -80,6 +82,7 @@ impl<'a> Placed<'a> {
             homes: std::sync::OnceLock::new(),
             created_homes: std::sync::OnceLock::new(),
             binders: std::sync::OnceLock::new(),
+            consumers: std::sync::OnceLock::new(),
         })
     }
 
@@ -107,12 +110,11 @@ impl<'a> Placed<'a> {
             // the global one), so none is created for it (unless criteria say otherwise)
             let seen = |q: usize, ns: &str| standing[q].contains("") || standing[q].contains(ns);
             let Consumers {
-                of: mut consumers,
+                of: consumers,
                 by_capability,
                 named,
-            } = Consumers::of(model);
+            } = self.consumers(model);
             for q in 0..n {
-                consumers[q].remove(&q);
                 let vq = &model.vars[q];
                 if !vq.installed() {
                     // an install fills a managed entity, or one created for nobody in
@@ -134,7 +136,7 @@ impl<'a> Placed<'a> {
                             .is_some_and(|i| *self.index.member(i).product == vq.product)
                     })
                 };
-                for (&p, &picky) in &consumers[q] {
+                for (&p, &picky) in consumers[q].iter().filter(|(p, _)| **p != q) {
                     let via_capability = by_capability[q].contains(&p);
                     for c in model.vars[p].current.iter().filter_map(|c| c.entity) {
                         let ns = &self.placement(c).namespace;
@@ -151,7 +153,7 @@ impl<'a> Placed<'a> {
                 for q in 0..n {
                     let lent: Vec<String> = consumers[q]
                         .keys()
-                        .filter(|&&p| !model.vars[p].installed())
+                        .filter(|&&p| p != q && !model.vars[p].installed())
                         .flat_map(|&p| homes[p].iter().cloned())
                         .filter(|h| !seen(q, h))
                         .collect();
@@ -180,13 +182,16 @@ impl<'a> Placed<'a> {
     pub fn created_homes(&self, model: &Model<'a>, p: usize) -> &[String] {
         let all = self.created_homes.get_or_init(|| {
             let homes = self.homes(model);
-            let consumers = Consumers::of(model);
+            let consumers = self.consumers(model);
             model
                 .vars
                 .iter()
                 .zip(homes)
                 .enumerate()
                 .map(|(p, (var, homes))| {
+                    if var.installed() {
+                        return Vec::new();
+                    }
                     let by_name = var.every_manifest().any(|m| {
                         m.facets.is_some()
                             && m.facets()
@@ -195,13 +200,13 @@ impl<'a> Placed<'a> {
                                 .any(crate::instance::Criteria::per_entity)
                     });
                     let managed = self.managed.iter().any(|e| e.product == var.product);
-                    if managed || by_name || var.installed() {
+                    if managed || by_name {
                         return Vec::new();
                     }
                     if homes.len() == 1 {
                         return homes.iter().cloned().collect();
                     }
-                    self.certain_homes(model, &consumers, p)
+                    self.certain_homes(model, consumers, p)
                         .filter(|certain| certain.iter().all(|h| homes.contains(h)))
                         .map(|certain| certain.into_iter().collect())
                         .unwrap_or_default()
@@ -209,6 +214,11 @@ impl<'a> Placed<'a> {
                 .collect()
         });
         &all[p]
+    }
+
+    /// [`Consumers::of`] the model, worked out once.
+    fn consumers(&self, model: &Model<'a>) -> &Consumers {
+        self.consumers.get_or_init(|| Consumers::of(model))
     }
 
     /// For `p` (not installed, several homes): the namespaces of the consumer entities that
@@ -559,6 +569,7 @@ impl Doubts {
 }
 
 /// Who requires whom, for [`Placed::homes`].
+#[derive(Debug)]
 struct Consumers {
     /// Per product: the products whose releases require it (a required dependency, or a
     /// required capability some release of it provides), and whether their criteria can
