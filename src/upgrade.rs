@@ -847,6 +847,60 @@ mod tests {
         assert_eq!(rows, expected);
     }
 
+    /// A release whose rule another product decides: `requires` moves that product,
+    /// whether the rule must be false (no gold neighbour: db 1.0.0 is gold) or true (a
+    /// platinum neighbour: only cache 2.0.0 is). The engine encodes a rule's candidates as
+    /// answers need them (`solve::sat::facets::Rest`): an answer that counts on db staying
+    /// put, or on some product being platinum, is judged on the whole state and sent back.
+    #[test]
+    fn requires_moves_what_a_rule_names() {
+        let release = |product: &str, version: &str, extensions: &str| {
+            let (group, name) = product.split_once(':').unwrap();
+            format!(
+                "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
+                 product-version: {version}\nextensions:\n{extensions}---\n"
+            )
+        };
+        let tier = |t: &str| format!("  properties:\n    tier: {t}\n");
+        let constraint = |kind: &str, rule: &str| {
+            format!(
+                "  constraints:\n    - description: \"neighbours\"\n      {kind}:\n        \
+                 - rule: \"has(properties.tier) && properties.tier == '{rule}'\"\n"
+            )
+        };
+        let text = [
+            release("a:app", "1.0.0", &tier("bronze")),
+            release("a:app", "2.0.0", &constraint("none-of", "gold")),
+            release("b:db", "1.0.0", &tier("gold")),
+            release("b:db", "2.0.0", &tier("silver")),
+            release("c:cache", "1.0.0", &tier("bronze")),
+            release("c:cache", "2.0.0", &tier("platinum")),
+            release("d:web", "1.0.0", &tier("bronze")),
+            release("d:web", "2.0.0", &constraint("all-of", "platinum")),
+        ]
+        .concat();
+        let catalog =
+            Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap();
+        let entities = [
+            ("a:app", "1.0.0"),
+            ("b:db", "1.0.0"),
+            ("c:cache", "1.0.0"),
+            ("d:web", "1.0.0"),
+        ];
+        let list = upgrades(&env(&entities), &catalog, false);
+        let rows: Vec<String> = list.iter().map(row).collect();
+        assert_eq!(
+            rows,
+            [
+                "a:app 1.0.0 - 2.0.0 | b:db@2.0.0 | unsatisfied-constraint",
+                "b:db 1.0.0 2.0.0 2.0.0 |  | ",
+                "c:cache 1.0.0 2.0.0 2.0.0 |  | ",
+                "d:web 1.0.0 - 2.0.0 | c:cache@2.0.0 | unsatisfied-constraint",
+            ]
+        );
+        assert!(list.iter().all(|u| u.proven));
+    }
+
     /// SPEC 10: a `requires` answer that closes a data cycle is no answer: the cycle is
     /// learnt and the next answer taken (report 2.0.0 reads nothing back), proven; where
     /// every answer closes one, the row is proven not installable and explained by the

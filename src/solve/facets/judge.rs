@@ -607,7 +607,7 @@ impl FacetIndex {
 
 impl FacetIndex {
     /// The atom ids of item `k`, sorted.
-    fn item_atoms(&self, k: usize) -> Vec<usize> {
+    pub(crate) fn item_atoms(&self, k: usize) -> Vec<usize> {
         let mut ids = Vec::new();
         atom_ids(&self.compiled[k], &mut ids);
         ids.sort_unstable();

@@ -1031,6 +1031,21 @@ impl FacetIndex {
         })
     }
 
+    /// The products item `k` waits for before the engine encodes it (`solve::sat::facets`):
+    /// every product it names for a tolerated item (whether it is left as today needs them
+    /// all), else those its product and capability atoms name. A rule atom may be made true
+    /// by most products of a catalog: its item is encoded without waiting for them, and
+    /// they are encoded as answers need them.
+    #[must_use]
+    pub fn waits_for(&self, model: &Model<'_>, k: usize) -> &[usize] {
+        let item = &self.items[k];
+        if item.tolerated {
+            self.mentions(model, k)
+        } else {
+            &item.fixed
+        }
+    }
+
     /// The products an atom can be made true by (any of their values), the declarer's
     /// included.
     #[must_use]

@@ -680,8 +680,13 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 }
             }
         }
-        self.facets
-            .settle(self.model, &mut self.cnf, &self.encoded, p);
+        self.facets.settle(
+            self.model,
+            &mut self.cnf,
+            &self.encoded,
+            self.query.baseline,
+            p,
+        );
         // the providers capability atoms named that may not be installed are parts too
         for (product, &l) in self.facets.missing.iter().flatten() {
             self.selectors

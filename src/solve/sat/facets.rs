@@ -10,10 +10,16 @@
 //! stands for the disjunction of those values' literals. That disjunction is only whole when
 //! every product the item names is encoded; until then the item waits (*pending*) and is left
 //! out of the encoding, which keeps the encoded part a relaxation of the question (the parent
-//! module's argument). After each answer, [`FacetClauses::reached`] judges on the whole state every
-//! pending item its answer chooses, and every item of a product not encoded that a move may
-//! have changed; what fails brings the products it names (or its declarer) into the
-//! encoding, and the item is then encoded whole. The encoded set grows, so this ends.
+//! module's argument). A rule atom is the exception: any product may make it true, so its
+//! item waits only for the products its other atoms name, and the rule's candidates not
+//! encoded yet stand in its disjunction as one free literal ([`Rest`]), still a relaxation.
+//! After each answer, [`FacetClauses::reached`] judges on the whole state every pending item
+//! its answer chooses, every chosen item that leans on a rest, and every item of a product
+//! not encoded that a move may have changed; what fails brings into the encoding the products
+//! it waits for, the rule candidates the answer may have counted on wrongly, or its declarer.
+//! The encoded set grows, so this ends. (Waiting for every candidate of a rule brought about
+//! a thousand products into one conflict search on the hard family with capabilities at
+//! 5,000, and cost most of an `upgrades` run there.)
 //!
 //! The engine's questions and its conflict search share this; the conflict search gives each
 //! item a selector literal (a part of the conflict it can name), and each catalog provider of
@@ -81,6 +87,25 @@ struct AtomLit {
     lits: Vec<Lit>,
     implies: bool,
     implied_by: bool,
+    /// A rule atom's candidates not encoded yet, when there are some ([`Rest`]).
+    rest: Option<Rest>,
+}
+
+/// The candidates of a rule atom that are not encoded yet (a rule may be made true by most
+/// products of a catalog), standing in the atom's disjunction as one literal `lit` that
+/// nothing else constrains: "one of them makes it true". The encoding stays a relaxation
+/// (any state sets `lit` to whether one of them does). When one of them is encoded, its
+/// values that make the atom true join the disjunction and a new literal stands for those
+/// still left (`lit` implies the newcomers or it: a chain, so no clause is written twice);
+/// the last one closes the chain. An answer that leans on `lit` wrongly shows as an item
+/// failing in the whole state: [`FacetClauses::reached`] then asks for the candidates that
+/// would make it right.
+struct Rest {
+    lit: Lit,
+    /// The candidates not encoded yet, sorted.
+    left: Vec<usize>,
+    /// How many of them make the atom true at their baseline value.
+    true_left: usize,
 }
 
 /// The items of one question's encoding.
@@ -93,6 +118,11 @@ pub(super) struct FacetClauses<'m> {
     declared: usize,
     /// (declarer, atom id) -> the literal of "some other product makes it true".
     atoms: BTreeMap<(usize, usize), AtomLit>,
+    /// The keys of `atoms` with a [`Rest`].
+    partial: std::collections::BTreeSet<(usize, usize)>,
+    /// The items encoded with a rule atom in [`FacetClauses::partial`] (checked after each
+    /// answer).
+    partial_items: std::collections::BTreeSet<usize>,
     /// In the conflict search only: the selector of each product that may not be installed
     /// (its `Missing` cause, shared with the search's own). A capability atom is then also
     /// true by a catalog provider that is not a variable once its selector is dropped, so a
@@ -109,6 +139,8 @@ impl<'m> FacetClauses<'m> {
             waiting: BTreeMap::new(),
             declared: 0,
             atoms: BTreeMap::new(),
+            partial: std::collections::BTreeSet::new(),
+            partial_items: std::collections::BTreeSet::new(),
             missing: None,
         }
     }
@@ -136,27 +168,91 @@ impl<'m> FacetClauses<'m> {
     }
 
     /// Encodes every item declared since the last call, and every item that waited for
-    /// `encoded_now` (the product just encoded), whose named products are all encoded now.
+    /// `encoded_now` (the product just encoded), whose named products are all encoded now
+    /// ([`FacetIndex::waits_for`]); `encoded_now` joins the rule atoms it is a candidate of
+    /// ([`Rest`]). `baseline`: the value of each product not encoded.
     pub fn settle(
         &mut self,
         model: &Model<'_>,
         cnf: &mut Cnf,
         encoded: &[Option<Encoded>],
+        baseline: &[Value],
         encoded_now: usize,
     ) {
         let Some(index) = self.index else { return };
+        self.join_rests(model, cnf, encoded, baseline, encoded_now);
         let mut ready = self.waiting.remove(&encoded_now).unwrap_or_default();
         ready.append(&mut self.fresh);
         ready.sort_unstable_by_key(|p| p.seq);
         for mut p in ready {
-            // a rule item names most products and waits long: resume where it stopped
-            let mentions = index.mentions(model, p.item);
-            while p.encoded < mentions.len() && encoded[mentions[p.encoded]].is_some() {
+            // a tolerated rule item names most products and waits long: resume where it
+            // stopped
+            let waits_for = index.waits_for(model, p.item);
+            while p.encoded < waits_for.len() && encoded[waits_for[p.encoded]].is_some() {
                 p.encoded += 1;
             }
-            match mentions.get(p.encoded) {
-                None => self.encode(model, cnf, encoded, &p),
+            match waits_for.get(p.encoded) {
+                None => self.encode(model, cnf, encoded, baseline, &p),
                 Some(&q) => self.waiting.entry(q).or_default().push(p),
+            }
+        }
+    }
+
+    /// Product `q`, just encoded, joins each rule atom in [`FacetClauses::partial`] it is a
+    /// candidate of ([`Rest`]): its values that make the atom true join the disjunction, a
+    /// new literal stands for the candidates still left (none once it was the last).
+    fn join_rests(
+        &mut self,
+        model: &Model<'_>,
+        cnf: &mut Cnf,
+        encoded: &[Option<Encoded>],
+        baseline: &[Value],
+        q: usize,
+    ) {
+        let (Some(index), Some(e)) = (self.index, &encoded[q]) else {
+            return;
+        };
+        let keys: Vec<(usize, usize)> = self.partial.iter().copied().collect();
+        for key in keys {
+            let Some(atom) = self.atoms.get_mut(&key) else {
+                continue;
+            };
+            let (Truth::Lit(t), Some(rest)) = (atom.truth, atom.rest.as_mut()) else {
+                continue;
+            };
+            let Ok(at) = rest.left.binary_search(&q) else {
+                continue;
+            };
+            rest.left.remove(at);
+            let id = key.1;
+            if index.made_true_by(model, id, q, baseline[q]) {
+                rest.true_left -= 1;
+            }
+            let joining: Vec<Lit> = e
+                .domain
+                .iter()
+                .zip(&e.lits)
+                .filter(|&(&v, _)| index.made_true_by(model, id, q, v))
+                .map(|(_, &l)| l)
+                .collect();
+            let next = (!rest.left.is_empty()).then(|| cnf.fresh(false));
+            if atom.implies {
+                let mut clause = vec![!rest.lit];
+                clause.extend(&joining);
+                clause.extend(next);
+                cnf.add(&clause);
+            }
+            if atom.implied_by {
+                for &l in joining.iter().chain(&next) {
+                    cnf.add(&[!l, t]);
+                }
+            }
+            atom.lits.extend(joining);
+            if let Some(lit) = next {
+                rest.lit = lit;
+            } else {
+                atom.rest = None;
+                self.partial.remove(&key);
             }
         }
     }
@@ -172,6 +268,7 @@ impl<'m> FacetClauses<'m> {
         model: &Model<'_>,
         cnf: &mut Cnf,
         encoded: &[Option<Encoded>],
+        baseline: &[Value],
         p: &Pending,
     ) {
         let Some(index) = self.index else { return };
@@ -181,7 +278,8 @@ impl<'m> FacetClauses<'m> {
         for j in 0..index.perspectives(model, p.item) {
             let mut clause = vec![!p.value];
             clause.extend(p.selector.map(|s| !s));
-            match self.term(model, cnf, encoded, (p.item, j), term, Polarity::Implies) {
+            let at = (p.item, j);
+            match self.term(model, cnf, (encoded, baseline), at, term, Polarity::Implies) {
                 Truth::Const(true) => continue,
                 Truth::Const(false) => {}
                 Truth::Lit(l) => clause.push(l),
@@ -205,18 +303,18 @@ impl<'m> FacetClauses<'m> {
         &mut self,
         model: &Model<'_>,
         cnf: &mut Cnf,
-        encoded: &[Option<Encoded>],
+        state: (&[Option<Encoded>], &[Value]),
         at: (usize, usize),
         term: &Compiled,
         polarity: Polarity,
     ) -> Truth {
         let children = |s: &mut Self, cnf: &mut Cnf, c: &[Compiled], polarity| -> Vec<Truth> {
             c.iter()
-                .map(|t| s.term(model, cnf, encoded, at, t, polarity))
+                .map(|t| s.term(model, cnf, state, at, t, polarity))
                 .collect()
         };
         match term {
-            Compiled::Atom(id) => self.atom(model, cnf, encoded, at, *id, polarity),
+            Compiled::Atom(id) => self.atom(model, cnf, state, at, *id, polarity),
             Compiled::AnyOf(c) => {
                 let truths = children(self, cnf, c, polarity);
                 or(cnf, &truths, polarity)
@@ -237,12 +335,13 @@ impl<'m> FacetClauses<'m> {
     }
 
     /// Atom `id` of item `k` for its perspective `j`: true by its declarer's instances, or by
-    /// some named product's value.
+    /// some named product's value (a rule's candidates not encoded yet stand as one literal:
+    /// [`Rest`]).
     fn atom(
         &mut self,
         model: &Model<'_>,
         cnf: &mut Cnf,
-        encoded: &[Option<Encoded>],
+        (encoded, baseline): (&[Option<Encoded>], &[Value]),
         (k, j): (usize, usize),
         id: usize,
         polarity: Polarity,
@@ -254,14 +353,19 @@ impl<'m> FacetClauses<'m> {
             return Truth::Const(true);
         }
         let declarer = index.items[k].declarer;
+        let missing = &mut self.missing;
         let known = self.atoms.entry((declarer, id)).or_insert_with(|| {
             let mut lits = Vec::new();
+            let mut left = Vec::new();
             for &q in index.atom_candidates(model, id).iter() {
                 if q == declarer {
                     continue;
                 }
                 let Some(e) = &encoded[q] else {
-                    continue; // only named products that cannot make it true are left unencoded
+                    // only a rule's candidates, and named products that cannot make it
+                    // true, are left unencoded
+                    left.push(q);
+                    continue;
                 };
                 for (&v, &l) in e.domain.iter().zip(&e.lits) {
                     if index.made_true_by(model, id, q, v) {
@@ -269,17 +373,26 @@ impl<'m> FacetClauses<'m> {
                     }
                 }
             }
-            if let (Some(missing), Atom::Capability { name, range }) =
-                (&mut self.missing, index.atom(id))
-            {
+            if let (Some(missing), Atom::Capability { name, range }) = (missing, index.atom(id)) {
                 for q in model.outside_providers(name, range) {
                     let selector = *missing.entry(q).or_insert_with(|| cnf.fresh(true));
                     lits.push(!selector);
                 }
             }
-            let truth = match lits.as_slice() {
-                [] => Truth::Const(false),
-                [one] => Truth::Lit(*one),
+            let rest = matches!(index.atom(id), Atom::Rule(_) if !left.is_empty()).then(|| {
+                let true_left = left
+                    .iter()
+                    .filter(|&&q| index.made_true_by(model, id, q, baseline[q]))
+                    .count();
+                Rest {
+                    lit: cnf.fresh(false),
+                    left,
+                    true_left,
+                }
+            });
+            let truth = match (lits.as_slice(), &rest) {
+                ([], None) => Truth::Const(false),
+                ([one], None) => Truth::Lit(*one),
                 _ => Truth::Lit(cnf.fresh(false)),
             };
             AtomLit {
@@ -287,10 +400,15 @@ impl<'m> FacetClauses<'m> {
                 lits,
                 implies: false,
                 implied_by: false,
+                rest,
             }
         });
+        if known.rest.is_some() {
+            self.partial.insert((declarer, id));
+            self.partial_items.insert(k);
+        }
         if let Truth::Lit(t) = known.truth
-            && known.lits.len() > 1
+            && (known.lits.len() > 1 || known.rest.is_some())
         {
             let done = match polarity {
                 Polarity::Implies => &mut known.implies,
@@ -298,7 +416,9 @@ impl<'m> FacetClauses<'m> {
             };
             if !*done {
                 *done = true;
-                define(cnf, t, &known.lits, polarity);
+                let mut lits = known.lits.clone();
+                lits.extend(known.rest.as_ref().map(|r| r.lit));
+                define(cnf, t, &lits, polarity);
             }
         }
         known.truth
@@ -328,11 +448,21 @@ impl<'m> FacetClauses<'m> {
             {
                 out.extend(
                     index
-                        .mentions(model, p.item)
+                        .waits_for(model, p.item)
                         .iter()
                         .copied()
                         .filter(|&q| encoded[q].is_none()),
                 );
+            }
+        }
+        for &k in &self.partial_items {
+            let item = &index.items[k];
+            if values[item.declarer] != item.value {
+                continue;
+            }
+            let wanted = self.rests_to_encode(model, k, values);
+            if !wanted.is_empty() && !index.acceptable(model, k, values, &moved) {
+                out.extend(wanted);
             }
         }
         let mut affected = std::collections::BTreeSet::new();
@@ -352,6 +482,46 @@ impl<'m> FacetClauses<'m> {
         }
         out.sort_unstable();
         out.dedup();
+        out
+    }
+}
+
+impl FacetClauses<'_> {
+    /// For item `k` (encoded, its declarer at its value in `values`), the candidates not
+    /// encoded yet of its rule atoms whose [`Rest`] literal the answer may have leaned on
+    /// wrongly: an atom false in the whole state whose literal may imply it (the answer may
+    /// have counted on the rest; only encoding them all can tell), and an atom the rest
+    /// makes true at baseline whose literal may be implied by it, made true by no encoded
+    /// candidate (the answer may have counted on none of them; those must move, so they are
+    /// encoded). An item failing in the whole state has at least one such atom: the others
+    /// are encoded whole.
+    fn rests_to_encode(&self, model: &Model<'_>, k: usize, values: &[Value]) -> Vec<usize> {
+        let Some(index) = self.index else {
+            return Vec::new();
+        };
+        let declarer = index.items[k].declarer;
+        let mut out = Vec::new();
+        for id in index.item_atoms(k) {
+            let Some(atom) = self.atoms.get(&(declarer, id)) else {
+                continue;
+            };
+            let Some(rest) = &atom.rest else { continue };
+            let by_encoded = index.atom_candidates(model, id).iter().any(|&q| {
+                q != declarer
+                    && rest.left.binary_search(&q).is_err()
+                    && index.made_true_by(model, id, q, values[q])
+            });
+            if atom.implies && !by_encoded && rest.true_left == 0 {
+                out.extend(&rest.left);
+            }
+            if atom.implied_by && !by_encoded && rest.true_left > 0 {
+                out.extend(
+                    rest.left
+                        .iter()
+                        .filter(|&&q| index.made_true_by(model, id, q, values[q])),
+                );
+            }
+        }
         out
     }
 }

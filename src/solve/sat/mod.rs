@@ -545,8 +545,13 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 }
             }
         }
-        self.facets
-            .settle(self.model, &mut self.cnf, &self.encoded, p);
+        self.facets.settle(
+            self.model,
+            &mut self.cnf,
+            &self.encoded,
+            self.query.baseline,
+            p,
+        );
         self.forbid(p);
     }
 
