@@ -18,7 +18,7 @@ use super::{Model, Value};
 use crate::constraint;
 use crate::environment::Environment;
 use crate::instance::Placement;
-use crate::manifest::Manifest;
+use crate::manifest::{CapabilityRequirement, Manifest};
 use crate::product::ProductId;
 use crate::serving::{Index, Key, Member};
 
@@ -214,8 +214,11 @@ fn fresh(base: &str, taken: &mut BTreeSet<String>) -> String {
 }
 
 /// The installs `members[c]` needs created: each required product dependency or required
-/// capability of its release, on a product the plan installs, whose serving set among the
-/// members is empty; with the labels the requirement asks for, expanded.
+/// capability of its release that a product the plan installs would serve (its release in
+/// the dependency's range, or providing the capability in the requirement's range), whose
+/// serving set among the members has no member that serves it (empty for a dependency; for
+/// a capability, no member providing it in range); with the labels the requirement asks
+/// for, expanded.
 fn needs<'a>(
     members: &[Final<'a>],
     c: usize,
@@ -225,11 +228,12 @@ fn needs<'a>(
     let Some(m) = members[c].release else {
         return Vec::new();
     };
-    let provides = |name: &str| {
+    // a product the plan installs whose release provides what `r` asks for, in range
+    let provider = |r: &CapabilityRequirement| {
         installing
             .values()
             .copied()
-            .find(|&p| release(p).is_some_and(|m| m.facets().provides(name)))
+            .find(|&p| release(p).is_some_and(|m| provides_in_range(m, r)))
     };
     let concerned = m
         .dependencies
@@ -238,7 +242,7 @@ fn needs<'a>(
         || m.facets()
             .requires
             .iter()
-            .any(|r| !r.optional && provides(&r.name).is_some());
+            .any(|r| !r.optional && provider(r).is_some());
     if !concerned {
         return Vec::new(); // the usual case: no index built
     }
@@ -289,12 +293,15 @@ fn needs<'a>(
         }
     }
     for r in m.facets().requires.iter().filter(|r| !r.optional) {
-        let Some(p) = provides(&r.name) else { continue };
-        if index
+        let Some(p) = provider(r) else { continue };
+        // served when some provider it sees provides in range (another out of range, such
+        // as one created for a product dependency, does not serve it)
+        let served = index
             .serving(consumer, Key::Capability(&r.name), r.instance.as_ref())
             .members
-            .is_empty()
-        {
+            .iter()
+            .any(|&i| members[i].release.is_some_and(|m| provides_in_range(m, r)));
+        if !served {
             let labels = r
                 .instance
                 .as_ref()
@@ -305,6 +312,14 @@ fn needs<'a>(
     }
     out.dedup_by_key(|(p, _)| *p);
     out
+}
+
+/// Whether release `m` provides the capability `r` requires at a version in its range.
+fn provides_in_range(m: &Manifest, r: &CapabilityRequirement) -> bool {
+    m.facets()
+        .provides
+        .iter()
+        .any(|p| p.name == r.name && constraint::provision_in(&r.range, p.version.as_ref()))
 }
 
 #[cfg(test)]
@@ -475,6 +490,63 @@ product-version: 7.2.0
             [
                 "web-redis  org.redis:redis@7.2.0",
                 "web  com.example:web@2.0.0"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_capability_is_served_by_a_provider_in_range() {
+        // web 2.0.0 in `shop` needs mariadb (a product dependency) and capability sql 8.x,
+        // which only mysql provides in range (mariadb provides sql 5.5.0): both are
+        // installed, and an entity of each is created beside web
+        let release = |product: &str, version: &str, extensions: &str| {
+            let (group, name) = product.split_once(':').unwrap();
+            format!(
+                "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
+                 product-version: {version}\nextensions:\n{extensions}---\n"
+            )
+        };
+        let provides = |version: &str| {
+            format!(
+                "  capabilities:\n    provides:\n      - name: sql\n        version: {version}\n"
+            )
+        };
+        let web2 = "  product-dependencies:\n    - product-group: org.mariadb\n      \
+                    product-name: mariadb\n      minimum-version: 5.0.0\n      \
+                    maximum-version: 5.x.x\n  capabilities:\n    requires:\n      \
+                    - name: sql\n        minimum-version: 8.0.0\n        \
+                    maximum-version: 8.x.x\n";
+        let text = [
+            release("com.example:web", "1.0.0", "  product-dependencies: []\n"),
+            release("com.example:web", "2.0.0", web2),
+            release("org.mariadb:mariadb", "5.5.0", &provides("5.5.0")),
+            release("org.mysql:mysql", "8.0.0", &provides("8.0.0")),
+        ]
+        .concat();
+        let catalog =
+            Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap();
+        let env_text =
+            "entities:\n  - name: web\n    product: com.example:web\n    version: 1.0.0\n";
+        let mut env = environment::parse(env_text, &Arc::from("e.yml"), "e").unwrap();
+        env.entities[0].placement.namespace = "shop".to_owned();
+        let p = proven_install(&env, &catalog, "com.example:web");
+        let mut creates: Vec<String> = p
+            .steps
+            .iter()
+            .filter_map(|s| {
+                let c = s.create.as_ref()?;
+                Some(format!(
+                    "{} {} {}@{}",
+                    s.entity, c.namespace, s.product, s.to
+                ))
+            })
+            .collect();
+        creates.sort();
+        assert_eq!(
+            creates,
+            [
+                "web-mariadb shop org.mariadb:mariadb@5.5.0",
+                "web-mysql shop org.mysql:mysql@8.0.0"
             ]
         );
     }
