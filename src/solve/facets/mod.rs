@@ -76,6 +76,17 @@ pub struct Item {
     pub tiers: Option<Tiers>,
 }
 
+/// The items with a rule atom that a product's values may change, kept by rule: per product,
+/// the rule atoms some value of it makes true, and per rule atom, the items with it. (Kept
+/// per product instead, a rule true of a thousand products listed each of its items a
+/// thousand times: on the hard family with capabilities at 5,000, millions of entries built
+/// on one thread in each explanation round while the others waited.)
+#[derive(Debug, Default)]
+struct RuledBy {
+    rules: Vec<Vec<usize>>,
+    items: BTreeMap<usize, Vec<usize>>,
+}
+
 /// The tiers of a capability requirement's serving set (SPEC 10's tiers 2 to 5, in order),
 /// one view each, when its declaring entities stand in one namespace and it has no binding,
 /// and its label criteria (if any) name no `{entity}` for a release several entities may
@@ -100,9 +111,9 @@ pub struct FacetIndex {
     mentioned_by: Vec<Vec<usize>>,
     /// Items with a rule atom.
     ruled: Vec<usize>,
-    /// Per product: the items with a rule atom some value of it makes true, other than its
-    /// own (worked out once, when first asked: every rule is then judged on every release).
-    ruled_by: std::sync::OnceLock<Vec<Vec<usize>>>,
+    /// Which items a product's moves may change through their rules ([`RuledBy`]), worked
+    /// out once, when first asked: every rule is then judged on every release.
+    ruled_by: std::sync::OnceLock<RuledBy>,
     /// Capability name -> the products some value of which provides it (any version).
     providers: BTreeMap<String, Vec<usize>>,
     /// Per product: its `group:name` text, the name a planned instance runs under.
@@ -954,24 +965,28 @@ impl FacetIndex {
         q: usize,
     ) -> impl Iterator<Item = usize> + 's {
         let ruled_by = self.ruled_by.get_or_init(|| {
-            let mut out = vec![Vec::new(); model.vars.len()];
+            let mut by = RuledBy {
+                rules: vec![Vec::new(); model.vars.len()],
+                items: BTreeMap::new(),
+            };
             for &k in &self.ruled {
-                let d = self.items[k].declarer;
-                let mut by: Vec<usize> = self.items[k]
-                    .rules
-                    .iter()
-                    .flat_map(|&rule| self.support(model, rule).iter().copied())
-                    .filter(|&q| q != d)
-                    .collect();
-                by.sort_unstable();
-                by.dedup();
-                for q in by {
-                    out[q].push(k);
+                for &rule in &self.items[k].rules {
+                    by.items.entry(rule).or_default().push(k);
                 }
             }
-            out
+            for &rule in by.items.keys() {
+                for &p in self.support(model, rule) {
+                    by.rules[p].push(rule);
+                }
+            }
+            by
         });
-        self.mentioned_by[q].iter().chain(&ruled_by[q]).copied()
+        let ruled = ruled_by.rules[q]
+            .iter()
+            .flat_map(move |rule| &ruled_by.items[rule])
+            .copied()
+            .filter(move |&k| self.items[k].declarer != q);
+        self.mentioned_by[q].iter().copied().chain(ruled)
     }
 
     /// How many declaring instances item `k` must hold for, each judged apart
