@@ -854,13 +854,6 @@ mod tests {
     /// put, or on some product being platinum, is judged on the whole state and sent back.
     #[test]
     fn requires_moves_what_a_rule_names() {
-        let release = |product: &str, version: &str, extensions: &str| {
-            let (group, name) = product.split_once(':').unwrap();
-            format!(
-                "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
-                 product-version: {version}\nextensions:\n{extensions}---\n"
-            )
-        };
         let tier = |t: &str| format!("  properties:\n    tier: {t}\n");
         let constraint = |kind: &str, rule: &str| {
             format!(
@@ -868,19 +861,16 @@ mod tests {
                  - rule: \"has(properties.tier) && properties.tier == '{rule}'\"\n"
             )
         };
-        let text = [
-            release("a:app", "1.0.0", &tier("bronze")),
-            release("a:app", "2.0.0", &constraint("none-of", "gold")),
-            release("b:db", "1.0.0", &tier("gold")),
-            release("b:db", "2.0.0", &tier("silver")),
-            release("c:cache", "1.0.0", &tier("bronze")),
-            release("c:cache", "2.0.0", &tier("platinum")),
-            release("d:web", "1.0.0", &tier("bronze")),
-            release("d:web", "2.0.0", &constraint("all-of", "platinum")),
-        ]
-        .concat();
-        let catalog =
-            Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap();
+        let catalog = crate::catalog::tests::catalog_of(&[
+            ("a:app", "1.0.0", &tier("bronze")),
+            ("a:app", "2.0.0", &constraint("none-of", "gold")),
+            ("b:db", "1.0.0", &tier("gold")),
+            ("b:db", "2.0.0", &tier("silver")),
+            ("c:cache", "1.0.0", &tier("bronze")),
+            ("c:cache", "2.0.0", &tier("platinum")),
+            ("d:web", "1.0.0", &tier("bronze")),
+            ("d:web", "2.0.0", &constraint("all-of", "platinum")),
+        ]);
         let entities = [
             ("a:app", "1.0.0"),
             ("b:db", "1.0.0"),

@@ -327,9 +327,26 @@ fn at(manifest: &Manifest) -> FileLocation {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+    use std::fmt::Write;
+
     use super::*;
     use crate::manifest;
+
+    /// A catalog of `(group:name, version, extensions)` releases, `extensions` the YAML
+    /// lines under `extensions:` (indented by two).
+    pub(crate) fn catalog_of(releases: &[(&str, &str, &str)]) -> Catalog {
+        let mut text = String::new();
+        for (product, version, extensions) in releases {
+            let (group, name) = product.split_once(':').unwrap();
+            let _ = write!(
+                text,
+                "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
+                 product-version: {version}\nextensions:\n{extensions}---\n"
+            );
+        }
+        Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap()
+    }
 
     fn manifests(file: &str, versions: &[&str], extra: &str) -> Vec<Manifest> {
         let text: Vec<String> = versions

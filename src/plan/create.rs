@@ -375,6 +375,20 @@ product-version: 7.2.0
         p
     }
 
+    /// What `p`'s steps create, as `entity namespace product@version`.
+    fn creates(p: &Plan) -> Vec<String> {
+        p.steps
+            .iter()
+            .filter_map(|s| {
+                let c = s.create.as_ref()?;
+                Some(format!(
+                    "{} {} {}@{}",
+                    s.entity, c.namespace, s.product, s.to
+                ))
+            })
+            .collect()
+    }
+
     /// Plans web 2.0.0 (which needs redis, not installed) for webs `(name, namespace)`, with
     /// `labels` as redis's instance criteria; the created entities as `name ns labels`.
     fn created(webs: &[(&str, &str)], labels: &[(&str, &str)]) -> Vec<String> {
@@ -474,19 +488,8 @@ product-version: 7.2.0
         let mut env = environment::parse(text, &Arc::from("e.yml"), "e").unwrap();
         env.entities[0].placement.namespace = "cache".to_owned();
         let p = proven_install(&env, &catalog, "com.example:web");
-        let creates: Vec<String> = p
-            .steps
-            .iter()
-            .filter_map(|s| {
-                let c = s.create.as_ref()?;
-                Some(format!(
-                    "{} {} {}@{}",
-                    s.entity, c.namespace, s.product, s.to
-                ))
-            })
-            .collect();
         assert_eq!(
-            creates,
+            creates(&p),
             [
                 "web-redis  org.redis:redis@7.2.0",
                 "web  com.example:web@2.0.0"
@@ -499,13 +502,6 @@ product-version: 7.2.0
         // web 2.0.0 in `shop` needs mariadb (a product dependency) and capability sql 8.x,
         // which only mysql provides in range (mariadb provides sql 5.5.0): both are
         // installed, and an entity of each is created beside web
-        let release = |product: &str, version: &str, extensions: &str| {
-            let (group, name) = product.split_once(':').unwrap();
-            format!(
-                "manifest-version: '1.0'\nproduct-group: {group}\nproduct-name: {name}\n\
-                 product-version: {version}\nextensions:\n{extensions}---\n"
-            )
-        };
         let provides = |version: &str| {
             format!(
                 "  capabilities:\n    provides:\n      - name: sql\n        version: {version}\n"
@@ -516,34 +512,21 @@ product-version: 7.2.0
                     maximum-version: 5.x.x\n  capabilities:\n    requires:\n      \
                     - name: sql\n        minimum-version: 8.0.0\n        \
                     maximum-version: 8.x.x\n";
-        let text = [
-            release("com.example:web", "1.0.0", "  product-dependencies: []\n"),
-            release("com.example:web", "2.0.0", web2),
-            release("org.mariadb:mariadb", "5.5.0", &provides("5.5.0")),
-            release("org.mysql:mysql", "8.0.0", &provides("8.0.0")),
-        ]
-        .concat();
-        let catalog =
-            Catalog::from_manifests(manifest::parse(&text, &Arc::from("c.yml")).unwrap()).unwrap();
+        let catalog = crate::catalog::tests::catalog_of(&[
+            ("com.example:web", "1.0.0", "  product-dependencies: []\n"),
+            ("com.example:web", "2.0.0", web2),
+            ("org.mariadb:mariadb", "5.5.0", &provides("5.5.0")),
+            ("org.mysql:mysql", "8.0.0", &provides("8.0.0")),
+        ]);
         let env_text =
             "entities:\n  - name: web\n    product: com.example:web\n    version: 1.0.0\n";
         let mut env = environment::parse(env_text, &Arc::from("e.yml"), "e").unwrap();
         env.entities[0].placement.namespace = "shop".to_owned();
         let p = proven_install(&env, &catalog, "com.example:web");
-        let mut creates: Vec<String> = p
-            .steps
-            .iter()
-            .filter_map(|s| {
-                let c = s.create.as_ref()?;
-                Some(format!(
-                    "{} {} {}@{}",
-                    s.entity, c.namespace, s.product, s.to
-                ))
-            })
-            .collect();
-        creates.sort();
+        let mut made = creates(&p);
+        made.sort();
         assert_eq!(
-            creates,
+            made,
             [
                 "web-mariadb shop org.mariadb:mariadb@5.5.0",
                 "web-mysql shop org.mysql:mysql@8.0.0"
