@@ -384,6 +384,14 @@ impl<'a> Model<'a> {
             .as_ref()
     }
 
+    /// Takes which kept entities' items fail today from a model built before over the same
+    /// environment and policy (more of the catalog read changes no kept entity's release, so
+    /// none of those verdicts): [`Model::facets`] then judges only the items it lacks. Call
+    /// it before the first [`Model::facets`]; later it changes nothing.
+    pub fn carry_tolerance(&self, tolerance: Arc<super::facets::Tolerance>) {
+        let _ = self.memo.tolerance.set(tolerance);
+    }
+
     /// True when the model cannot judge everything exactly: section 9 items or entities a
     /// plan creates in an environment that uses section 10 where it matters (see
     /// [`super::placed::Doubts`]). Answers it touches are marked not proven, and say why.

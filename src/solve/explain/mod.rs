@@ -330,9 +330,14 @@ pub fn explain_all(
     let providers = Providers::default();
     // Answers whose fixes were not looked for (see `settled` below).
     let mut sketches: BTreeSet<usize> = BTreeSet::new();
+    // which kept entities' items fail today: the same in every round's model
+    let mut tolerance: Option<std::sync::Arc<crate::solve::facets::Tolerance>> = None;
     for round in 0..=ROUNDS {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
+        if let Some(tolerance) = &tolerance {
+            model.carry_tolerance(std::sync::Arc::clone(tolerance));
+        }
         // A conflict naming a product read in part is asked again next round, with that
         // product read whole: its fixes would be thrown away, so only the conflict is found
         // (fix checks were about half of all `upgrades` time on the hard family with
@@ -355,6 +360,11 @@ pub fn explain_all(
                 }
                 e
             });
+        }
+        if tolerance.is_none() {
+            tolerance = model
+                .facets()
+                .map(|index| std::sync::Arc::new(index.tolerance()));
         }
         let Some(reload) = deepens else {
             break;
@@ -391,6 +401,9 @@ pub fn explain_all(
     if !sketches.is_empty() {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
+        if let Some(tolerance) = tolerance {
+            model.carry_tolerance(tolerance);
+        }
         let list: Vec<usize> = sketches.into_iter().collect();
         let answers: Vec<Option<Explanation>> = list
             .par_iter()

@@ -87,6 +87,23 @@ struct RuledBy {
     items: BTreeMap<usize, Vec<usize>>,
 }
 
+/// Whether each kept entity's items fail today ([`Item::tolerated`]), by entity and entry.
+/// Judging them is about half of building an index; a model built over more of the catalog
+/// for the same environment finds the same (an explanation round reads older releases, which
+/// no kept entity runs), so it takes them from the round before.
+#[derive(Debug, Default)]
+pub struct Tolerance(BTreeMap<String, BTreeMap<Source, bool>>);
+
+impl Tolerance {
+    /// Whether kept item `item` fails today, when known.
+    fn of(&self, item: &Item) -> Option<bool> {
+        self.0
+            .get(item.entity.as_deref()?)?
+            .get(&item.source)
+            .copied()
+    }
+}
+
 /// The tiers of a capability requirement's serving set (SPEC 10's tiers 2 to 5, in order),
 /// one view each, when its declaring entities stand in one namespace and it has no binding,
 /// and its label criteria (if any) name no `{entity}` for a release several entities may
@@ -473,13 +490,36 @@ impl FacetIndex {
     fn tolerate(&mut self, model: &Model<'_>) {
         use rayon::prelude::*;
         let today = model.current();
+        let carried = model.memo.tolerance.get();
         let tolerated: Vec<usize> = (0..self.items.len())
             .into_par_iter()
-            .filter(|&k| self.items[k].value == Value::Keep && !self.holds(model, k, &today, &[]))
+            .filter(|&k| {
+                let item = &self.items[k];
+                item.value == Value::Keep
+                    && carried
+                        .and_then(|t| t.of(item))
+                        .unwrap_or_else(|| !self.holds(model, k, &today, &[]))
+            })
             .collect();
         for k in tolerated {
             self.items[k].tolerated = true;
         }
+    }
+
+    /// Which kept entities' items fail today, to carry to a model built over more of the
+    /// catalog ([`Model::carry_tolerance`]).
+    #[must_use]
+    pub fn tolerance(&self) -> Tolerance {
+        let mut out = Tolerance::default();
+        for item in self.items.iter().filter(|i| i.value == Value::Keep) {
+            if let Some(entity) = &item.entity {
+                out.0
+                    .entry(entity.clone())
+                    .or_default()
+                    .insert(item.source, item.tolerated);
+            }
+        }
+        out
     }
 
     /// [`Choice`]s of the products not installed that provide a required capability.
@@ -1279,6 +1319,56 @@ mod tests {
         let catalog = Catalog::from_manifests(manifests).unwrap();
         let env = environment::parse(&g.environment, &Arc::from("e.yml"), "e").unwrap();
         (catalog, env)
+    }
+
+    /// A model built over more of the catalog (an explanation round reads older releases
+    /// whole) that takes which kept items fail today from one built over less finds the same
+    /// as one that judges them all again: on the capability family with a third of the
+    /// entities moved back to their product's oldest release, so some kept items fail today.
+    #[test]
+    fn tolerance_carried_to_a_wider_catalog_is_what_it_would_judge() {
+        let (whole, mut env) = capability_family(80, 4);
+        let oldest = |e: &environment::Entity| {
+            whole
+                .releases(&e.product)
+                .first()
+                .map(|m| m.version.clone())
+        };
+        for e in env.entities.iter_mut().step_by(3) {
+            if let Some(v) = oldest(e) {
+                e.version = v;
+            }
+        }
+        // read in part: each installed product from its installed release up
+        let installed: BTreeMap<&crate::product::ProductId, &crate::version::Version> = env
+            .entities
+            .iter()
+            .map(|e| (&e.product, &e.version))
+            .collect();
+        let part = Catalog::from_manifests(whole.products().flat_map(|p| {
+            whole
+                .releases(p)
+                .iter()
+                .filter(|m| installed.get(p).is_none_or(|v| m.version >= **v))
+                .map(|m| Manifest::clone(m))
+                .collect::<Vec<_>>()
+        }))
+        .unwrap();
+        let failing = |model: &Model<'_>| -> Vec<(Option<String>, Source)> {
+            let index = model.facets().unwrap();
+            index
+                .tolerated()
+                .map(|k| (index.items[k].entity.clone(), index.items[k].source))
+                .collect()
+        };
+        let first = Model::build(&env, &part, Policy::default(), &[]);
+        let carried = Arc::new(first.facets().unwrap().tolerance());
+        let wider = Model::build(&env, &whole, Policy::default(), &[]);
+        wider.carry_tolerance(carried);
+        let fresh = Model::build(&env, &whole, Policy::default(), &[]);
+        assert!(!failing(&fresh).is_empty(), "some kept item fails today");
+        assert_eq!(failing(&wider), failing(&fresh));
+        assert_eq!(failing(&first), failing(&fresh));
     }
 
     /// Judging by what moved (module `judge`) says what one `World` of the declarer and every
