@@ -354,6 +354,7 @@ impl<'m> FacetClauses<'m> {
         }
         let declarer = index.items[k].declarer;
         let missing = &mut self.missing;
+        let rule = matches!(index.atom(id), Atom::Rule(_));
         let known = self.atoms.entry((declarer, id)).or_insert_with(|| {
             let mut lits = Vec::new();
             let mut left = Vec::new();
@@ -362,9 +363,11 @@ impl<'m> FacetClauses<'m> {
                     continue;
                 }
                 let Some(e) = &encoded[q] else {
-                    // only a rule's candidates, and named products that cannot make it
-                    // true, are left unencoded
-                    left.push(q);
+                    // only a rule's candidates (its `Rest`), and named products that cannot
+                    // make it true, are left unencoded
+                    if rule {
+                        left.push(q);
+                    }
                     continue;
                 };
                 for (&v, &l) in e.domain.iter().zip(&e.lits) {
@@ -379,7 +382,7 @@ impl<'m> FacetClauses<'m> {
                     lits.push(!selector);
                 }
             }
-            let rest = matches!(index.atom(id), Atom::Rule(_) if !left.is_empty()).then(|| {
+            let rest = (!left.is_empty()).then(|| {
                 let true_left = left
                     .iter()
                     .filter(|&&q| index.made_true_by(model, id, q, baseline[q]))
