@@ -34,6 +34,8 @@ pub struct Memo {
     /// Which kept entities' items fail today, carried from a model built before over the
     /// same environment ([`Model::carry_tolerance`]).
     pub(super) tolerance: OnceLock<Arc<super::facets::Tolerance>>,
+    /// Which products make each rule true, carried likewise ([`Model::carry_support`]).
+    pub(super) support: OnceLock<Arc<super::facets::RuleSupport>>,
     /// Where section 10's wiring is more than pairwise ([`Model::wiring_risk`]).
     pub(super) wiring: OnceLock<super::wired::Risk>,
     /// Per capability: the catalog's providers that are not variables
@@ -78,6 +80,7 @@ impl Memo {
             with_today: neighbors.iter().map(|_| OnceLock::new()).collect(),
             facets: OnceLock::new(),
             tolerance: OnceLock::new(),
+            support: OnceLock::new(),
             wiring: OnceLock::new(),
             providers: Mutex::new(BTreeMap::new()),
         }

@@ -392,6 +392,14 @@ impl<'a> Model<'a> {
         let _ = self.memo.tolerance.set(tolerance);
     }
 
+    /// Shares with models built before (and after) over the same environment which products
+    /// make each rule true, by product and its releases ([`super::facets::RuleSupport`]):
+    /// a model over more of the catalog judges only the products whose releases changed.
+    /// Call it before the first [`Model::facets`]; later it changes nothing.
+    pub fn carry_support(&self, support: Arc<super::facets::RuleSupport>) {
+        let _ = self.memo.support.set(support);
+    }
+
     /// True when the model cannot judge everything exactly: section 9 items or entities a
     /// plan creates in an environment that uses section 10 where it matters (see
     /// [`super::placed::Doubts`]). Answers it touches are marked not proven, and say why.

@@ -332,12 +332,15 @@ pub fn explain_all(
     let mut sketches: BTreeSet<usize> = BTreeSet::new();
     // which kept entities' items fail today: the same in every round's model
     let mut tolerance: Option<std::sync::Arc<crate::solve::facets::Tolerance>> = None;
+    // which products make each rule true: judged again only where more was read
+    let support = std::sync::Arc::new(crate::solve::facets::RuleSupport::default());
     for round in 0..=ROUNDS {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
         if let Some(tolerance) = &tolerance {
             model.carry_tolerance(std::sync::Arc::clone(tolerance));
         }
+        model.carry_support(std::sync::Arc::clone(&support));
         // A conflict naming a product read in part is asked again next round, with that
         // product read whole: its fixes would be thrown away, so only the conflict is found
         // (fix checks were about half of all `upgrades` time on the hard family with
@@ -404,6 +407,7 @@ pub fn explain_all(
         if let Some(tolerance) = tolerance {
             model.carry_tolerance(tolerance);
         }
+        model.carry_support(support);
         let list: Vec<usize> = sketches.into_iter().collect();
         let answers: Vec<Option<Explanation>> = list
             .par_iter()

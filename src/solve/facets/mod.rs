@@ -25,6 +25,7 @@ mod breaks;
 mod judge;
 
 pub(crate) use judge::Compiled;
+pub use judge::RuleSupport;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -1321,6 +1322,49 @@ mod tests {
         (catalog, env)
     }
 
+    /// `whole` as a database catalog is read for `upgrades`: each installed product from its
+    /// installed release up.
+    fn read_in_part(whole: &Catalog, env: &environment::Environment) -> Catalog {
+        let installed: BTreeMap<&crate::product::ProductId, &crate::version::Version> = env
+            .entities
+            .iter()
+            .map(|e| (&e.product, &e.version))
+            .collect();
+        Catalog::from_manifests(whole.products().flat_map(|p| {
+            whole
+                .releases(p)
+                .iter()
+                .filter(|m| installed.get(p).is_none_or(|v| m.version >= **v))
+                .map(|m| Manifest::clone(m))
+                .collect::<Vec<_>>()
+        }))
+        .unwrap()
+    }
+
+    /// Which products make each rule true, carried from a model over part of the catalog to
+    /// one over all of it (an explanation round reads older releases whole), is what the
+    /// wider model finds judging every product again; and older releases make some rule true
+    /// for products whose newer ones do not, so the carried answers cannot simply stand.
+    #[test]
+    fn rule_support_carried_to_a_wider_catalog_is_what_it_would_judge() {
+        let (whole, env) = capability_family(80, 4);
+        let part = read_in_part(&whole, &env);
+        let support = Arc::new(RuleSupport::default());
+        let first = Model::build(&env, &part, Policy::default(), &[]);
+        first.carry_support(Arc::clone(&support));
+        let narrow = first.facets().unwrap().rule_supports(&first);
+        let wider = Model::build(&env, &whole, Policy::default(), &[]);
+        wider.carry_support(support);
+        let fresh = Model::build(&env, &whole, Policy::default(), &[]);
+        let judged = fresh.facets().unwrap().rule_supports(&fresh);
+        assert!(judged.values().any(|products| !products.is_empty()));
+        assert_eq!(wider.facets().unwrap().rule_supports(&wider), judged);
+        assert_ne!(
+            narrow, judged,
+            "older releases make some rule true for more products"
+        );
+    }
+
     /// A model built over more of the catalog (an explanation round reads older releases
     /// whole) that takes which kept items fail today from one built over less finds the same
     /// as one that judges them all again: on the capability family with a third of the
@@ -1339,21 +1383,7 @@ mod tests {
                 e.version = v;
             }
         }
-        // read in part: each installed product from its installed release up
-        let installed: BTreeMap<&crate::product::ProductId, &crate::version::Version> = env
-            .entities
-            .iter()
-            .map(|e| (&e.product, &e.version))
-            .collect();
-        let part = Catalog::from_manifests(whole.products().flat_map(|p| {
-            whole
-                .releases(p)
-                .iter()
-                .filter(|m| installed.get(p).is_none_or(|v| m.version >= **v))
-                .map(|m| Manifest::clone(m))
-                .collect::<Vec<_>>()
-        }))
-        .unwrap();
+        let part = read_in_part(&whole, &env);
         let failing = |model: &Model<'_>| -> Vec<(Option<String>, Source)> {
             let index = model.facets().unwrap();
             index
