@@ -3637,6 +3637,16 @@ mod fixes {
         fixes_hold(79, Shape::Tight).unwrap();
     }
 
+    /// Values the policy leaves out wait in groups even where an atom reads their product:
+    /// the atom counts such a group through a literal of its own, which the group's
+    /// expansion makes exact. Found by the law below when that literal stayed free (a fix
+    /// `--pre` was listed for svc-00012 3.2.1 that no plan with it reaches) and when groups
+    /// were not counted at all.
+    #[test]
+    fn an_atom_counts_a_waiting_group_exactly_once_it_is_expanded() {
+        fixes_hold(640, Shape::Capabilities).unwrap();
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 

@@ -295,8 +295,11 @@ pub fn why(context: &Context<'_>, model: &Model<'_>, asked: &Asked) -> Option<Ex
 
 /// How many rounds [`explain_all`] reads named products in before it reads everything (with
 /// 8, the hard family with capabilities at 5,000 read 3,083 products whole in the last one,
-/// for one question whose chain ended a round later on one more product: 2-3 s of a run).
-const ROUNDS: usize = 12;
+/// for one question whose chain ended a round later on one more product: 2-3 s of a run;
+/// since values an atom reads wait in groups too, its chains end in round 14 there, with one
+/// or two questions in each of the last six rounds, and reading everything in round 12 took
+/// 300 MB more).
+const ROUNDS: usize = 16;
 
 /// [`why`] for each question under `policy`, on a model that knows every release of every
 /// product the explanations name. A catalog read in part (from a database, each product from

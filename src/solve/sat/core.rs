@@ -86,8 +86,9 @@ enum Slot {
 /// Most encoded values are such ones (a product read whole has about four times more
 /// releases below the installed one than from it on the hard family), and a conflict search
 /// lifts the rules of few products: on the hard family at 5,000 products, waiting cut the
-/// CPU time of a whole `upgrades` run by about 9%, with the same output. (A value an atom
-/// may read gets its literal at once: an atom's clauses list the values that make it true.)
+/// CPU time of a whole `upgrades` run by about 9%, with the same output. An atom that reads
+/// the product counts the group where one of its values makes the atom true, through a
+/// literal of its own that the group's expansion makes exact (`facets::making_true`).
 struct Group {
     lit: Lit,
     /// The values' places in the product's reach.
@@ -490,17 +491,12 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 .iter()
                 .any(|(q, values)| *q == p && values.contains(v))
         };
-        // a value an atom of another product may read must be a literal of its own
-        let waits = self
-            .facets
-            .index()
-            .is_none_or(|index| index.affected_by(model, p).next().is_none());
         let mut slots: Vec<Slot> = Vec::with_capacity(reach.values.len());
         let mut groups: Vec<(&[Exclusion], Group)> = Vec::new();
         let mut one_of: Vec<Lit> = Vec::new();
         let mut forbidden: Vec<(Exclusion, Lit)> = Vec::new();
         for (at, (v, rules)) in reach.values.iter().enumerate() {
-            if waits && !rules.is_empty() && *v != baseline && !asked(v) {
+            if !rules.is_empty() && *v != baseline && !asked(v) {
                 let known = groups.iter().position(|(r, _)| *r == rules.as_slice());
                 let g = known.unwrap_or_else(|| {
                     let lit = self.cnf.fresh(false);
@@ -538,6 +534,15 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 Slot::Group(_) => None,
             })
             .unzip();
+        let waiting = groups
+            .iter()
+            .map(|(_, g)| {
+                (
+                    g.lit,
+                    g.members.iter().map(|&at| reach.values[at].0).collect(),
+                )
+            })
+            .collect();
         self.slots[p] = slots;
         self.groups[p] = groups.into_iter().map(|(_, g)| g).collect();
         self.missing(p, None);
@@ -549,7 +554,11 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             "every value the engine may choose is encoded"
         );
         let values: Vec<(Value, Lit)> = domain.iter().copied().zip(lits.iter().copied()).collect();
-        self.encoded[p] = Some(Encoded { domain, lits });
+        self.encoded[p] = Some(Encoded {
+            domain,
+            lits,
+            waiting,
+        });
         self.order.push(p);
         for q in self.model.neighbors[p].clone() {
             if self.encoded[q].is_some() {
@@ -619,10 +628,14 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 self.cnf.add(&[!l, group]);
             }
             self.cnf.at_most_one(&lits);
+            let start = values.len();
             for (&at, &l) in members.iter().zip(&lits) {
                 self.slots[p][at] = Slot::Lit(l);
                 values.push((reach.values[at].0, l));
             }
+            // the atoms that counted the group count the values that make them true now
+            self.facets
+                .expanded(model, &mut self.cnf, p, group, &values[start..]);
             fresh.extend(members);
         }
         if fresh.is_empty() {
@@ -631,6 +644,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         if let Some(e) = self.encoded[p].as_mut() {
             e.domain.extend(values.iter().map(|&(v, _)| v));
             e.lits.extend(values.iter().map(|&(_, l)| l));
+            e.waiting.clear();
         }
         self.missing(p, Some(&fresh));
         for q in self.model.neighbors[p].clone() {

@@ -123,6 +123,9 @@ pub(super) struct FacetClauses<'m> {
     /// The items encoded with a rule atom in [`FacetClauses::partial`] (checked after each
     /// answer).
     partial_items: std::collections::BTreeSet<usize>,
+    /// The literals standing in atoms' disjunctions for a group of values still waiting
+    /// (conflict search only): per product and group literal, each one's literal and atom.
+    counted: Counted,
     /// In the conflict search only: the selector of each product that may not be installed
     /// (its `Missing` cause, shared with the search's own). A capability atom is then also
     /// true by a catalog provider that is not a variable once its selector is dropped, so a
@@ -141,6 +144,7 @@ impl<'m> FacetClauses<'m> {
             atoms: BTreeMap::new(),
             partial: std::collections::BTreeSet::new(),
             partial_items: std::collections::BTreeSet::new(),
+            counted: Counted::new(),
             missing: None,
         }
     }
@@ -228,13 +232,7 @@ impl<'m> FacetClauses<'m> {
             if index.made_true_by(model, id, q, baseline[q]) {
                 rest.true_left -= 1;
             }
-            let joining: Vec<Lit> = e
-                .domain
-                .iter()
-                .zip(&e.lits)
-                .filter(|&(&v, _)| index.made_true_by(model, id, q, v))
-                .map(|(_, &l)| l)
-                .collect();
+            let joining = making_true(model, index, cnf, &mut self.counted, (id, q), e);
             let next = (!rest.left.is_empty()).then(|| cnf.fresh(false));
             if atom.implies {
                 let mut clause = vec![!rest.lit];
@@ -253,6 +251,34 @@ impl<'m> FacetClauses<'m> {
             } else {
                 atom.rest = None;
                 self.partial.remove(&key);
+            }
+        }
+    }
+
+    /// Group `group` of product `q` waited and is expanded into `values` (each with its new
+    /// literal): each literal that stood in an atom's disjunction for the group ("one of its
+    /// values, if it makes the atom true") now stands exactly for those of `values` that
+    /// make it true.
+    pub fn expanded(
+        &mut self,
+        model: &Model<'_>,
+        cnf: &mut Cnf,
+        q: usize,
+        group: Lit,
+        values: &[(Value, Lit)],
+    ) {
+        let Some(index) = self.index else { return };
+        for (stands, id) in self.counted.remove(&(q, group)).unwrap_or_default() {
+            let true_now: Vec<Lit> = values
+                .iter()
+                .filter(|&&(v, _)| index.made_true_by(model, id, q, v))
+                .map(|&(_, l)| l)
+                .collect();
+            let mut clause = vec![!stands];
+            clause.extend(&true_now);
+            cnf.add(&clause);
+            for &l in &true_now {
+                cnf.add(&[!l, stands]);
             }
         }
     }
@@ -354,6 +380,7 @@ impl<'m> FacetClauses<'m> {
         }
         let declarer = index.items[k].declarer;
         let missing = &mut self.missing;
+        let counted = &mut self.counted;
         let rule = matches!(index.atom(id), Atom::Rule(_));
         let known = self.atoms.entry((declarer, id)).or_insert_with(|| {
             let mut lits = Vec::new();
@@ -370,11 +397,7 @@ impl<'m> FacetClauses<'m> {
                     }
                     continue;
                 };
-                for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                    if index.made_true_by(model, id, q, v) {
-                        lits.push(l);
-                    }
-                }
+                lits.extend(making_true(model, index, cnf, counted, (id, q), e));
             }
             if let (Some(missing), Atom::Capability { name, range }) = (missing, index.atom(id)) {
                 for q in model.outside_providers(name, range) {
@@ -610,6 +633,43 @@ fn or(cnf: &mut Cnf, truths: &[Truth], polarity: Polarity) -> Truth {
             Truth::Lit(t)
         }
     }
+}
+
+/// Per product and group literal: the literals standing for the group in atoms'
+/// disjunctions, with their atoms ([`FacetClauses::expanded`]).
+type Counted = BTreeMap<(usize, Lit), Vec<(Lit, usize)>>;
+
+/// The literals of encoded product `q`'s values that make atom `id` true, for its
+/// disjunction: each value's own, and for a group of values still waiting (conflict search)
+/// with one that makes it true, a new literal that implies the group's, standing for "it
+/// takes one of them that does" (free otherwise: a relaxation, as the group is; an answer
+/// taking the group expands it, and [`FacetClauses::expanded`] makes the literal exact).
+/// Values the policy leaves out may so wait even where atoms read their product: on the
+/// hard family with capabilities, a rule makes about a fifth of all products candidates.
+fn making_true(
+    model: &Model<'_>,
+    index: &FacetIndex,
+    cnf: &mut Cnf,
+    counted: &mut Counted,
+    (id, q): (usize, usize),
+    e: &Encoded,
+) -> Vec<Lit> {
+    let mut lits: Vec<Lit> = e
+        .domain
+        .iter()
+        .zip(&e.lits)
+        .filter(|&(&v, _)| index.made_true_by(model, id, q, v))
+        .map(|(_, &l)| l)
+        .collect();
+    for (group, members) in &e.waiting {
+        if members.iter().any(|&v| index.made_true_by(model, id, q, v)) {
+            let stands = cnf.fresh(false);
+            cnf.add(&[!stands, *group]);
+            counted.entry((q, *group)).or_default().push((stands, id));
+            lits.push(stands);
+        }
+    }
+    lits
 }
 
 /// The clauses that make `t` agree with the disjunction of `lits` in the direction

@@ -95,10 +95,13 @@ enum Answer {
 const LEVELS: usize = 5;
 type Cost = [usize; LEVELS];
 
-/// One encoded product: its domain and one literal per value.
+/// One encoded product: its domain and one literal per value, and in the conflict search,
+/// the groups of values still waiting for their own literals (each group's literal, "one of
+/// these values", with the values: `core::Group`).
 struct Encoded {
     domain: Vec<Value>,
     lits: Vec<Lit>,
+    waiting: Vec<(Lit, Vec<Value>)>,
 }
 
 struct Session<'m, 'a, 'q> {
@@ -525,7 +528,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             .collect();
         self.add(&lits);
         self.cnf.at_most_one(&lits);
-        self.encoded[p] = Some(Encoded { domain, lits });
+        self.encoded[p] = Some(Encoded {
+            domain,
+            lits,
+            waiting: Vec::new(),
+        });
         self.order.push(p);
         self.held[p] = self.holding;
         if self.holding
