@@ -10,9 +10,9 @@
 //!
 //! The encoding is lazy exactly as the engine's (see the parent module): only products the
 //! answers reach are encoded, and the encoded part is a relaxation (a subset of the parts).
-//! Within an encoded product, the left-out values no section 9 atom reads wait as one
-//! literal per set of rules ([`Group`]) until an answer takes it, which keeps the encoding a
-//! relaxation too. Unsatisfiable under every selector: the solver's failed assumptions are a
+//! Within an encoded product, the left-out values wait as one literal per set of rules
+//! ([`Group`]) until an answer takes it, which keeps the encoding a relaxation too (a section
+//! 9 atom that reads the product counts the group through a literal that only implies it). Unsatisfiable under every selector: the solver's failed assumptions are a
 //! core of the whole question. Minimizing it (drop a part, ask again; keep the part when the
 //! rest is satisfiable) needs no further products: with only some selectors assumed, the
 //! parts that hold all lie among encoded products, so a state of the encoded part (one that
@@ -475,8 +475,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     }
 
     /// Encodes `p`: every value it could take under any policy (each one the policy leaves out
-    /// forbidden by its rule's selector, those no section 9 atom reads waiting in a
-    /// [`Group`]), its own requirements on products that cannot be there, the query's parts
+    /// forbidden by its rule's selector, waiting in a [`Group`] unless it is the baseline or
+    /// asked for), its own requirements on products that cannot be there, the query's parts
     /// about it, and its declarations with every encoded neighbour.
     fn encode(&mut self, p: usize) {
         if self.encoded[p].is_some() {
