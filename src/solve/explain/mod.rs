@@ -344,6 +344,9 @@ pub fn explain_all(
             model.carry_tolerance(std::sync::Arc::clone(tolerance));
         }
         model.carry_support(std::sync::Arc::clone(&support));
+        // built here, on every thread, before the questions need it (the first one to ask
+        // would build it on its own thread while the others wait)
+        let _ = model.facets();
         // A conflict naming a product read in part is asked again next round, with that
         // product read whole: its fixes would be thrown away, so only the conflict is found
         // (fix checks were about half of all `upgrades` time on the hard family with

@@ -65,11 +65,27 @@ impl Atoms {
     /// `term` with its atoms interned, judged from `view` (each atom is interned from the
     /// view that sees everything too, the one [`FacetIndex::atom_id`] names).
     pub fn compile(&mut self, term: &Term, view: usize) -> Compiled {
-        let children = |s: &mut Self, c: &[Term]| c.iter().map(|t| s.compile(t, view)).collect();
+        let words = words_of(term);
+        self.compile_words(term, view, &mut words.into_iter())
+    }
+
+    /// [`Atoms::compile`] with the words of `term`'s atoms worked out already, in order
+    /// ([`words_of`]): the index is built on one thread, its words on all.
+    pub fn compile_words(
+        &mut self,
+        term: &Term,
+        view: usize,
+        words: &mut impl Iterator<Item = String>,
+    ) -> Compiled {
+        let mut children =
+            |s: &mut Self, c: &[Term]| c.iter().map(|t| s.compile_words(t, view, words)).collect();
         match &term.kind {
             TermKind::Atom(atom) => {
-                let base = self.intern(atom, Views::ALL, None);
-                Compiled::Atom(self.intern(atom, view, Some(base)))
+                let words = words
+                    .next()
+                    .unwrap_or_else(|| crate::constraint::atom_text(atom));
+                let base = self.intern(atom, words.clone(), Views::ALL, None);
+                Compiled::Atom(self.intern(atom, words, view, Some(base)))
             }
             TermKind::AnyOf(c) => Compiled::AnyOf(children(self, c)),
             TermKind::AllOf(c) => Compiled::AllOf(children(self, c)),
@@ -77,8 +93,7 @@ impl Atoms {
         }
     }
 
-    fn intern(&mut self, atom: &Atom, view: usize, base: Option<usize>) -> usize {
-        let words = crate::constraint::atom_text(atom);
+    fn intern(&mut self, atom: &Atom, words: String, view: usize, base: Option<usize>) -> usize {
         let next = self.interned.len();
         let id = *self.ids.entry((words, view)).or_insert(next);
         if id == next {
@@ -92,6 +107,15 @@ impl Atoms {
         }
         id
     }
+}
+
+/// The words of each atom of `term` ([`crate::constraint::atom_text`]), in the order
+/// [`Atoms::compile_words`] meets them.
+pub(super) fn words_of(term: &Term) -> Vec<String> {
+    term.atoms()
+        .into_iter()
+        .map(crate::constraint::atom_text)
+        .collect()
 }
 
 /// Per rule: whether some value of each product makes it true ([`FacetIndex::support`]),
