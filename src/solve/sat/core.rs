@@ -12,8 +12,9 @@
 //! answers reach are encoded, and the encoded part is a relaxation (a subset of the parts).
 //! Within an encoded product, the left-out values wait as one literal per set of rules
 //! ([`Group`]) until an answer takes it, which keeps the encoding a relaxation too (a section
-//! 9 atom that reads the product counts the group through a literal that only implies it). Unsatisfiable under every selector: the solver's failed assumptions are a
-//! core of the whole question. Minimizing it (drop a part, ask again; keep the part when the
+//! 9 atom that reads the product counts the group through a literal that only implies it).
+//! Unsatisfiable under every selector: the solver's failed assumptions are a core of the
+//! whole question. Minimizing it (drop a part, ask again; keep the part when the
 //! rest is satisfiable) needs no further products: with only some selectors assumed, the
 //! parts that hold all lie among encoded products, so a state of the encoded part (one that
 //! takes no waiting group: [`Explainer::solve`] expands those first) extends to the whole

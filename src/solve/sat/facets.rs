@@ -234,16 +234,13 @@ impl<'m> FacetClauses<'m> {
             }
             let joining = making_true(model, index, cnf, &mut self.counted, (id, q), e);
             let next = (!rest.left.is_empty()).then(|| cnf.fresh(false));
+            let mut chained = joining.clone();
+            chained.extend(next);
             if atom.implies {
-                let mut clause = vec![!rest.lit];
-                clause.extend(&joining);
-                clause.extend(next);
-                cnf.add(&clause);
+                define(cnf, rest.lit, &chained, Polarity::Implies);
             }
             if atom.implied_by {
-                for &l in joining.iter().chain(&next) {
-                    cnf.add(&[!l, t]);
-                }
+                define(cnf, t, &chained, Polarity::ImpliedBy);
             }
             atom.lits.extend(joining);
             if let Some(lit) = next {
@@ -269,17 +266,9 @@ impl<'m> FacetClauses<'m> {
     ) {
         let Some(index) = self.index else { return };
         for (stands, id) in self.counted.remove(&(q, group)).unwrap_or_default() {
-            let true_now: Vec<Lit> = values
-                .iter()
-                .filter(|&&(v, _)| index.made_true_by(model, id, q, v))
-                .map(|&(_, l)| l)
-                .collect();
-            let mut clause = vec![!stands];
-            clause.extend(&true_now);
-            cnf.add(&clause);
-            for &l in &true_now {
-                cnf.add(&[!l, stands]);
-            }
+            let true_now = true_lits(model, index, (id, q), values.iter().copied());
+            define(cnf, stands, &true_now, Polarity::Implies);
+            define(cnf, stands, &true_now, Polarity::ImpliedBy);
         }
     }
 
@@ -654,13 +643,8 @@ fn making_true(
     (id, q): (usize, usize),
     e: &Encoded,
 ) -> Vec<Lit> {
-    let mut lits: Vec<Lit> = e
-        .domain
-        .iter()
-        .zip(&e.lits)
-        .filter(|&(&v, _)| index.made_true_by(model, id, q, v))
-        .map(|(_, &l)| l)
-        .collect();
+    let values = e.domain.iter().copied().zip(e.lits.iter().copied());
+    let mut lits = true_lits(model, index, (id, q), values);
     for (group, members) in &e.waiting {
         if members.iter().any(|&v| index.made_true_by(model, id, q, v)) {
             let stands = cnf.fresh(false);
@@ -670,6 +654,19 @@ fn making_true(
         }
     }
     lits
+}
+
+/// The literals of those of `q`'s `values` that make atom `id` true.
+fn true_lits(
+    model: &Model<'_>,
+    index: &FacetIndex,
+    (id, q): (usize, usize),
+    values: impl Iterator<Item = (Value, Lit)>,
+) -> Vec<Lit> {
+    values
+        .filter(|&(v, _)| index.made_true_by(model, id, q, v))
+        .map(|(_, l)| l)
+        .collect()
 }
 
 /// The clauses that make `t` agree with the disjunction of `lits` in the direction
