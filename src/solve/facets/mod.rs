@@ -131,7 +131,6 @@ struct Draft<'m> {
     release: usize,
     entity: Option<&'m str>,
     home: Option<String>,
-    namespace: Option<String>,
     source: Source,
     term: Term,
     /// The words of `term`'s atoms, in order ([`judge::words_of`]).
@@ -655,19 +654,12 @@ impl FacetIndex {
                 }
             }
             fixed.remove(&p);
-            // the namespace the declaring entities stand in
-            let namespace = match (home, entity, &model.placed) {
-                (Some(home), _, _) => Some(home.to_owned()),
-                (None, Some(e), Some(placed)) => Some(placed.placement(e).namespace.clone()),
-                _ => None,
-            };
             out.push(Draft {
                 declarer: p,
                 value,
                 release,
                 entity,
                 home: home.map(str::to_owned),
-                namespace,
                 source,
                 words: judge::words_of(&term),
                 term,
@@ -680,7 +672,12 @@ impl FacetIndex {
     /// Adds item `d`: its atoms interned, judged from the view of the namespace its
     /// declaring entities stand in (tier by tier where [`FacetIndex::tiers`] says).
     fn add(&mut self, model: &Model<'_>, d: Draft<'_>) {
-        let namespace = d.namespace.as_deref();
+        // the namespace the declaring entities stand in
+        let namespace = match (d.home.as_deref(), d.entity, &model.placed) {
+            (Some(home), _, _) => Some(home),
+            (None, Some(e), Some(placed)) => Some(placed.placement(e).namespace.as_str()),
+            _ => None,
+        };
         let view = namespace.map_or(judge::Views::ALL, |ns| self.views.of(ns));
         let tiers = match (d.source, namespace) {
             (Source::Requires(k), Some(ns)) => {
