@@ -31,11 +31,9 @@ pub struct Memo {
     with_today: Vec<OnceLock<Vec<OnceLock<Vec<bool>>>>>,
     /// The section 9 items ([`Model::facets`]).
     pub(super) facets: OnceLock<Option<super::facets::FacetIndex>>,
-    /// Which kept entities' items fail today, carried from a model built before over the
-    /// same environment ([`Model::carry_tolerance`]).
-    pub(super) tolerance: OnceLock<Arc<super::facets::Tolerance>>,
-    /// Which products make each rule true, carried likewise ([`Model::carry_support`]).
-    pub(super) support: OnceLock<Arc<super::facets::RuleSupport>>,
+    /// What models built before over the same environment found that more of the catalog
+    /// read cannot change ([`Model::carry`]).
+    pub(super) carried: OnceLock<Arc<super::facets::Carried>>,
     /// Where section 10's wiring is more than pairwise ([`Model::wiring_risk`]).
     pub(super) wiring: OnceLock<super::wired::Risk>,
     /// Per capability: the catalog's providers that are not variables
@@ -79,8 +77,7 @@ impl Memo {
             reach: neighbors.iter().map(|_| OnceLock::new()).collect(),
             with_today: neighbors.iter().map(|_| OnceLock::new()).collect(),
             facets: OnceLock::new(),
-            tolerance: OnceLock::new(),
-            support: OnceLock::new(),
+            carried: OnceLock::new(),
             wiring: OnceLock::new(),
             providers: Mutex::new(BTreeMap::new()),
         }

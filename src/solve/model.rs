@@ -384,20 +384,12 @@ impl<'a> Model<'a> {
             .as_ref()
     }
 
-    /// Takes which kept entities' items fail today from a model built before over the same
-    /// environment and policy (more of the catalog read changes no kept entity's release, so
-    /// none of those verdicts): [`Model::facets`] then judges only the items it lacks. Call
-    /// it before the first [`Model::facets`]; later it changes nothing.
-    pub fn carry_tolerance(&self, tolerance: Arc<super::facets::Tolerance>) {
-        let _ = self.memo.tolerance.set(tolerance);
-    }
-
-    /// Shares with models built before (and after) over the same environment which products
-    /// make each rule true, by product and its releases ([`super::facets::RuleSupport`]):
-    /// a model over more of the catalog judges only the products whose releases changed.
-    /// Call it before the first [`Model::facets`]; later it changes nothing.
-    pub fn carry_support(&self, support: Arc<super::facets::RuleSupport>) {
-        let _ = self.memo.support.set(support);
+    /// Shares with the models built before (and after) over the same environment and policy,
+    /// each over more of the catalog, what reading more cannot change
+    /// ([`super::facets::Carried`]): [`Model::facets`] then judges only what it lacks. Call it
+    /// before the first [`Model::facets`]; later it changes nothing.
+    pub fn carry(&self, carried: Arc<super::facets::Carried>) {
+        let _ = self.memo.carried.set(carried);
     }
 
     /// True when the model cannot judge everything exactly: section 9 items or entities a

@@ -333,17 +333,12 @@ pub fn explain_all(
     let providers = Providers::default();
     // Answers whose fixes were not looked for (see `settled` below).
     let mut sketches: BTreeSet<usize> = BTreeSet::new();
-    // which kept entities' items fail today: the same in every round's model
-    let mut tolerance: Option<std::sync::Arc<crate::solve::facets::Tolerance>> = None;
-    // which products make each rule true: judged again only where more was read
-    let support = std::sync::Arc::new(crate::solve::facets::RuleSupport::default());
+    // what reading more of the catalog cannot change, from one round's model to the next
+    let carried = std::sync::Arc::new(crate::solve::facets::Carried::default());
     for round in 0..=ROUNDS {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
-        if let Some(tolerance) = &tolerance {
-            model.carry_tolerance(std::sync::Arc::clone(tolerance));
-        }
-        model.carry_support(std::sync::Arc::clone(&support));
+        model.carry(std::sync::Arc::clone(&carried));
         // built here, on every thread, before the questions need it (the first one to ask
         // would build it on its own thread while the others wait)
         let _ = model.facets();
@@ -369,11 +364,6 @@ pub fn explain_all(
                 }
                 e
             });
-        }
-        if tolerance.is_none() {
-            tolerance = model
-                .facets()
-                .map(|index| std::sync::Arc::new(index.tolerance()));
         }
         let Some(reload) = deepens else {
             break;
@@ -410,10 +400,7 @@ pub fn explain_all(
     if !sketches.is_empty() {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
-        if let Some(tolerance) = tolerance {
-            model.carry_tolerance(tolerance);
-        }
-        model.carry_support(support);
+        model.carry(carried);
         let list: Vec<usize> = sketches.into_iter().collect();
         let answers: Vec<Option<Explanation>> = list
             .par_iter()

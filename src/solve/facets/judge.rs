@@ -120,14 +120,14 @@ pub(super) fn words_of(term: &Term) -> Vec<String> {
 
 /// Per rule: whether some value of each product makes it true ([`FacetIndex::support`]),
 /// with how many releases the product had then, carried between models built over the same
-/// environment as more of the catalog is read ([`Model::carry_support`]). An explanation
+/// environment as more of the catalog is read ([`super::Carried`]). An explanation
 /// round reads products' older releases whole: a product whose releases are the same keeps
 /// its answer (its entities and releases are), only the others are judged again. Over the
 /// whole histories of the hard family with capabilities at 5,000 products, judging every
 /// rule on every release was about 0.24 s of each round, on one thread while the other
 /// waited.
 #[derive(Debug, Default)]
-pub struct RuleSupport(Mutex<BTreeMap<String, Arc<Answers>>>);
+pub(super) struct RuleSupport(Mutex<BTreeMap<String, Arc<Answers>>>);
 
 /// Per product: its number of releases when judged, and whether some value made the rule
 /// true.
@@ -635,7 +635,7 @@ impl FacetIndex {
                 let all = self.support(model, base);
                 return all.iter().copied().filter(|&q| self.sees(id, q)).collect();
             }
-            let Some(carried) = model.memo.support.get() else {
+            let Some(carried) = model.memo.carried.get().map(|c| &c.support) else {
                 return (0..model.vars.len())
                     .filter(|&q| self.satisfiable_by(model, id, q))
                     .collect();

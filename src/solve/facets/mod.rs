@@ -25,7 +25,7 @@ mod breaks;
 mod judge;
 
 pub(crate) use judge::Compiled;
-pub use judge::RuleSupport;
+use judge::RuleSupport;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -88,12 +88,22 @@ struct RuledBy {
     items: BTreeMap<usize, Vec<usize>>,
 }
 
-/// Whether each kept entity's items fail today ([`Item::tolerated`]), by entity and entry.
-/// Judging them is about half of building an index; a model built over more of the catalog
-/// for the same environment finds the same (an explanation round reads older releases, which
-/// no kept entity runs), so it takes them from the round before.
+/// What a model built over more of the catalog takes from the models built before it over
+/// the same environment and policy ([`Model::carry`]): an explanation round reads older
+/// releases of some products, which no kept entity runs and which change no other product.
 #[derive(Debug, Default)]
-pub struct Tolerance(BTreeMap<String, BTreeMap<Source, bool>>);
+pub struct Carried {
+    /// Which kept entities' items fail today, as the first index built judged them (about
+    /// half of building an index).
+    tolerance: std::sync::OnceLock<Tolerance>,
+    /// Which products make each rule true, judged again only for products whose releases
+    /// grew.
+    support: RuleSupport,
+}
+
+/// Whether each kept entity's items fail today ([`Item::tolerated`]), by entity and entry.
+#[derive(Debug, Default)]
+struct Tolerance(BTreeMap<String, BTreeMap<Source, bool>>);
 
 impl Tolerance {
     /// Whether kept item `item` fails today, when known.
@@ -493,6 +503,9 @@ impl FacetIndex {
         }
         index.choices = index.choices(model);
         index.tolerate(model);
+        if let Some(carried) = model.memo.carried.get() {
+            carried.tolerance.get_or_init(|| index.tolerance());
+        }
         Some(index)
     }
 
@@ -502,7 +515,7 @@ impl FacetIndex {
     fn tolerate(&mut self, model: &Model<'_>) {
         use rayon::prelude::*;
         let today = model.current();
-        let carried = model.memo.tolerance.get();
+        let carried = model.memo.carried.get().and_then(|c| c.tolerance.get());
         let tolerated: Vec<usize> = (0..self.items.len())
             .into_par_iter()
             .filter(|&k| {
@@ -519,9 +532,8 @@ impl FacetIndex {
     }
 
     /// Which kept entities' items fail today, to carry to a model built over more of the
-    /// catalog ([`Model::carry_tolerance`]).
-    #[must_use]
-    pub fn tolerance(&self) -> Tolerance {
+    /// catalog ([`Carried`]).
+    fn tolerance(&self) -> Tolerance {
         let mut out = Tolerance::default();
         for item in self.items.iter().filter(|i| i.value == Value::Keep) {
             if let Some(entity) = &item.entity {
@@ -1412,12 +1424,12 @@ mod tests {
     fn rule_support_carried_to_a_wider_catalog_is_what_it_would_judge() {
         let (whole, env) = capability_family(80, 4);
         let part = read_in_part(&whole, &env);
-        let support = Arc::new(RuleSupport::default());
+        let carried = Arc::new(Carried::default());
         let first = Model::build(&env, &part, Policy::default(), &[]);
-        first.carry_support(Arc::clone(&support));
+        first.carry(Arc::clone(&carried));
         let narrow = first.facets().unwrap().rule_supports(&first);
         let wider = Model::build(&env, &whole, Policy::default(), &[]);
-        wider.carry_support(support);
+        wider.carry(carried);
         let fresh = Model::build(&env, &whole, Policy::default(), &[]);
         let judged = fresh.facets().unwrap().rule_supports(&fresh);
         assert!(judged.values().any(|products| !products.is_empty()));
@@ -1455,9 +1467,11 @@ mod tests {
                 .collect()
         };
         let first = Model::build(&env, &part, Policy::default(), &[]);
-        let carried = Arc::new(first.facets().unwrap().tolerance());
+        let carried = Arc::new(Carried::default());
+        first.carry(Arc::clone(&carried));
+        let _ = first.facets(); // judges the kept items, leaving their verdicts to carry
         let wider = Model::build(&env, &whole, Policy::default(), &[]);
-        wider.carry_tolerance(carried);
+        wider.carry(carried);
         let fresh = Model::build(&env, &whole, Policy::default(), &[]);
         assert!(!failing(&fresh).is_empty(), "some kept item fails today");
         assert_eq!(failing(&wider), failing(&fresh));
