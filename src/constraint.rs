@@ -615,6 +615,16 @@ pub fn provision_in(range: &Range, version: Option<&Version>) -> bool {
     }
 }
 
+/// Whether a release with `facets` provides capability `name` at a version in `range`
+/// ([`provision_in`]).
+#[must_use]
+pub fn provides_in(facets: &Facets, name: &str, range: &Range) -> bool {
+    facets
+        .provides
+        .iter()
+        .any(|p| p.name == name && provision_in(range, p.version.as_ref()))
+}
+
 /// `6.0.0..7.x.x`, `6.0.0..`, `..7.x.x`, or nothing for an open range.
 #[must_use]
 pub fn span_text(range: &Range) -> String {

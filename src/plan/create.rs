@@ -230,10 +230,9 @@ fn needs<'a>(
     };
     // a product the plan installs whose release provides what `r` asks for, in range
     let provider = |r: &CapabilityRequirement| {
-        installing
-            .values()
-            .copied()
-            .find(|&p| release(p).is_some_and(|m| provides_in_range(m, r)))
+        installing.values().copied().find(|&p| {
+            release(p).is_some_and(|m| constraint::provides_in(m.facets(), &r.name, &r.range))
+        })
     };
     let concerned = m
         .dependencies
@@ -300,7 +299,11 @@ fn needs<'a>(
             .serving(consumer, Key::Capability(&r.name), r.instance.as_ref())
             .members
             .iter()
-            .any(|&i| members[i].release.is_some_and(|m| provides_in_range(m, r)));
+            .any(|&i| {
+                members[i]
+                    .release
+                    .is_some_and(|m| constraint::provides_in(m.facets(), &r.name, &r.range))
+            });
         if !served {
             let labels = r
                 .instance
@@ -312,14 +315,6 @@ fn needs<'a>(
     }
     out.dedup_by_key(|(p, _)| *p);
     out
-}
-
-/// Whether release `m` provides the capability `r` requires at a version in its range.
-fn provides_in_range(m: &Manifest, r: &CapabilityRequirement) -> bool {
-    m.facets()
-        .provides
-        .iter()
-        .any(|p| p.name == r.name && constraint::provision_in(&r.range, p.version.as_ref()))
 }
 
 #[cfg(test)]

@@ -364,11 +364,11 @@ impl<'a> Model<'a> {
         };
         all.iter()
             .filter(|q| {
-                self.catalog.0.releases(q).iter().any(|m| {
-                    m.facets().provides.iter().any(|p| {
-                        p.name == name && constraint::provision_in(range, p.version.as_ref())
-                    })
-                })
+                self.catalog
+                    .0
+                    .releases(q)
+                    .iter()
+                    .any(|m| constraint::provides_in(m.facets(), name, range))
             })
             .cloned()
             .collect()
