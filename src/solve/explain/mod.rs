@@ -293,12 +293,11 @@ pub fn why(context: &Context<'_>, model: &Model<'_>, asked: &Asked) -> Option<Ex
     explain_in(context, model, asked, 2, &|_, _| true).map(|(e, _)| e)
 }
 
-/// How many rounds [`explain_all`] reads named products in before it reads everything (with
-/// 8, the hard family with capabilities at 5,000 read 3,083 products whole in the last one,
-/// for one question whose chain ended a round later on one more product: 2-3 s of a run;
-/// since values an atom reads wait in groups too, its chains end in round 14 there, with one
-/// or two questions in each of the last six rounds, and reading everything in round 12 took
-/// 300 MB more).
+/// How many rounds [`explain_all`] reads named products in, at most, before it reads
+/// everything (with 8, the hard family with capabilities at 5,000 read 3,083 products whole in
+/// the last one, for one question whose chain ended a round later on one more product; since
+/// values an atom reads wait in groups too, its chains end in round 14 there, and
+/// [`slow_to_settle`] reads everything long before).
 const ROUNDS: usize = 16;
 
 /// [`why`] for each question under `policy`, on a model that knows every release of every
@@ -306,15 +305,16 @@ const ROUNDS: usize = 16;
 /// its installed version up) lacks older releases, which are part of a reason ("left out
 /// without --allow-downgrade"), not absent: the products the explanations name are read
 /// whole and the questions that name them asked again, until the explanations name no
-/// product that was read in part (a fixpoint, or after [`ROUNDS`] rounds everything the
-/// explanations could touch: every installed product read whole).
+/// product that was read in part (a fixpoint), or everything the explanations could touch
+/// is read whole (every installed product): after [`ROUNDS`] rounds, or sooner when the
+/// questions settle so slowly that the rounds left would cost more ([`slow_to_settle`]).
 ///
 /// Each round reads only the products newly named and asks only the questions that name
-/// them, so late rounds are small. Reading everything is the last resort: explanations over
-/// whole products cost several times more (every older release is encoded with its policy
-/// selector), and on the hard family at 5,000 products a third round that read everything
-/// for 48 remaining questions took about 40% of all explaining; the chain of named products
-/// ends after two more small rounds there.
+/// them, so late rounds are small, but each builds a model over every product. Reading
+/// everything costs a read of every product not read yet and a larger model: on the hard
+/// family at 5,000 products (whose questions settle in five rounds) it would cost more than
+/// all the rounds; with capabilities (fifteen rounds, the last ten for 20 questions or
+/// fewer) it saves about a quarter of the run.
 #[must_use]
 pub fn explain_all(
     context: &Context<'_>,
@@ -383,7 +383,10 @@ pub fn explain_all(
         if again.is_empty() {
             break;
         }
-        if round + 1 == ROUNDS {
+        let read = whole.union(&fresh).count();
+        if round + 1 == ROUNDS
+            || (round > 0 && slow_to_settle(pending.len(), again.len(), read, model.vars.len()))
+        {
             // still deepening: read whole every product a question could touch, once
             fresh = model.vars.iter().map(|v| v.product.clone()).collect();
         }
@@ -411,6 +414,37 @@ pub fn explain_all(
         }
     }
     out
+}
+
+/// Whether the rounds of [`explain_all`] look set to go on long enough that reading every
+/// product whole now costs less, by a cost model in model builds: a round builds a model over
+/// all `products` (each round, however few questions are left), while reading everything
+/// costs reading the products not read whole yet, at about 7 builds' worth per product (a
+/// database read, measured on the hard family with capabilities at 5,000: 1.2 s for 3,500
+/// products against 0.25 s per build of 5,000), and one model about twice as costly. The
+/// rounds still needed are estimated from how fast the questions settle: `again` of the
+/// round's `pending` questions go on, about that share of them each round until one is left.
+/// `read`: the products read whole once this round's are.
+///
+/// There, the questions settled by rounds of 796, 796, 292, 94, 42, 20, 16, 8, 6, 4, 3, 2,
+/// 2, 1 and 1 questions (the last ten rounds, for 42 questions, took about 40% of the run's
+/// explaining, mostly in model builds of 0.2-0.3 s); this reads everything after the round of
+/// 796 (about 6.7 rounds left against 6.5 builds' worth; failing that, it would after the
+/// round of 20), and the other families measured settle too fast to read more than the
+/// products named (`tests` below).
+#[allow(clippy::cast_precision_loss)] // counts of questions and products, far below 2^52
+fn slow_to_settle(pending: usize, again: usize, read: usize, products: usize) -> bool {
+    const READ: f64 = 7.0; // reading a product whole, in builds of a product
+    const WHOLE_BUILD: f64 = 2.0; // the model over everything, in builds of today's
+    if again == 0 || pending == 0 || products == 0 {
+        return false;
+    }
+    // one more settled and one more asked again than seen (a rule of succession), so a
+    // round or two of one question proves little either way
+    let share = (again + 1) as f64 / (pending + 2) as f64;
+    let left = 1.0 + (again as f64).ln() / (1.0 / share).ln();
+    let unread = products.saturating_sub(read) as f64 / products as f64;
+    left > READ * unread + WHOLE_BUILD
 }
 
 /// The providers of each capability an explanation named so far, as the catalog's index
@@ -618,4 +652,50 @@ fn relaxed<R>(
         forbid: Vec::new(),
     };
     then(&model, &query)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slow_to_settle;
+
+    /// The rounds measured on the generated families (questions pending and asked again,
+    /// products read whole once the round's are, products in the model): only the hard
+    /// family with capabilities at 5,000 reads everything, after its second round.
+    #[test]
+    fn only_questions_slow_to_settle_read_everything() {
+        let cases = [
+            // hard + capabilities, 5,000: 796 -> 292 with 1,784 of 5,000 read
+            ((796, 292, 1784, 5000), true),
+            // hard, 5,000: 633 -> 196 -> 48 -> 2
+            ((633, 196, 1383, 5000), false),
+            ((196, 48, 1437, 5000), false),
+            ((48, 2, 1439, 5000), false),
+            // hard + capabilities, 1,000: 141 -> 50 -> 21 -> 9 -> 3 -> 1
+            ((141, 50, 338, 1000), false),
+            ((50, 21, 364, 1000), false),
+            ((21, 9, 376, 1000), false),
+            ((9, 3, 386, 1000), false),
+            // capability family, 5,000: 149 -> 10 -> 2 -> 1
+            ((149, 10, 376, 5000), false),
+            ((2, 1, 381, 5000), false),
+            // nothing settles: the rounds would go on and on
+            ((50, 50, 1000, 5000), true),
+            // but one or two questions asked again say little
+            ((2, 2, 1000, 5000), false),
+            ((1, 1, 1000, 5000), false),
+            // everything settled, or nothing asked
+            ((20, 0, 100, 5000), false),
+            ((0, 0, 0, 5000), false),
+            // nearly everything read already: only the larger model is left to pay for
+            ((16, 8, 4990, 5000), true),
+            ((16, 2, 4990, 5000), false),
+        ];
+        for ((pending, again, read, products), expected) in cases {
+            assert_eq!(
+                slow_to_settle(pending, again, read, products),
+                expected,
+                "{pending} pending, {again} again, {read} of {products} read"
+            );
+        }
+    }
 }
