@@ -44,6 +44,10 @@ pub struct GenerateArgs {
     /// (section 10 at scale; a fixed catalog of four products, so `--products` is ignored)
     #[arg(long, value_name = "N", conflicts_with_all = ["tight", "hard", "capabilities", "instances"])]
     pub tenants: Option<usize>,
+    /// An invalid start: every Nth product the environment names runs its oldest release
+    /// (the catalog unchanged)
+    #[arg(long, value_name = "N")]
+    pub stale: Option<usize>,
 }
 
 pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
@@ -78,6 +82,8 @@ pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
             args.products,
         ),
     };
+    let mut generated = generated;
+    generated.stale(args.stale.unwrap_or(0));
     let consistent = args.out.join("consistent.yml");
     let files = generated
         .manifests

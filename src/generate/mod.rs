@@ -39,6 +39,7 @@
 //! The random numbers come from SplitMix64, written here so the output cannot change with a
 //! dependency's version.
 
+use std::collections::BTreeMap;
 use std::fmt::Write;
 
 /// What to generate.
@@ -93,6 +94,57 @@ impl Generated {
     #[must_use]
     pub fn manifest_bytes(&self) -> usize {
         self.manifests.iter().map(|(_, text)| text.len()).sum()
+    }
+
+    /// An invalid start: every `every`-th product the environment names (in the order it
+    /// first names them, from the first) runs its oldest release on every entity of it, as
+    /// an environment left behind while its neighbours moved on does. The catalog stays as
+    /// it is. Its releases' dependencies, incompatibilities and section 9 items that held at
+    /// the installed release mostly break at the oldest one, and so do the items of others
+    /// that read it; the consistent state (hard families) is unchanged. `every` 0 changes
+    /// nothing.
+    pub fn stale(&mut self, every: usize) {
+        if every == 0 {
+            return;
+        }
+        // a product's oldest release: the first version its file lists (each family writes
+        // its releases in order)
+        let oldest: BTreeMap<String, &str> = self
+            .manifests
+            .iter()
+            .filter_map(|(_, text)| {
+                let field = |key: &str| {
+                    text.lines()
+                        .find_map(|l| l.strip_prefix(key))
+                        .map(str::trim)
+                };
+                let product = format!("{}:{}", field("product-group:")?, field("product-name:")?);
+                Some((product, field("product-version:")?))
+            })
+            .collect();
+        let mut named: BTreeMap<String, usize> = BTreeMap::new();
+        let mut current: Option<String> = None;
+        let mut out = String::with_capacity(self.environment.len());
+        for line in self.environment.split_inclusive('\n') {
+            let bare = line.trim_start_matches([' ', '-']);
+            if let Some(product) = bare.strip_prefix("product: ") {
+                current = Some(product.trim().to_owned());
+            }
+            let stale_version = bare.starts_with("version: ").then(|| {
+                let product = current.take()?;
+                let k = named.len();
+                let k = *named.entry(product.clone()).or_insert(k);
+                (k % every == every - 1).then(|| oldest.get(&product).copied())?
+            });
+            match stale_version.flatten() {
+                Some(version) => {
+                    let indent = &line[..line.len() - line.trim_start().len()];
+                    let _ = writeln!(out, "{indent}version: {version}");
+                }
+                None => out.push_str(line),
+            }
+        }
+        self.environment = out;
     }
 }
 
@@ -806,6 +858,41 @@ mod tests {
             assert!(safe > 30, "seed {seed}: {safe} safe upgrades");
             assert_eq!(rows.iter().filter(|r| r.pinned).count(), 1, "seed {seed}");
         }
+    }
+
+    /// A stale environment runs every tenth product the environment names at its oldest
+    /// release, every other entity as before, and is invalid: the start `upgrades` and
+    /// `plan` must also cope with.
+    #[test]
+    fn a_stale_environment_runs_every_tenth_product_at_its_oldest_release() {
+        let fresh = capabilities(300, 12, 1);
+        let mut stale = fresh.clone();
+        stale.stale(10);
+        let (catalog, before) = load(&fresh);
+        let (_, after) = load(&stale);
+        assert_eq!(before.entities.len(), after.entities.len());
+        let mut order: Vec<&crate::product::ProductId> = Vec::new();
+        let mut moved = 0;
+        for (was, now) in before.entities.iter().zip(&after.entities) {
+            assert_eq!((&was.name, &was.product), (&now.name, &now.product));
+            if !order.contains(&&was.product) {
+                order.push(&was.product);
+            }
+            let k = order.iter().position(|p| **p == was.product).unwrap();
+            let oldest = &catalog.releases(&was.product)[0].version;
+            if k % 10 == 9 {
+                assert_eq!(now.version, *oldest, "{}", now.name);
+                moved += usize::from(was.version != *oldest);
+            } else {
+                assert_eq!(now.version, was.version, "{}", now.name);
+            }
+        }
+        assert!(moved > 20, "{moved} entities moved back");
+        assert!(error_messages(&before, &catalog).is_empty());
+        assert!(error_messages(&after, &catalog).len() > 20);
+        let mut same = fresh.clone();
+        same.stale(0);
+        assert_eq!(same.environment, fresh.environment);
     }
 
     #[test]
