@@ -891,6 +891,49 @@ mod tests {
         assert!(list.iter().all(|u| u.proven));
     }
 
+    /// SPEC 9.3: a kept item that fails today binds a move only where the move can change
+    /// its truth. `c`'s item fails in two parts, one reading `p`'s capability and one naming
+    /// `z`: either may move alone (the other part still fails, as today), so both are safe
+    /// (before, each was blocked by the whole item, and not installable); `a`'s item, which
+    /// fails only in the part naming `z`, holds once `z` moves.
+    #[test]
+    fn a_failing_item_binds_only_moves_that_can_change_it() {
+        let provides = |v: &str| {
+            format!("  capabilities:\n    provides:\n      - name: x\n        version: {v}\n")
+        };
+        let item = "  constraints:\n    - all-of:\n        - capability: x\n          \
+                    minimum-version: 5.0.0\n        - none-of:\n            - product: z:z\n              \
+                    maximum-version: 1.0.0\n";
+        let fails_by_z = "  constraints:\n    - none-of:\n        - product: z:z\n          \
+                          maximum-version: 1.0.0\n";
+        let catalog = crate::catalog::tests::catalog_of(&[
+            ("p:p", "1.0.0", &provides("1.0.0")),
+            ("p:p", "2.0.0", &provides("2.0.0")),
+            ("z:z", "1.0.0", "  properties: {}\n"),
+            ("z:z", "2.0.0", "  properties: {}\n"),
+            ("c:c", "1.0.0", item),
+            ("a:a", "1.0.0", fails_by_z),
+        ]);
+        let entities = [
+            ("a:a", "1.0.0"),
+            ("c:c", "1.0.0"),
+            ("p:p", "1.0.0"),
+            ("z:z", "1.0.0"),
+        ];
+        let list = upgrades(&env(&entities), &catalog, false);
+        let rows: Vec<String> = list.iter().map(row).collect();
+        assert_eq!(
+            rows,
+            [
+                "a:a 1.0.0 - - |  | ",
+                "c:c 1.0.0 - - |  | ",
+                "p:p 1.0.0 2.0.0 2.0.0 |  | ",
+                "z:z 1.0.0 2.0.0 2.0.0 |  | ",
+            ]
+        );
+        assert!(list.iter().all(|u| u.proven));
+    }
+
     /// SPEC 10: a `requires` answer that closes a data cycle is no answer: the cycle is
     /// learnt and the next answer taken (report 2.0.0 reads nothing back), proven; where
     /// every answer closes one, the row is proven not installable and explained by the

@@ -61,6 +61,22 @@ impl Compiled {
     }
 }
 
+/// How many sets [`FacetIndex::stuck`] keeps at most.
+const STUCK: usize = 16;
+
+/// `sets` without duplicates or supersets of another (staying the smaller asks less), at most
+/// [`STUCK`] of them, the smallest first.
+fn cut(mut sets: Vec<BTreeSet<usize>>) -> Vec<BTreeSet<usize>> {
+    sets.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
+    let mut out: Vec<BTreeSet<usize>> = Vec::new();
+    for s in sets {
+        if out.len() < STUCK && !out.iter().any(|kept| kept.is_subset(&s)) {
+            out.push(s);
+        }
+    }
+    out
+}
+
 impl Atoms {
     /// `term` with its atoms interned, judged from `view` (each atom is interned from the
     /// view that sees everything too, the one [`FacetIndex::atom_id`] names).
@@ -440,6 +456,92 @@ impl FacetIndex {
                     })
             })
         })
+    }
+
+    /// For kept item `k`, failing today: sets of products (other than its declarer) such
+    /// that, while every product of one of them stays where it is today and the declarer
+    /// keeps, the item still fails. A perspective that fails today fails still while a part
+    /// of it keeps today's truth: an atom while every product that can make it true stays
+    /// (a runtime atom always); `all-of` false while one false member stays false, true
+    /// while every member stays; `any-of` the other way round; `none-of` false while one
+    /// true member stays true, true while every member stays false. Sound either way the
+    /// sets are cut short: at most [`STUCK`] alternatives, the smallest kept, and a
+    /// conjunction that would make more is one set, their union (asking more to stay).
+    pub(super) fn stuck(&self, model: &Model<'_>, k: usize) -> Vec<Vec<usize>> {
+        let d = self.items[k].declarer;
+        let mut out: Vec<BTreeSet<usize>> = Vec::new();
+        for j in 0..self.perspectives(model, k) {
+            let mut truth = |id: usize| {
+                self.own_holds(model, k, j, id)
+                    || self.by_others(model, id, d, &[], |q| {
+                        self.verdict(model, id, q, self.today[q])
+                    })
+            };
+            let term = &self.compiled[k];
+            if !term.eval(&mut truth) {
+                out.extend(self.keeps(model, d, term, &mut truth));
+            }
+        }
+        cut(out)
+            .into_iter()
+            .map(|s| s.into_iter().collect())
+            .collect()
+    }
+
+    /// The sets of products whose staying keeps `term` at its truth of today (`truth`: its
+    /// atoms' truths today), as [`FacetIndex::stuck`] says.
+    fn keeps(
+        &self,
+        model: &Model<'_>,
+        d: usize,
+        term: &Compiled,
+        truth: &mut dyn FnMut(usize) -> bool,
+    ) -> Vec<BTreeSet<usize>> {
+        let (members, one_keeps) = match term {
+            Compiled::Atom(id) => {
+                let names: BTreeSet<usize> = match &self.atoms.interned[*id] {
+                    Atom::Product { .. } => self.product_of(model, *id).into_iter().collect(),
+                    Atom::Capability { .. } | Atom::Rule(_) => {
+                        self.existential(model, *id).iter().copied().collect()
+                    }
+                    Atom::Runtime { .. } => BTreeSet::new(),
+                };
+                let mut names = names;
+                names.remove(&d);
+                return vec![names];
+            }
+            // whether one member keeping its truth keeps the term's
+            Compiled::AnyOf(c) => (c, term.eval(truth)),
+            Compiled::AllOf(c) | Compiled::NoneOf(c) => (c, !term.eval(truth)),
+        };
+        if one_keeps {
+            // a member whose truth decides the term's: any-of's true ones, all-of's false
+            // ones, none-of's true ones
+            let decides = !matches!(term, Compiled::AllOf(_));
+            let mut out = Vec::new();
+            for m in members {
+                if m.eval(truth) == decides {
+                    out.extend(self.keeps(model, d, m, truth));
+                }
+            }
+            cut(out)
+        } else {
+            let mut out: Vec<BTreeSet<usize>> = vec![BTreeSet::new()];
+            for m in members {
+                let alternatives = self.keeps(model, d, m, truth);
+                if out.len() * alternatives.len() > STUCK {
+                    let all: BTreeSet<usize> =
+                        out.iter().chain(&alternatives).flatten().copied().collect();
+                    out = vec![all];
+                } else {
+                    out = out
+                        .iter()
+                        .flat_map(|a| alternatives.iter().map(move |b| a | b))
+                        .collect();
+                }
+            }
+            cut(out)
+        }
     }
 
     /// [`FacetIndex::atom_by_declarer`] for atom `id` of item `k`, perspective `j`,

@@ -12,9 +12,10 @@
 //!
 //! Tolerance, as for the binary constraints (where a broken constraint between two kept
 //! products stands, and any move of either must satisfy it): an item of a kept entity that
-//! fails today is *tolerated* while every product it names stays where it is today (then it
-//! fails as before), and must hold once one of them moves; one that holds today must keep
-//! holding. An item of a release a product moves to must hold. A plan on an invalid start
+//! fails today is *tolerated* while a part of it that fails today fails still (an `all-of`
+//! member, every member of an `any-of`, a `none-of` member true today, down to atoms), which
+//! it does while every product that part names stays where it is today; once a move could
+//! change its truth, it must hold. One that holds today must keep holding. An item of a release a product moves to must hold. A plan on an invalid start
 //! counts the tolerated items left as they are among the violations it repairs first
 //! ([`crate::solve::Fewest::repair_items`]).
 //!
@@ -69,6 +70,10 @@ pub struct Item {
     rules: Vec<usize>,
     /// A kept entity's item that fails today (see the module docs).
     pub tolerated: bool,
+    /// For a tolerated item: sets of products such that, while every product of one of them
+    /// stays where it is today (and the declarer keeps), the item fails as it does today
+    /// ([`FacetIndex::as_today`]); empty otherwise.
+    stuck: Vec<Vec<usize>>,
     /// With rules: every product it names, worked out once ([`FacetIndex::mentions`]).
     mentions: std::sync::OnceLock<Vec<usize>>,
     /// The view its declaring entities see from ([`judge::Views`]).
@@ -526,8 +531,15 @@ impl FacetIndex {
                         .unwrap_or_else(|| !self.holds(model, k, &today, &[]))
             })
             .collect();
-        for k in tolerated {
+        for &k in &tolerated {
             self.items[k].tolerated = true;
+        }
+        let stuck: Vec<Vec<Vec<usize>>> = tolerated
+            .par_iter()
+            .map(|&k| self.stuck(model, k))
+            .collect();
+        for (k, sets) in tolerated.into_iter().zip(stuck) {
+            self.items[k].stuck = sets;
         }
     }
 
@@ -723,6 +735,7 @@ impl FacetIndex {
             fixed: d.fixed,
             rules,
             tolerated: false,
+            stuck: Vec::new(),
             mentions: std::sync::OnceLock::new(),
             view,
             tiers,
@@ -964,15 +977,25 @@ impl FacetIndex {
             .collect()
     }
 
-    /// Whether tolerated item `k` is left as it is today in `state` (which differs from today
-    /// in `moved`): its declarer keeps and no product it names moved.
+    /// Whether tolerated item `k` is left failing as it does today in `state` (which differs
+    /// from today in `moved`): its declarer keeps, and a part that fails today fails still,
+    /// since no product that part names moved ([`FacetIndex::stuck`]). A move that cannot
+    /// change the item's truth is no concern of it (SPEC 9.3: the constraints "whose truth
+    /// can change with it").
     #[must_use]
-    pub fn as_today(&self, model: &Model<'_>, k: usize, state: &[Value], moved: &[usize]) -> bool {
+    pub fn as_today(&self, k: usize, state: &[Value], moved: &[usize]) -> bool {
         let item = &self.items[k];
         state[item.declarer] == Value::Keep
-            && !moved
+            && item
+                .stuck
                 .iter()
-                .any(|&q| q != item.declarer && self.names(model, k, q))
+                .any(|set| set.iter().all(|q| !moved.contains(q)))
+    }
+
+    /// [`Item::stuck`] of tolerated item `k`.
+    #[must_use]
+    pub fn stuck_sets(&self, k: usize) -> &[Vec<usize>] {
+        &self.items[k].stuck
     }
 
     /// Whether item `k` is acceptable in `state` (its declarer at the item's value; `state`
@@ -985,7 +1008,7 @@ impl FacetIndex {
         state: &[Value],
         moved: &[usize],
     ) -> bool {
-        (self.items[k].tolerated && self.as_today(model, k, state, moved))
+        (self.items[k].tolerated && self.as_today(k, state, moved))
             || self.holds(model, k, state, moved)
     }
 

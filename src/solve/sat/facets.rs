@@ -541,8 +541,9 @@ impl FacetClauses<'_> {
     }
 }
 
-/// A literal equivalent to "every product tolerated item `k` names is at its value of today"
-/// (its declarer keeps by the clause it is part of), every one of them encoded.
+/// A literal implying "tolerated item `k` fails as it does today" ([`FacetIndex::as_today`]):
+/// every product of one of its stuck sets at its value of today (its declarer keeps by the
+/// clause it is part of), every one of them encoded.
 fn as_today(
     model: &Model<'_>,
     index: &FacetIndex,
@@ -550,22 +551,32 @@ fn as_today(
     encoded: &[Option<Encoded>],
     k: usize,
 ) -> Truth {
-    let mut each = Vec::new();
-    for &q in index.mentions(model, k) {
-        let today = model.vars[q].domain[0];
-        let lit = encoded[q]
-            .as_ref()
-            .and_then(|e| e.domain.iter().position(|&v| v == today).map(|i| e.lits[i]));
-        match lit {
-            Some(l) => each.push(Truth::Lit(!l)),
-            None => return Truth::Const(false), // it cannot stay: it moves
+    let mut alternatives = Vec::new();
+    for set in index.stuck_sets(k) {
+        // (a set one product of which cannot stay is no way to stay as today)
+        if let Some(each) = stays(model, encoded, set) {
+            alternatives.push(not(or(cnf, &each, Polarity::ImpliedBy)));
         }
     }
-    not(or(cnf, &each, Polarity::ImpliedBy))
+    or(cnf, &alternatives, Polarity::Implies)
+}
+
+/// The literals of "`q` moved" (is not at its value of today) for each product of `set`;
+/// `None` when one of them is not encoded or cannot stay.
+fn stays(model: &Model<'_>, encoded: &[Option<Encoded>], set: &[usize]) -> Option<Vec<Truth>> {
+    set.iter()
+        .map(|&q| {
+            let today = model.vars[q].domain[0];
+            let e = encoded[q].as_ref()?;
+            let i = e.domain.iter().position(|&v| v == today)?;
+            Some(Truth::Lit(!e.lits[i]))
+        })
+        .collect()
 }
 
 /// The literal of "tolerated item `k` is broken as today" for the repair level: implied by
-/// its declarer keeping and everything it names staying (every one of them encoded).
+/// its declarer keeping and every product of one of its stuck sets staying (every one of
+/// them encoded).
 pub(super) fn broken_as_today(
     model: &Model<'_>,
     index: &FacetIndex,
@@ -580,18 +591,28 @@ pub(super) fn broken_as_today(
             .position(|&v| v == Value::Keep)
             .map(|i| e.lits[i])?
     };
-    let mut clause = vec![!keep];
-    for &q in index.mentions(model, k) {
-        let today = model.vars[q].domain[0];
-        let e = encoded[q].as_ref()?;
-        match e.domain.iter().position(|&v| v == today) {
-            Some(i) => clause.push(!e.lits[i]),
-            None => return None, // it cannot stay, so the item is never left as today
-        }
+    let clauses: Vec<Vec<Lit>> = index
+        .stuck_sets(k)
+        .iter()
+        .filter_map(|set| {
+            let moved = stays(model, encoded, set)?;
+            let mut clause = vec![!keep];
+            // "or it moved", for each product of the set
+            clause.extend(moved.into_iter().filter_map(|t| match t {
+                Truth::Lit(l) => Some(l),
+                Truth::Const(_) => None,
+            }));
+            Some(clause)
+        })
+        .collect();
+    if clauses.is_empty() {
+        return None; // it cannot stay, so the item is never left as today
     }
     let l = cnf.fresh(false);
-    clause.push(l);
-    cnf.add(&clause);
+    for mut clause in clauses {
+        clause.push(l);
+        cnf.add(&clause);
+    }
     Some(l)
 }
 

@@ -320,7 +320,7 @@ impl Session<'_, '_, '_> {
                 fewest
                     .repair_items
                     .iter()
-                    .filter(|&&k| index.as_today(self.model, k, values, &moved))
+                    .filter(|&&k| index.as_today(k, values, &moved))
                     .count()
             });
         let (mut unpreferred, mut changed, mut rank, mut distance) = (0, 0, 0, 0);
