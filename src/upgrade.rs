@@ -167,10 +167,24 @@ pub fn upgrades_reporting(
         counter.stage("explaining unreachable releases", questions.len());
     }
     let answers = explain::explain_all(&context, policy, &questions);
+    let cut = deadline.is_some_and(|d| std::time::Instant::now() >= d);
     for ((i, _), explanation) in unreachable.into_iter().zip(answers) {
-        rows[i].explanation = explanation;
+        explained(&mut rows[i], explanation, cut);
     }
     rows
+}
+
+/// Gives an unreachable row its explanation. One missing when the time limit has come was cut
+/// (a proven conflict always has one): the row says so, as a search cut short does, never
+/// leaving the reason out silently.
+fn explained(row: &mut Upgrade, explanation: Option<explain::Explanation>, cut: bool) {
+    if explanation.is_none() && cut {
+        if !row.unproven.contains(&Unproven::TimeLimit) {
+            row.unproven.insert(0, Unproven::TimeLimit);
+        }
+        row.proven = false;
+    }
+    row.explanation = explanation;
 }
 
 /// The constraints `p` at `value` breaks with everything else as it is.
@@ -889,6 +903,32 @@ mod tests {
             ]
         );
         assert!(list.iter().all(|u| u.proven));
+    }
+
+    /// An unreachable row whose explanation the time limit cut is marked cut, not left
+    /// without a reason as if it had none; one explained, or left unexplained before the
+    /// limit, is as it was.
+    #[test]
+    fn an_explanation_cut_by_the_time_limit_marks_its_row() {
+        let catalog = catalog(&["a:a 1.0.0", "a:a 2.0.0 b:b 2.0.0 2.x.x", "b:b 1.0.0"]);
+        let list = upgrades(&env(&[("a:a", "1.0.0"), ("b:b", "1.0.0")]), &catalog, false);
+        let row = list
+            .iter()
+            .find(|u| u.product.to_string() == "a:a")
+            .unwrap();
+        assert!(row.proven && !row.latest_installable && row.explanation.is_some());
+        let mut cut = row.clone();
+        explained(&mut cut, None, true);
+        assert!(!cut.proven);
+        assert_eq!(cut.unproven, [Unproven::TimeLimit]);
+        explained(&mut cut, None, true);
+        assert_eq!(cut.unproven, [Unproven::TimeLimit], "said once");
+        for (explanation, limit) in [(row.explanation.clone(), true), (None, false)] {
+            let mut kept = row.clone();
+            explained(&mut kept, explanation.clone(), limit);
+            assert!(kept.proven && kept.unproven.is_empty());
+            assert_eq!(kept.explanation.is_some(), explanation.is_some());
+        }
     }
 
     /// SPEC 9.3: a kept item that fails today binds a move only where the move can change
