@@ -67,7 +67,7 @@ pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
     } else {
         Shape::Realistic
     };
-    let (generated, products) = match args.tenants {
+    let (mut generated, products) = match args.tenants {
         Some(namespaces) => (
             compat::generate::tenants(namespaces, args.releases, args.seed),
             4,
@@ -82,7 +82,6 @@ pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
             args.products,
         ),
     };
-    let mut generated = generated;
     generated.stale(args.stale.unwrap_or(0));
     let consistent = args.out.join("consistent.yml");
     let files = generated

@@ -499,14 +499,12 @@ impl FacetIndex {
     ) -> Vec<BTreeSet<usize>> {
         let (members, one_keeps) = match term {
             Compiled::Atom(id) => {
-                let names: BTreeSet<usize> = match &self.atoms.interned[*id] {
-                    Atom::Product { .. } => self.product_of(model, *id).into_iter().collect(),
-                    Atom::Capability { .. } | Atom::Rule(_) => {
-                        self.existential(model, *id).iter().copied().collect()
-                    }
-                    Atom::Runtime { .. } => BTreeSet::new(),
-                };
-                let mut names = names;
+                let atom = &self.atoms.interned[*id];
+                let mut names: BTreeSet<usize> = self
+                    .made_true_by_any(model, atom, || *id)
+                    .iter()
+                    .copied()
+                    .collect();
                 names.remove(&d);
                 return vec![names];
             }

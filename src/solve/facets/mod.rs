@@ -15,8 +15,9 @@
 //! fails today is *tolerated* while a part of it that fails today fails still (an `all-of`
 //! member, every member of an `any-of`, a `none-of` member true today, down to atoms), which
 //! it does while every product that part names stays where it is today; once a move could
-//! change its truth, it must hold. One that holds today must keep holding. An item of a release a product moves to must hold. A plan on an invalid start
-//! counts the tolerated items left as they are among the violations it repairs first
+//! change its truth, it must hold. One that holds today must keep holding. An item of a
+//! release a product moves to must hold. A plan on an invalid start counts the tolerated
+//! items left as they are among the violations it repairs first
 //! ([`crate::solve::Fewest::repair_items`]).
 //!
 //! A model without section 9 items has no index ([`Model::facets`] is `None`), and nothing
@@ -1215,7 +1216,7 @@ impl FacetIndex {
 
     /// [`FacetIndex::atom_mentions`] of `atom`, whose id `id` gives (asked for a rule only:
     /// its support).
-    fn made_true_by_any(
+    pub(super) fn made_true_by_any(
         &self,
         model: &Model<'_>,
         atom: &Atom,

@@ -554,7 +554,8 @@ fn as_today(
     let mut alternatives = Vec::new();
     for set in index.stuck_sets(k) {
         // (a set one product of which cannot stay is no way to stay as today)
-        if let Some(each) = stays(model, encoded, set) {
+        if let Some(moved) = moved(model, encoded, set) {
+            let each: Vec<Truth> = moved.into_iter().map(Truth::Lit).collect();
             alternatives.push(not(or(cnf, &each, Polarity::ImpliedBy)));
         }
     }
@@ -563,13 +564,13 @@ fn as_today(
 
 /// The literals of "`q` moved" (is not at its value of today) for each product of `set`;
 /// `None` when one of them is not encoded or cannot stay.
-fn stays(model: &Model<'_>, encoded: &[Option<Encoded>], set: &[usize]) -> Option<Vec<Truth>> {
+fn moved(model: &Model<'_>, encoded: &[Option<Encoded>], set: &[usize]) -> Option<Vec<Lit>> {
     set.iter()
         .map(|&q| {
             let today = model.vars[q].domain[0];
             let e = encoded[q].as_ref()?;
             let i = e.domain.iter().position(|&v| v == today)?;
-            Some(Truth::Lit(!e.lits[i]))
+            Some(!e.lits[i])
         })
         .collect()
 }
@@ -595,13 +596,9 @@ pub(super) fn broken_as_today(
         .stuck_sets(k)
         .iter()
         .filter_map(|set| {
-            let moved = stays(model, encoded, set)?;
+            // not kept, or one of the set moved, or broken as today
             let mut clause = vec![!keep];
-            // "or it moved", for each product of the set
-            clause.extend(moved.into_iter().filter_map(|t| match t {
-                Truth::Lit(l) => Some(l),
-                Truth::Const(_) => None,
-            }));
+            clause.extend(moved(model, encoded, set)?);
             Some(clause)
         })
         .collect();
