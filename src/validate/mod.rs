@@ -196,7 +196,9 @@ pub fn wiring_findings(environment: &Environment, catalog: &Catalog) -> Vec<Find
 
 /// The errors of `after` that `before` does not have: the same problem is the same code,
 /// entity, declaring release, constraint, dependency and the entity and version found (a
-/// data cycle: the same members).
+/// data cycle: the same members). An unsatisfied constraint is the same declaration still
+/// failing, whichever of its parts fails now: a move that leaves it failing elsewhere
+/// changes its message, not its truth (SPEC 9.3 binds a move only where it can change that).
 pub fn new_errors<'a>(
     before: impl IntoIterator<Item = &'a Finding>,
     after: impl IntoIterator<Item = &'a Finding>,
@@ -211,18 +213,24 @@ pub fn new_errors<'a>(
         Option<&'f str>,
         Option<&'f str>,
         Option<&'f [String]>,
+        Option<&'f FileLocation>,
     );
     let key = |f: &'a Finding| -> Key<'a> {
+        let declaration = f
+            .location
+            .as_ref()
+            .filter(|_| f.code == Code::UnsatisfiedConstraint);
         (
             f.code,
             f.entity.as_deref(),
             f.version.as_deref(),
-            &f.detail,
+            if declaration.is_some() { "" } else { &f.detail },
             f.dependency.as_ref(),
             f.dependency_name.as_deref(),
             f.found.as_deref(),
             f.found_entity.as_deref(),
             f.cycle.as_deref(),
+            declaration,
         )
     };
     let errors = |f: &&Finding| f.severity == Severity::Error;
@@ -643,6 +651,65 @@ mod tests {
                 )
             })
             .collect()
+    }
+
+    /// A constraint that still fails after a move, in another part, is no new error: the
+    /// same declaration, whichever part its message names. Another constraint failing is.
+    #[test]
+    fn a_constraint_failing_in_another_part_is_the_same_error() {
+        let atom =
+            |p: &str| format!("            - product: {p}\n              minimum-version: 2.0.0\n");
+        let mut catalog = release(
+            "g:a",
+            "1.0.0",
+            &format!(
+                "  constraints:\n    - all-of:\n{}{}    - none-of:\n{}",
+                atom("g:b").replace("            ", "        "),
+                atom("g:c").replace("            ", "        "),
+                atom("g:d").replace("            ", "        "),
+            ),
+        );
+        for (p, v) in [
+            ("g:b", "1.0.0"),
+            ("g:b", "2.0.0"),
+            ("g:c", "1.0.0"),
+            ("g:d", "1.0.0"),
+            ("g:d", "2.0.0"),
+        ] {
+            catalog.push_str(&release(p, v, "  properties: {}\n"));
+        }
+        let catalog =
+            Catalog::from_manifests(manifest::parse(&catalog, &Arc::from("c.yml")).unwrap())
+                .unwrap();
+        let judge = |b: &str, d: &str| {
+            let env = format!(
+                "entities:\n  - {{name: a, product: g:a, version: 1.0.0}}\n  \
+                 - {{name: b, product: g:b, version: {b}}}\n  \
+                 - {{name: c, product: g:c, version: 1.0.0}}\n  \
+                 - {{name: d, product: g:d, version: {d}}}\n"
+            );
+            validate(
+                &environment::parse(&env, &Arc::from("e.yml"), "e").unwrap(),
+                &catalog,
+            )
+        };
+        let today = judge("1.0.0", "1.0.0");
+        let moved = judge("2.0.0", "1.0.0");
+        let both =
+            |v: &Validation| -> Vec<String> { v.findings().map(|f| f.detail.clone()).collect() };
+        assert_eq!(both(&today).len(), 1);
+        assert_ne!(
+            both(&today),
+            both(&moved),
+            "the failing part it names changed"
+        );
+        assert!(new_errors(today.findings(), moved.findings()).is_empty());
+        let also = judge("1.0.0", "2.0.0");
+        let added: Vec<&str> = new_errors(today.findings(), also.findings())
+            .iter()
+            .map(|f| f.detail.as_str())
+            .collect();
+        assert_eq!(added.len(), 1, "{added:?}");
     }
 
     #[test]
