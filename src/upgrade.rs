@@ -974,6 +974,45 @@ mod tests {
         assert!(list.iter().all(|u| u.proven));
     }
 
+    /// SPEC 9.3 with a rule: `a`'s `none-of` fails today because `r` and `s` both run a
+    /// retired release. While one of them stays retired the item fails as it does today,
+    /// whatever the others do, so `r` may leave retirement alone and `q` may enter it: no
+    /// move of one product changes the item's truth. (Read as "every product the rule could
+    /// be true of stays", each row required moving every retired product.)
+    #[test]
+    fn a_failing_rule_binds_no_move_while_another_product_keeps_it_failing() {
+        let retired = |yes: bool| format!("  properties:\n    retired: {yes}\n");
+        let item = "  constraints:\n    - none-of:\n        \
+                    - rule: \"has(properties.retired) && properties.retired\"\n";
+        let catalog = crate::catalog::tests::catalog_of(&[
+            ("a:a", "1.0.0", item),
+            ("q:q", "1.0.0", &retired(false)),
+            ("q:q", "2.0.0", &retired(true)),
+            ("r:r", "1.0.0", &retired(true)),
+            ("r:r", "2.0.0", &retired(false)),
+            ("s:s", "1.0.0", &retired(true)),
+            ("s:s", "2.0.0", &retired(false)),
+        ]);
+        let entities = [
+            ("a:a", "1.0.0"),
+            ("q:q", "1.0.0"),
+            ("r:r", "1.0.0"),
+            ("s:s", "1.0.0"),
+        ];
+        let list = upgrades(&env(&entities), &catalog, false);
+        let rows: Vec<String> = list.iter().map(row).collect();
+        assert_eq!(
+            rows,
+            [
+                "a:a 1.0.0 - - |  | ",
+                "q:q 1.0.0 2.0.0 2.0.0 |  | ",
+                "r:r 1.0.0 2.0.0 2.0.0 |  | ",
+                "s:s 1.0.0 2.0.0 2.0.0 |  | ",
+            ]
+        );
+        assert!(list.iter().all(|u| u.proven));
+    }
+
     /// SPEC 10: a `requires` answer that closes a data cycle is no answer: the cycle is
     /// learnt and the next answer taken (report 2.0.0 reads nothing back), proven; where
     /// every answer closes one, the row is proven not installable and explained by the

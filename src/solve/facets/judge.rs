@@ -461,8 +461,9 @@ impl FacetIndex {
     /// For kept item `k`, failing today: sets of products (other than its declarer) such
     /// that, while every product of one of them stays where it is today and the declarer
     /// keeps, the item still fails. A perspective that fails today fails still while a part
-    /// of it keeps today's truth: an atom while every product that can make it true stays
-    /// (a runtime atom always); `all-of` false while one false member stays false, true
+    /// of it keeps today's truth: a false atom while every product that can make it true
+    /// stays, a true one while one product that makes it true today stays (always when the
+    /// declarer's own instances make it true; a runtime atom always); `all-of` false while one false member stays false, true
     /// while every member stays; `any-of` the other way round; `none-of` false while one
     /// true member stays true, true while every member stays false. Sound either way the
     /// sets are cut short: at most [`STUCK`] alternatives, the smallest kept, and a
@@ -500,13 +501,23 @@ impl FacetIndex {
         let (members, one_keeps) = match term {
             Compiled::Atom(id) => {
                 let atom = &self.atoms.interned[*id];
-                let mut names: BTreeSet<usize> = self
-                    .made_true_by_any(model, atom, || *id)
-                    .iter()
-                    .copied()
+                let names = self.made_true_by_any(model, atom, || *id);
+                let others = names.iter().copied().filter(|&q| q != d);
+                if !truth(*id) {
+                    // false while no product that can make it true moves
+                    return vec![others.collect()];
+                }
+                // true while one product that makes it true today stays; none: the
+                // declarer's own instances make it true, and it keeps
+                let making: Vec<BTreeSet<usize>> = others
+                    .filter(|&q| self.verdict(model, *id, q, self.today[q]))
+                    .map(|q| BTreeSet::from([q]))
                     .collect();
-                names.remove(&d);
-                return vec![names];
+                return if making.is_empty() {
+                    vec![BTreeSet::new()]
+                } else {
+                    making
+                };
             }
             // whether one member keeping its truth keeps the term's
             Compiled::AnyOf(c) => (c, term.eval(truth)),

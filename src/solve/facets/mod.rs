@@ -75,6 +75,9 @@ pub struct Item {
     /// stays where it is today (and the declarer keeps), the item fails as it does today
     /// ([`FacetIndex::as_today`]); empty otherwise.
     stuck: Vec<Vec<usize>>,
+    /// For a tolerated item: the products it waits for before it is encoded, those its
+    /// product and capability atoms name and those of its stuck sets, sorted.
+    waits: Vec<usize>,
     /// With rules: every product it names, worked out once ([`FacetIndex::mentions`]).
     mentions: std::sync::OnceLock<Vec<usize>>,
     /// The view its declaring entities see from ([`judge::Views`]).
@@ -540,7 +543,15 @@ impl FacetIndex {
             .map(|&k| self.stuck(model, k))
             .collect();
         for (k, sets) in tolerated.into_iter().zip(stuck) {
-            self.items[k].stuck = sets;
+            let item = &mut self.items[k];
+            let waits: BTreeSet<usize> = item
+                .fixed
+                .iter()
+                .chain(sets.iter().flatten())
+                .copied()
+                .collect();
+            item.waits = waits.into_iter().collect();
+            item.stuck = sets;
         }
     }
 
@@ -737,6 +748,7 @@ impl FacetIndex {
             rules,
             tolerated: false,
             stuck: Vec::new(),
+            waits: Vec::new(),
             mentions: std::sync::OnceLock::new(),
             view,
             tiers,
@@ -1187,15 +1199,15 @@ impl FacetIndex {
     }
 
     /// The products item `k` waits for before the engine encodes it (`solve::sat::facets`):
-    /// every product it names for a tolerated item (whether it is left as today needs them
-    /// all), else those its product and capability atoms name. A rule atom may be made true
-    /// by most products of a catalog: its item is encoded without waiting for them, and
-    /// they are encoded as answers need them.
+    /// those its product and capability atoms name, and for a tolerated item those of its
+    /// stuck sets too (whether it is left as today is read from them). A rule atom may be
+    /// made true by most products of a catalog: its item is encoded without waiting for
+    /// them, and they are encoded as answers need them.
     #[must_use]
-    pub fn waits_for(&self, model: &Model<'_>, k: usize) -> &[usize] {
+    pub fn waits_for(&self, k: usize) -> &[usize] {
         let item = &self.items[k];
         if item.tolerated {
-            self.mentions(model, k)
+            &item.waits
         } else {
             &item.fixed
         }

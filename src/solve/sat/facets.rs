@@ -189,9 +189,9 @@ impl<'m> FacetClauses<'m> {
         ready.append(&mut self.fresh);
         ready.sort_unstable_by_key(|p| p.seq);
         for mut p in ready {
-            // a tolerated rule item names most products and waits long: resume where it
-            // stopped
-            let waits_for = index.waits_for(model, p.item);
+            // an item may wait for many products (a tolerated one for those of its stuck
+            // sets): resume where it stopped
+            let waits_for = index.waits_for(p.item);
             while p.encoded < waits_for.len() && encoded[waits_for[p.encoded]].is_some() {
                 p.encoded += 1;
             }
@@ -463,7 +463,7 @@ impl<'m> FacetClauses<'m> {
             {
                 out.extend(
                     index
-                        .waits_for(model, p.item)
+                        .waits_for(p.item)
                         .iter()
                         .copied()
                         .filter(|&q| encoded[q].is_none()),
