@@ -811,6 +811,43 @@ mod tests {
             .collect()
     }
 
+    /// Steps that can only go together go as the smallest group first, the first of
+    /// equals in step order: the pair `b` before the pair `c`, both before the ring of three
+    /// `a`, though `a1` is tried first.
+    #[test]
+    fn the_smallest_group_goes_first() {
+        let ring = |names: &[&str]| -> Vec<String> {
+            let mut lines = Vec::new();
+            for (i, n) in names.iter().enumerate() {
+                let next = names[(i + 1) % names.len()];
+                lines.push(format!("g:{n} 1.0.0 g:{next} 1.0.0 1.x.x"));
+                lines.push(format!("g:{n} 2.0.0 g:{next} 2.0.0 2.x.x"));
+            }
+            lines
+        };
+        let mut lines = ring(&["a1", "a2", "a3"]);
+        lines.extend(ring(&["b1", "b2"]));
+        lines.extend(ring(&["c1", "c2"]));
+        let lines: Vec<&str> = lines.iter().map(String::as_str).collect();
+        let names = ["a1", "a2", "a3", "b1", "b2", "c1", "c2"];
+        let products: Vec<String> = names.iter().map(|n| format!("g:{n}")).collect();
+        let entities: Vec<(&str, &str)> = products.iter().map(|p| (p.as_str(), "1.0.0")).collect();
+        let p = run(&lines, &entities, Vec::new(), true);
+        assert!(p.feasible);
+        assert_eq!(
+            steps(&p),
+            [
+                "b1 1.0.0->2.0.0 [1]",
+                "b2 1.0.0->2.0.0 [1]",
+                "c1 1.0.0->2.0.0 [2]",
+                "c2 1.0.0->2.0.0 [2]",
+                "a1 1.0.0->2.0.0 [3]",
+                "a2 1.0.0->2.0.0 [3]",
+                "a3 1.0.0->2.0.0 [3]",
+            ]
+        );
+    }
+
     #[test]
     fn a_diamond_moves_the_shared_base_first_and_the_top_last() {
         // top needs left and right, both need base; the new top needs the new everything

@@ -729,16 +729,21 @@ fn pairs_added<'a>(
 
 /// The steps that must go with pending step `start`: those on the products its new
 /// violations involve, grown until applying them all adds nothing (positions in `pending`),
-/// or `None` when even all of them together add a violation.
+/// or `None` when even all of them together add a violation, or when they grow to `below`
+/// steps or more (the members only grow, so such a closure is never smaller).
 fn closure<'a>(
     model: &Model<'a>,
     state: &mut State<'a>,
     moves: &[Move<'a>],
     pending: &[usize],
     start: usize,
+    below: usize,
 ) -> Option<Vec<usize>> {
     let mut members = vec![start];
     loop {
+        if members.len() >= below {
+            return None;
+        }
         let steps: Vec<&Move<'a>> = members.iter().map(|&k| &moves[pending[k]]).collect();
         let new = added(model, state, &steps);
         if new.is_empty() {
@@ -815,10 +820,18 @@ fn smallest_group<'a>(
     moves: &[Move<'a>],
     pending: &[usize],
 ) -> Vec<usize> {
-    let mut members = (0..pending.len())
-        .filter_map(|k| closure(model, state, moves, pending, k))
-        .min_by_key(Vec::len)
-        .unwrap_or_else(|| (0..pending.len()).collect());
+    // the first smallest: a closure is abandoned once it is as large as the best so far
+    let mut best: Option<Vec<usize>> = None;
+    for k in 0..pending.len() {
+        let below = best.as_ref().map_or(usize::MAX, Vec::len);
+        if below == 1 {
+            break; // none is smaller
+        }
+        if let Some(found) = closure(model, state, moves, pending, k, below) {
+            best = Some(found);
+        }
+    }
+    let mut members = best.unwrap_or_else(|| (0..pending.len()).collect());
     members.sort_unstable();
     members
 }
