@@ -187,7 +187,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             if let Some(index) = self.facets.index() {
                 for &k in &fewest.repair_items {
                     self.encode(index.items[k].declarer);
-                    for &q in index.mentions(self.model, k) {
+                    for &q in index.waits_for(k) {
                         self.encode(q);
                     }
                 }
