@@ -1013,6 +1013,49 @@ mod tests {
         assert!(list.iter().all(|u| u.proven));
     }
 
+    /// The same with an `all-of` of two rules that each hold by several products: `a`'s
+    /// item fails today while some gold and some silver product stay as they are, so each
+    /// of them may move alone. (Five ways times four ways are more than the 16 sets kept;
+    /// merging them into one set every product of which must stay bound every move.)
+    #[test]
+    fn a_failing_all_of_stays_failing_while_one_way_of_each_member_stays() {
+        let tier = |t: &str| format!("  properties:\n    tier: {t}\n");
+        let rule = |t: &str| format!("            - rule: \"properties.tier == '{t}'\"\n");
+        let item = format!(
+            "  constraints:\n    - none-of:\n        - all-of:\n{}{}",
+            rule("gold"),
+            rule("silver")
+        );
+        let mut releases: Vec<(String, &str, String)> = vec![
+            ("a:a".into(), "1.0.0", item),
+            ("a:a".into(), "2.0.0", tier("bronze")),
+        ];
+        let mut entities = vec![("a:a".to_owned(), "1.0.0")];
+        for (prefix, count, t) in [("g", 5, "gold"), ("s", 4, "silver")] {
+            for i in 1..=count {
+                let product = format!("{prefix}:{prefix}{i}");
+                releases.push((product.clone(), "1.0.0", tier(t)));
+                releases.push((product.clone(), "2.0.0", tier("bronze")));
+                entities.push((product, "1.0.0"));
+            }
+        }
+        let releases: Vec<(&str, &str, &str)> = releases
+            .iter()
+            .map(|(p, v, e)| (p.as_str(), *v, e.as_str()))
+            .collect();
+        let catalog = crate::catalog::tests::catalog_of(&releases);
+        let entities: Vec<(&str, &str)> = entities.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        let list = upgrades(&env(&entities), &catalog, false);
+        let unsafe_rows: Vec<String> = list
+            .iter()
+            .filter(|u| u.safe != u.latest)
+            .map(row)
+            .collect();
+        assert!(unsafe_rows.is_empty(), "{unsafe_rows:?}");
+        assert_eq!(list.len(), 10);
+        assert!(list.iter().all(|u| u.proven));
+    }
+
     /// SPEC 10: a `requires` answer that closes a data cycle is no answer: the cycle is
     /// learnt and the next answer taken (report 2.0.0 reads nothing back), proven; where
     /// every answer closes one, the row is proven not installable and explained by the

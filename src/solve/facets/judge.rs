@@ -465,9 +465,9 @@ impl FacetIndex {
     /// stays, a true one while one product that makes it true today stays (always when the
     /// declarer's own instances make it true; a runtime atom always); `all-of` false while one false member stays false, true
     /// while every member stays; `any-of` the other way round; `none-of` false while one
-    /// true member stays true, true while every member stays false. Sound either way the
-    /// sets are cut short: at most [`STUCK`] alternatives, the smallest kept, and a
-    /// conjunction that would make more is one set, their union (asking more to stay).
+    /// true member stays true, true while every member stays false. Sound however the
+    /// sets are cut short (fewer ways to stay only ask more): at most [`STUCK`]
+    /// alternatives, the smallest kept, a conjunction's combinations too.
     pub(super) fn stuck(&self, model: &Model<'_>, k: usize) -> Vec<Vec<usize>> {
         let d = self.items[k].declarer;
         let mut out: Vec<BTreeSet<usize>> = Vec::new();
@@ -535,21 +535,17 @@ impl FacetIndex {
             }
             cut(out)
         } else {
+            // every member keeps: one way of each, combined (at most STUCK x STUCK before
+            // the cut)
             let mut out: Vec<BTreeSet<usize>> = vec![BTreeSet::new()];
             for m in members {
-                let alternatives = self.keeps(model, d, m, truth);
-                if out.len() * alternatives.len() > STUCK {
-                    let all: BTreeSet<usize> =
-                        out.iter().chain(&alternatives).flatten().copied().collect();
-                    out = vec![all];
-                } else {
-                    out = out
-                        .iter()
-                        .flat_map(|a| alternatives.iter().map(move |b| a | b))
-                        .collect();
-                }
+                let alternatives = cut(self.keeps(model, d, m, truth));
+                out = cut(out
+                    .iter()
+                    .flat_map(|a| alternatives.iter().map(move |b| a | b))
+                    .collect());
             }
-            cut(out)
+            out
         }
     }
 
