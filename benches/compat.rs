@@ -305,6 +305,36 @@ fn hard_family(c: &mut Criterion, family: &str, shape: Shape) {
     group.finish();
 }
 
+/// Invalid starts (`generate --stale 10`: every tenth product at its oldest release, the
+/// catalog unchanged): items failing today stand while no move can change their truth
+/// (SPEC 9.3) and plans repair first. `upgrades` and `plan --all` at 1,000 x 40 in memory;
+/// figures at 5,000 from the database are in BENCHMARKS.md.
+fn stale(c: &mut Criterion) {
+    let mut group = c.benchmark_group("stale");
+    group.sample_size(10);
+    for (name, shape) in [
+        ("capabilities/1000x40", Shape::Capabilities),
+        ("hard-capabilities/1000x40", Shape::HardCapabilities),
+    ] {
+        let mut g = generate(Params {
+            products: 1000,
+            releases: 40,
+            seed: 1,
+            shape,
+        });
+        g.stale(10);
+        let (catalog, env) = load(&g);
+        group.bench_function(format!("upgrades/{name}"), |b| {
+            b.iter(|| black_box(compat::upgrade::upgrades(&env, &catalog, false)));
+        });
+        group.bench_function(format!("plan-all/{name}"), |b| {
+            let r = Request::new(Vec::new(), true);
+            b.iter(|| black_box(planner::plan(&env, &catalog, &r)));
+        });
+    }
+    group.finish();
+}
+
 /// The capability family (section 9, issue 15) at 5,000 x 40: validate and order (every
 /// entity, as `order --from-scratch`: the generated environment manages none) in memory and
 /// from a SQLite catalog (the store opened and the environment's releases read each time, as
@@ -468,6 +498,7 @@ criterion_group!(
     upgrading,
     hard,
     hard_capabilities,
+    stale,
     capabilities,
     instances,
     spread
