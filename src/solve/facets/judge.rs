@@ -463,11 +463,12 @@ impl FacetIndex {
     /// keeps, the item still fails. A perspective that fails today fails still while a part
     /// of it keeps today's truth: a false atom while every product that can make it true
     /// stays, a true one while one product that makes it true today stays (always when the
-    /// declarer's own instances make it true; a runtime atom always); `all-of` false while one false member stays false, true
-    /// while every member stays; `any-of` the other way round; `none-of` false while one
-    /// true member stays true, true while every member stays false. Sound however the
-    /// sets are cut short (fewer ways to stay only ask more): at most [`STUCK`]
-    /// alternatives, the smallest kept, a conjunction's combinations too.
+    /// declarer's own instances make it true; a runtime atom always); `all-of` false while
+    /// one false member stays false, true while every member stays; `any-of` the other way
+    /// round; `none-of` false while one true member stays true, true while every member
+    /// stays false. Sound however the sets are cut short (fewer ways to stay only ask
+    /// more): at most [`STUCK`] alternatives, the smallest kept, a conjunction's
+    /// combinations too.
     pub(super) fn stuck(&self, model: &Model<'_>, k: usize) -> Vec<Vec<usize>> {
         let d = self.items[k].declarer;
         let mut out: Vec<BTreeSet<usize>> = Vec::new();
