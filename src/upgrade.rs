@@ -856,9 +856,22 @@ mod tests {
 
     #[track_caller]
     fn check(lines: &[&str], entities: &[(&str, &str)], pre: bool, expected: &[&str]) {
-        let list = upgrades(&env(entities), &catalog(lines), pre);
+        check_rows(&catalog(lines), entities, pre, expected);
+    }
+
+    /// The rows of `upgrades` over `catalog`, asserted to read `expected` as [`row`] writes
+    /// them, and returned for further checks.
+    #[track_caller]
+    fn check_rows(
+        catalog: &Catalog,
+        entities: &[(&str, &str)],
+        pre: bool,
+        expected: &[&str],
+    ) -> Vec<Upgrade> {
+        let list = upgrades(&env(entities), catalog, pre);
         let rows: Vec<String> = list.iter().map(row).collect();
         assert_eq!(rows, expected);
+        list
     }
 
     /// A release whose rule another product decides: `requires` moves that product,
@@ -891,16 +904,16 @@ mod tests {
             ("c:cache", "1.0.0"),
             ("d:web", "1.0.0"),
         ];
-        let list = upgrades(&env(&entities), &catalog, false);
-        let rows: Vec<String> = list.iter().map(row).collect();
-        assert_eq!(
-            rows,
-            [
+        let list = check_rows(
+            &catalog,
+            &entities,
+            false,
+            &[
                 "a:app 1.0.0 - 2.0.0 | b:db@2.0.0 | unsatisfied-constraint",
                 "b:db 1.0.0 2.0.0 2.0.0 |  | ",
                 "c:cache 1.0.0 2.0.0 2.0.0 |  | ",
                 "d:web 1.0.0 - 2.0.0 | c:cache@2.0.0 | unsatisfied-constraint",
-            ]
+            ],
         );
         assert!(list.iter().all(|u| u.proven));
     }
@@ -960,16 +973,16 @@ mod tests {
             ("p:p", "1.0.0"),
             ("z:z", "1.0.0"),
         ];
-        let list = upgrades(&env(&entities), &catalog, false);
-        let rows: Vec<String> = list.iter().map(row).collect();
-        assert_eq!(
-            rows,
-            [
+        let list = check_rows(
+            &catalog,
+            &entities,
+            false,
+            &[
                 "a:a 1.0.0 - - |  | ",
                 "c:c 1.0.0 - - |  | ",
                 "p:p 1.0.0 2.0.0 2.0.0 |  | ",
                 "z:z 1.0.0 2.0.0 2.0.0 |  | ",
-            ]
+            ],
         );
         assert!(list.iter().all(|u| u.proven));
     }
@@ -999,16 +1012,16 @@ mod tests {
             ("r:r", "1.0.0"),
             ("s:s", "1.0.0"),
         ];
-        let list = upgrades(&env(&entities), &catalog, false);
-        let rows: Vec<String> = list.iter().map(row).collect();
-        assert_eq!(
-            rows,
-            [
+        let list = check_rows(
+            &catalog,
+            &entities,
+            false,
+            &[
                 "a:a 1.0.0 - - |  | ",
                 "q:q 1.0.0 2.0.0 2.0.0 |  | ",
                 "r:r 1.0.0 2.0.0 2.0.0 |  | ",
                 "s:s 1.0.0 2.0.0 2.0.0 |  | ",
-            ]
+            ],
         );
         assert!(list.iter().all(|u| u.proven));
     }
