@@ -991,7 +991,7 @@ impl FacetIndex {
     }
 
     /// Whether tolerated item `k` is left failing as it does today in `state` (which differs
-    /// from today in `moved`): its declarer keeps, and a part that fails today fails still,
+    /// from today in `moved`, sorted): its declarer keeps, and a part that fails today fails still,
     /// since no product that part names moved ([`FacetIndex::stuck`]). A move that cannot
     /// change the item's truth is no concern of it (SPEC 9.3: the constraints "whose truth
     /// can change with it").
@@ -1002,7 +1002,7 @@ impl FacetIndex {
             && item
                 .stuck
                 .iter()
-                .any(|set| set.iter().all(|q| !moved.contains(q)))
+                .any(|set| set.iter().all(|q| moved.binary_search(q).is_err()))
     }
 
     /// [`Item::stuck`] of tolerated item `k`.
