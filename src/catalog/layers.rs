@@ -147,7 +147,7 @@ impl Catalog {
             combined.insert(product, kept.into_iter().map(|(_, m)| m).collect());
         }
         if errors.is_empty() {
-            Ok(Catalog { products: combined })
+            Ok(Catalog::of(combined))
         } else {
             Err(errors)
         }

@@ -38,7 +38,7 @@ mod sqlite;
 #[cfg(test)]
 mod suite;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 pub use capabilities::{Providing, ReleaseFacets};
@@ -99,12 +99,7 @@ pub trait CatalogSource {
     /// # Errors
     /// When the source cannot be read.
     fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
-        let all = self.load_all()?;
-        Ok(all
-            .products()
-            .filter(|p| all.releases(p).iter().any(|m| m.facets().provides(name)))
-            .cloned()
-            .collect())
+        Ok(self.load_all()?.providers(name).to_vec())
     }
 
     /// The catalog files that could not be read as manifests and were left out, located
@@ -193,6 +188,11 @@ pub type Listing = Vec<(ProductId, Vec<String>)>;
 #[derive(Clone, Debug, Default)]
 pub struct Catalog {
     products: BTreeMap<ProductId, Vec<Arc<Manifest>>>,
+    /// Capability name -> the products some release of which provides it, sorted: built on
+    /// first use ([`Catalog::providers`]), one pass over every release instead of one per
+    /// capability asked (each explanation round's model asks for every capability an item
+    /// names, and each scan read every release of the catalog).
+    provided: std::sync::OnceLock<BTreeMap<String, Vec<ProductId>>>,
 }
 
 /// Sorts one product's manifests by version and keeps the first of each release (equal
@@ -228,6 +228,33 @@ fn first_of_each_release<M: std::ops::Deref<Target = Manifest>>(
 }
 
 impl Catalog {
+    /// The catalog of these releases (each product's sorted, one manifest per release).
+    fn of(products: BTreeMap<ProductId, Vec<Arc<Manifest>>>) -> Catalog {
+        Catalog {
+            products,
+            provided: std::sync::OnceLock::new(),
+        }
+    }
+
+    /// Every product some release of which provides `capability` (SPEC 9.1), sorted.
+    #[must_use]
+    pub fn providers(&self, capability: &str) -> &[ProductId] {
+        let provided = self.provided.get_or_init(|| {
+            let mut by: BTreeMap<String, Vec<ProductId>> = BTreeMap::new();
+            for (product, releases) in &self.products {
+                let names: BTreeSet<&str> = releases
+                    .iter()
+                    .flat_map(|m| m.facets().provides.iter().map(|p| p.name.as_str()))
+                    .collect();
+                for name in names {
+                    by.entry(name.to_owned()).or_default().push(product.clone());
+                }
+            }
+            by
+        });
+        provided.get(capability).map_or(&[], Vec::as_slice)
+    }
+
     /// Indexes manifests, in any order.
     ///
     /// # Errors
@@ -247,7 +274,7 @@ impl Catalog {
             first_of_each_release(releases, &mut errors);
         }
         if errors.is_empty() {
-            Ok(Catalog { products })
+            Ok(Catalog::of(products))
         } else {
             Err(errors)
         }
@@ -279,7 +306,7 @@ impl Catalog {
         for (product, releases) in &more.products {
             products.insert(product.clone(), releases.clone());
         }
-        Catalog { products }
+        Catalog::of(products)
     }
 
     /// The release of `product` at `version` (version equality of SPEC section 1).
@@ -359,6 +386,48 @@ pub(crate) mod tests {
             })
             .collect();
         manifest::parse(&text.join("---\n"), &Arc::from(file)).unwrap()
+    }
+
+    /// The index answers per capability what a scan of every release would: the products
+    /// with a release providing it (any version, any release), sorted, each once.
+    #[test]
+    fn providers_are_the_products_with_a_release_providing_the_capability() {
+        let provides = |names: &[&str]| {
+            let mut text = String::from("  capabilities:\n    provides:\n");
+            for name in names {
+                let _ = writeln!(text, "      - name: {name}");
+            }
+            text
+        };
+        let (sql, both, none) = (
+            provides(&["sql"]),
+            provides(&["sql", "cache"]),
+            String::new(),
+        );
+        let catalog = catalog_of(&[
+            ("g:mysql", "5.7.0", &sql),
+            ("g:mysql", "8.0.0", &sql),
+            ("g:redis", "6.0.0", &none),
+            ("g:redis", "7.0.0", &provides(&["cache"])),
+            ("g:db", "1.0.0", &both),
+            ("g:web", "1.0.0", &none),
+        ]);
+        let names = |capability: &str| -> Vec<String> {
+            catalog
+                .providers(capability)
+                .iter()
+                .map(ToString::to_string)
+                .collect()
+        };
+        assert_eq!(names("sql"), ["g:db", "g:mysql"]);
+        assert_eq!(names("cache"), ["g:db", "g:redis"]);
+        assert!(names("queue").is_empty());
+        let overlaid = catalog.overlaid(&catalog_of(&[("g:mysql", "9.0.0", &none)]));
+        let mysql = ProductId::parse("g:mysql").unwrap();
+        assert!(
+            !overlaid.providers("sql").contains(&mysql),
+            "built for each catalog"
+        );
     }
 
     #[test]

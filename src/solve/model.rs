@@ -51,14 +51,7 @@ impl Releases for Catalog {
     }
 
     fn providers(&self, capability: &str) -> Vec<ProductId> {
-        self.products()
-            .filter(|p| {
-                Catalog::releases(self, p)
-                    .iter()
-                    .any(|m| m.facets().provides(capability))
-            })
-            .cloned()
-            .collect()
+        Catalog::providers(self, capability).to_vec()
     }
 }
 
