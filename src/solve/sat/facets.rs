@@ -481,14 +481,22 @@ impl<'m> FacetClauses<'m> {
             }
         }
         let mut affected = std::collections::BTreeSet::new();
+        // a product not encoded is at its baseline value in `values`: where the baseline is
+        // today, only the items declared under today's values can be chosen
+        let today = index.is_today(baseline);
         for &m in order {
             if values[m] == baseline[m] {
                 continue;
             }
-            affected.extend(index.affected_by(model, m).filter(|&k| {
+            let keep = |&k: &usize| {
                 let d = index.items[k].declarer;
                 encoded[d].is_none() && values[d] == index.items[k].value
-            }));
+            };
+            if today {
+                affected.extend(index.affected_today(model, m).filter(keep));
+            } else {
+                affected.extend(index.affected_by(model, m).filter(keep));
+            }
         }
         for k in affected {
             if !index.acceptable(model, k, values, &moved) {
