@@ -128,6 +128,10 @@ pub fn upgrades_reporting(
     let model = Model::build(env, catalog, policy, &[]);
     let current = model.current();
     let whole = Whole::new(env, catalog, &model);
+    // the products are examined in parallel: what they all ask is worked out first
+    if let Some(index) = model.facets() {
+        index.prepare_rules(&model);
+    }
     let counter = progress.map(|sink| {
         let installed = model.vars.iter().filter(|v| v.installed()).count();
         Counter::new(sink, "examining products", installed)

@@ -341,7 +341,9 @@ pub fn explain_all(
         model.carry(std::sync::Arc::clone(&carried));
         // built here, on every thread, before the questions need it (the first one to ask
         // would build it on its own thread while the others wait)
-        let _ = model.facets();
+        if let Some(index) = model.facets() {
+            index.prepare_rules(&model);
+        }
         // A conflict naming a product read in part is asked again next round, with that
         // product read whole: its fixes would be thrown away, so only the conflict is found
         // (fix checks were about half of all `upgrades` time on the hard family with

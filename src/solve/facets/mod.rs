@@ -95,9 +95,9 @@ pub struct Item {
 struct RuledBy {
     rules: Vec<Vec<usize>>,
     items: BTreeMap<usize, Vec<usize>>,
-    /// Per rule atom, those of its items declared under their declarer's value today
-    /// ([`FacetIndex::affected_today`]).
-    items_today: BTreeMap<usize, Vec<usize>>,
+    /// Per rule atom, those of its items declared under their declarer's value today, with
+    /// their declarer ([`FacetIndex::affected_today`]).
+    items_today: BTreeMap<usize, Vec<(usize, usize)>>,
 }
 
 /// What a model built over more of the catalog takes from the models built before it over
@@ -169,8 +169,8 @@ pub struct FacetIndex {
     /// Per product: the items of other products whose product or capability atoms name it.
     mentioned_by: Vec<Vec<usize>>,
     /// [`FacetIndex::mentioned_by`] narrowed to the items declared under their declarer's
-    /// value today.
-    mentioned_today: Vec<Vec<usize>>,
+    /// value today, with their declarer.
+    mentioned_today: Vec<Vec<(usize, usize)>>,
     /// Items with a rule atom.
     ruled: Vec<usize>,
     /// Which items a product's moves may change through their rules ([`RuledBy`]), worked
@@ -514,7 +514,7 @@ impl FacetIndex {
             for &q in &item.fixed {
                 index.mentioned_by[q].push(k);
                 if today {
-                    index.mentioned_today[q].push(k);
+                    index.mentioned_today[q].push((k, item.declarer));
                 }
             }
             if !item.rules.is_empty() {
@@ -1137,23 +1137,25 @@ impl FacetIndex {
     }
 
     /// [`FacetIndex::affected_by`], only the items declared under their declarer's value
-    /// today: what a move of `q` may change in a state where the declarers of the others are
-    /// as today. A product's releases each declare their own items, so this is about one
-    /// item in forty of a product read whole; a search's every answer asks it of every
-    /// product it moves (on the hard family with capabilities at 5,000, `upgrades` looked at
-    /// about 98 million items through [`FacetIndex::affected_by`] to keep about 2 million).
+    /// today, each with its declarer: what a move of `q` may change in a state where the
+    /// declarers of the others are as today. A product's releases each declare their own
+    /// items, so this is about one item in forty of a product read whole; a search's every
+    /// answer asks it of every product it moves (on the hard family with capabilities at
+    /// 5,000, `upgrades` looked at about 98 million items through
+    /// [`FacetIndex::affected_by`] to keep about 2 million), and the declarer comes with the
+    /// item so that the caller need not read the item to filter it.
     pub fn affected_today<'s>(
         &'s self,
         model: &Model<'_>,
         q: usize,
-    ) -> impl Iterator<Item = usize> + 's {
+    ) -> impl Iterator<Item = (usize, usize)> + 's {
         let ruled_by = self.ruled_by(model);
         let ruled = ruled_by.rules[q]
             .iter()
             .filter_map(move |rule| ruled_by.items_today.get(rule))
             .flatten()
             .copied()
-            .filter(move |&k| self.items[k].declarer != q);
+            .filter(move |&(_, declarer)| declarer != q);
         self.mentioned_today[q].iter().copied().chain(ruled)
     }
 
@@ -1178,7 +1180,10 @@ impl FacetIndex {
                 for &rule in &item.rules {
                     by.items.entry(rule).or_default().push(k);
                     if today {
-                        by.items_today.entry(rule).or_default().push(k);
+                        by.items_today
+                            .entry(rule)
+                            .or_default()
+                            .push((k, item.declarer));
                     }
                 }
             }
@@ -1441,7 +1446,8 @@ impl FacetIndex {
         // the others are as today: only their items declared under today's values count
         candidates.extend(
             self.affected_today(model, p)
-                .filter(|&k| state[self.items[k].declarer] == self.items[k].value),
+                .filter(|&(_, d)| state[d] == self.today[d])
+                .map(|(k, _)| k),
         );
         candidates
             .into_iter()
@@ -1520,7 +1526,12 @@ mod tests {
         let fresh = Model::build(&env, &whole, Policy::default(), &[]);
         let judged = fresh.facets().unwrap().rule_supports(&fresh);
         assert!(judged.values().any(|products| !products.is_empty()));
+        // worked out in parallel beforehand (as explanation rounds do) or when first asked
+        wider.facets().unwrap().prepare_rules(&wider);
         assert_eq!(wider.facets().unwrap().rule_supports(&wider), judged);
+        let prepared = Model::build(&env, &whole, Policy::default(), &[]);
+        prepared.facets().unwrap().prepare_rules(&prepared);
+        assert_eq!(prepared.facets().unwrap().rule_supports(&prepared), judged);
         assert_ne!(
             narrow, judged,
             "older releases make some rule true for more products"
@@ -1667,8 +1678,9 @@ mod tests {
                 .affected_by(&model, q)
                 .filter(|&k| index.items[k].value == today[index.items[k].declarer])
                 .collect();
-            let narrowed: Vec<usize> = index.affected_today(&model, q).collect();
-            let set: BTreeSet<usize> = narrowed.iter().copied().collect();
+            let narrowed: Vec<(usize, usize)> = index.affected_today(&model, q).collect();
+            assert!(narrowed.iter().all(|&(k, d)| index.items[k].declarer == d));
+            let set: BTreeSet<usize> = narrowed.iter().map(|&(k, _)| k).collect();
             assert_eq!(set, whole, "product {q}");
             listed += set.len();
             ruled += set

@@ -129,7 +129,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             groups: (0..model.vars.len()).map(|_| Vec::new()).collect(),
             freed: Vec::new(),
             facets: {
-                let mut facets = FacetClauses::new(model);
+                let mut facets = FacetClauses::new(model, query.baseline);
                 facets.missing = Some(BTreeMap::new());
                 facets
             },

@@ -132,12 +132,18 @@ pub(super) struct FacetClauses<'m> {
     /// conflict can name it and `--allow-install` be checked as its fix. `None` in the
     /// engine's questions, which never see such products.
     pub missing: Option<BTreeMap<ProductId, Lit>>,
+    /// Whether the question's baseline is every product's value today.
+    baseline_today: bool,
 }
 
 impl<'m> FacetClauses<'m> {
-    pub fn new(model: &'m Model<'_>) -> Self {
+    /// The items of a question whose baseline is `baseline` (the one [`FacetClauses::reached`]
+    /// is then always given).
+    pub fn new(model: &'m Model<'_>, baseline: &[Value]) -> Self {
+        let index = model.facets();
         FacetClauses {
-            index: model.facets(),
+            index,
+            baseline_today: index.is_some_and(|index| index.is_today(baseline)),
             fresh: Vec::new(),
             waiting: BTreeMap::new(),
             declared: 0,
@@ -480,24 +486,29 @@ impl<'m> FacetClauses<'m> {
                 out.extend(wanted);
             }
         }
-        let mut affected = std::collections::BTreeSet::new();
-        // a product not encoded is at its baseline value in `values`: where the baseline is
-        // today, only the items declared under today's values can be chosen
-        let today = index.is_today(baseline);
+        let mut affected: Vec<usize> = Vec::new();
         for &m in order {
             if values[m] == baseline[m] {
                 continue;
             }
-            let keep = |&k: &usize| {
-                let d = index.items[k].declarer;
-                encoded[d].is_none() && values[d] == index.items[k].value
-            };
-            if today {
-                affected.extend(index.affected_today(model, m).filter(keep));
+            // a product not encoded is at its baseline value in `values`: where that is
+            // today, only the items declared under today's values can be chosen
+            if self.baseline_today {
+                affected.extend(
+                    index
+                        .affected_today(model, m)
+                        .filter(|&(_, d)| encoded[d].is_none() && values[d] == baseline[d])
+                        .map(|(k, _)| k),
+                );
             } else {
-                affected.extend(index.affected_by(model, m).filter(keep));
+                affected.extend(index.affected_by(model, m).filter(|&k| {
+                    let d = index.items[k].declarer;
+                    encoded[d].is_none() && values[d] == index.items[k].value
+                }));
             }
         }
+        affected.sort_unstable();
+        affected.dedup();
         for k in affected {
             if !index.acceptable(model, k, values, &moved) {
                 out.push(index.items[k].declarer);

@@ -156,7 +156,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             holding: false,
             allowed: vec![None; model.vars.len()],
             sums: [None, None, None, None, None],
-            facets: FacetClauses::new(model),
+            facets: FacetClauses::new(model, query.baseline),
             bound_alone: None,
             nogoods_of: {
                 let mut of = vec![Vec::new(); model.vars.len()];
