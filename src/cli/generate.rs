@@ -37,8 +37,9 @@ pub struct GenerateArgs {
     #[arg(long, conflicts_with = "tight")]
     pub capabilities: bool,
     /// The instance family: the realistic one plus namespaces, labels, bindings, outputs
-    /// and wired inputs (SPEC section 10)
-    #[arg(long, conflicts_with_all = ["tight", "hard", "capabilities"])]
+    /// and wired inputs (SPEC section 10); with --capabilities, both (every capability
+    /// provider runs in the global namespace)
+    #[arg(long, conflicts_with_all = ["tight", "hard"])]
     pub instances: bool,
     /// The tenant family: N namespaces each running a web tier, its database and its cache
     /// (section 10 at scale; a fixed catalog of four products, so `--products` is ignored)
@@ -54,7 +55,9 @@ pub fn run(args: &GenerateArgs) -> Result<Outcome, CliError> {
     use std::fmt::Write as _;
 
     use compat::generate::Shape;
-    let shape = if args.instances {
+    let shape = if args.instances && args.capabilities {
+        Shape::InstancesCapabilities
+    } else if args.instances {
         Shape::Instances
     } else if args.hard && args.capabilities {
         Shape::HardCapabilities

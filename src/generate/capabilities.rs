@@ -49,11 +49,7 @@ const FAMILY: Family = Family {
 
 /// Generates the capability family over the realistic family's `products`.
 pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
-    // one state: the items hold at the installed release
-    let subjects = products
-        .iter()
-        .map(|p| Subject::new((&p.group, &p.name), &p.releases, (p.installed, p.installed)));
-    let plan = Plan::new(rng, subjects.collect(), &FAMILY);
+    let plan = plan(products, rng);
     let mut generated = render(products, rng, |rng, i, k, text| {
         section9(rng, &plan, i, k, text);
     });
@@ -61,8 +57,16 @@ pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
     generated
 }
 
+/// Who provides and requires what: one state, the items hold at the installed release.
+pub(super) fn plan<'a>(products: &'a [Product], rng: &mut Rng) -> Plan<'a> {
+    let subjects = products
+        .iter()
+        .map(|p| Subject::new((&p.group, &p.name), &p.releases, (p.installed, p.installed)));
+    Plan::new(rng, subjects.collect(), &FAMILY)
+}
+
 /// Writes release `k` of product `i`'s section 9 lines (under `extensions:`).
-fn section9(rng: &mut Rng, plan: &Plan, i: usize, k: usize, text: &mut String) {
+pub(super) fn section9(rng: &mut Rng, plan: &Plan, i: usize, k: usize, text: &mut String) {
     let product = &plan.products[i];
     plan.write_capabilities(
         rng,
@@ -114,7 +118,7 @@ fn term(rng: &mut Rng, plan: &Plan, i: usize, want: bool, depth: usize) -> Item 
 /// Appends `runtime:` and `policy:` to the environment: a pin and a CVE exclusion, each on a
 /// product with a newer plain release than its installed one, and the rule excluding retired
 /// releases.
-fn environment(rng: &mut Rng, products: &[Product], environment: &mut String) {
+pub(super) fn environment(rng: &mut Rng, products: &[Product], environment: &mut String) {
     environment.push_str(RUNTIME);
     environment.push_str("policy:\n");
     let newer = |p: &Product| {

@@ -22,50 +22,141 @@ use super::{Generated, Product, Rng, render};
 const NAMESPACES: usize = 50;
 
 pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
-    let n = products.len();
-    let mut dependents = vec![0usize; n];
-    for p in products {
-        for d in &p.deps {
-            dependents[d.target] += 1;
+    let layout = Layout::new(products, |_| false, |_| Vec::new());
+    let generated = render(products, rng, |rng, i, _k, text| layout.wire(rng, i, text));
+    let environment = placed(
+        products,
+        &generated.environment,
+        &|i| layout.namespace(i),
+        rng,
+    );
+    Generated {
+        environment,
+        ..generated
+    }
+}
+
+/// The instance family over the capability family ([`super::Shape::InstancesCapabilities`]):
+/// the capability family's catalog and `runtime:`/`policy:` with this family's namespaces,
+/// labels, bindings and wiring besides, still valid. Besides the products most needed, those
+/// that provide a capability and those a `product` atom of an installed release names run
+/// in the global namespace, which every entity sees (an atom sees only its entity's
+/// namespace and the global one, and no binding serves it); an atom of another release
+/// may name a product in a namespace its entity cannot see, which a move to it then meets.
+pub(super) fn generate_with_capabilities(products: &[Product], rng: &mut Rng) -> Generated {
+    let plan = super::capabilities::plan(products, rng);
+    let mut layout = Layout::new(
+        products,
+        |i| plan.provides_any(i),
+        |i| plan.required_providers(i).collect(),
+    );
+    let index: BTreeMap<String, usize> = products
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("{}:{}", p.group, p.name), i))
+        .collect();
+    let mut named: BTreeSet<usize> = BTreeSet::new();
+    let generated = render(products, rng, |rng, i, k, text| {
+        let from = text.len();
+        super::capabilities::section9(rng, &plan, i, k, text);
+        if k == products[i].installed {
+            named.extend(text[from..].lines().filter_map(|line| {
+                let atom = line.trim_start().trim_start_matches("- ");
+                index.get(atom.strip_prefix("product: ")?).copied()
+            }));
+        }
+        layout.wire(rng, i, text);
+    });
+    layout.global.extend(named);
+    let mut environment = placed(
+        products,
+        &generated.environment,
+        &|i| layout.namespace(i),
+        rng,
+    );
+    super::capabilities::environment(rng, products, &mut environment);
+    Generated {
+        environment,
+        ..generated
+    }
+}
+
+/// Where each product runs and which releases export and wire data.
+struct Layout<'p> {
+    products: &'p [Product],
+    global: BTreeSet<usize>,
+    exports: Vec<bool>,
+    /// Products whose every path of dependencies (and of what else orders installation) goes
+    /// to earlier products: wiring from them into a later product can close no cycle.
+    downward: Vec<bool>,
+}
+
+impl<'p> Layout<'p> {
+    /// Two in five products (those with the most dependents) and those `global` picks run in
+    /// the global namespace. `before(i)`: the products installation orders before `i` besides
+    /// its dependencies (the providers of the capabilities it requires).
+    fn new(
+        products: &'p [Product],
+        global: impl Fn(usize) -> bool,
+        before: impl Fn(usize) -> Vec<usize>,
+    ) -> Self {
+        let n = products.len();
+        let mut dependents = vec![0usize; n];
+        for p in products {
+            for d in &p.deps {
+                dependents[d.target] += 1;
+            }
+        }
+        let mut by_need: Vec<usize> = (0..n).collect();
+        by_need.sort_by_key(|&i| (std::cmp::Reverse(dependents[i]), i));
+        let mut downward = vec![false; n];
+        for i in 0..n {
+            downward[i] = products[i]
+                .deps
+                .iter()
+                .map(|d| d.target)
+                .chain(before(i))
+                .all(|t| t < i && downward[t]);
+        }
+        Layout {
+            products,
+            global: by_need
+                .iter()
+                .take(n * 2 / 5)
+                .copied()
+                .chain((0..n).filter(|&i| global(i)))
+                .collect(),
+            exports: (0..n).map(|i| i % 10 == 3).collect(),
+            downward,
         }
     }
-    let mut by_need: Vec<usize> = (0..n).collect();
-    by_need.sort_by_key(|&i| (std::cmp::Reverse(dependents[i]), i));
-    let global: BTreeSet<usize> = by_need.iter().take(n * 2 / 5).copied().collect();
-    let namespace = |i: usize| -> String {
-        if global.contains(&i) {
+
+    fn namespace(&self, i: usize) -> String {
+        if self.global.contains(&i) {
             String::new()
         } else {
             // neighbours share a namespace: dependencies mostly go to the products just before
-            format!("ns-{:02}", i * NAMESPACES / n.max(1))
+            format!("ns-{:02}", i * NAMESPACES / self.products.len().max(1))
         }
-    };
-    let exports: Vec<bool> = (0..n).map(|i| i % 10 == 3).collect();
-    // products whose every dependency path goes to earlier products: wiring from them into
-    // a later product can close no cycle
-    let mut downward = vec![false; n];
-    for i in 0..n {
-        downward[i] = products[i]
-            .deps
-            .iter()
-            .all(|d| d.target < i && downward[d.target]);
     }
-    let generated = render(products, rng, |rng, i, _k, text| {
-        let product = &products[i];
-        if exports[i] {
+
+    /// Writes product `i`'s outputs and wired inputs (under `extensions:`).
+    fn wire(&self, rng: &mut Rng, i: usize, text: &mut String) {
+        let product = &self.products[i];
+        if self.exports[i] {
             text.push_str("  outputs: [endpoint, secret]\n");
         }
         let wired: Vec<_> = product
             .deps
             .iter()
-            .filter(|d| d.target < i && exports[d.target] && downward[d.target])
+            .filter(|d| d.target < i && self.exports[d.target] && self.downward[d.target])
             .collect();
         if wired.is_empty() {
             return;
         }
         text.push_str("  inputs:\n");
         for (k, d) in wired.iter().enumerate() {
-            let target = &products[d.target];
+            let target = &self.products[d.target];
             let _ = write!(
                 text,
                 "    - name: in-{k}\n      from: {}:{}\n",
@@ -78,11 +169,6 @@ pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
                 text.push_str("      optional: true\n");
             }
         }
-    });
-    let environment = placed(products, &generated.environment, &namespace, rng);
-    Generated {
-        environment,
-        ..generated
     }
 }
 

@@ -73,6 +73,9 @@ pub enum Shape {
     /// The realistic family plus section 10: namespaces, labels, bindings, outputs and wired
     /// inputs (the module `generate/instances.rs` describes it).
     Instances,
+    /// Both: the capability family's catalog and environment placed and wired as the
+    /// instance family's (`instances::generate_with_capabilities`).
+    InstancesCapabilities,
 }
 
 /// A generated catalog (one multi-document YAML file per product) and environment.
@@ -318,6 +321,9 @@ pub fn generate(params: Params) -> Generated {
     }
     if shape == Shape::Instances {
         return instances::generate(&products, &mut rng);
+    }
+    if shape == Shape::InstancesCapabilities {
+        return instances::generate_with_capabilities(&products, &mut rng);
     }
     render(&products, &mut rng, |_, _, _, _| {})
 }
@@ -934,6 +940,47 @@ mod tests {
                 .filter(|m| !m.facets().inputs.is_empty())
                 .count();
             assert!(wired * 100 / catalog.len() >= 5, "{wired}");
+        }
+    }
+
+    /// Both sections at once stay valid: capability requirements and the atoms of installed
+    /// releases are served across namespaces, as the family places their products.
+    #[test]
+    fn the_instances_with_capabilities_shape_is_valid_and_uses_both_sections() {
+        let both = |products, seed| {
+            generate(Params {
+                products,
+                releases: 10,
+                seed,
+                shape: Shape::InstancesCapabilities,
+            })
+        };
+        let (a, b) = (both(300, 4), both(300, 4));
+        assert_eq!((a.manifests, a.environment), (b.manifests, b.environment));
+        for seed in 0..3 {
+            let g = both(600, seed);
+            let (catalog, env) = load(&g);
+            assert!(
+                error_messages(&env, &catalog).is_empty(),
+                "seed {seed}: {:?}",
+                error_messages(&env, &catalog)
+            );
+            let namespaced = env
+                .entities
+                .iter()
+                .filter(|e| !e.placement.namespace.is_empty())
+                .count();
+            assert!(namespaced * 100 / env.entities.len() > 20, "{namespaced}");
+            let (mut requiring, mut constrained) = (0, 0);
+            for m in catalog.products().flat_map(|p| catalog.releases(p)) {
+                requiring += usize::from(!m.facets().requires.is_empty());
+                constrained += usize::from(!m.facets().constraints.is_empty());
+            }
+            assert!(
+                requiring > 100 && constrained > 100,
+                "{requiring} {constrained}"
+            );
+            assert!(g.environment.contains("policy:") && g.environment.contains("runtime:"));
         }
     }
 

@@ -123,6 +123,22 @@ pub(super) struct Plan<'a> {
 }
 
 impl<'a> Plan<'a> {
+    /// The providers of the capabilities product `i` requires (the products installation
+    /// orders before it).
+    pub(super) fn required_providers(&self, i: usize) -> impl Iterator<Item = usize> + '_ {
+        self.requires[i]
+            .iter()
+            .flat_map(|r| &self.capabilities[r.capability].providers)
+            .map(|p| p.product)
+    }
+
+    /// Whether product `i` provides some capability (from some release on).
+    pub(super) fn provides_any(&self, i: usize) -> bool {
+        self.capabilities
+            .iter()
+            .any(|c| c.providers.iter().any(|p| p.product == i))
+    }
+
     /// One capability per 20 products (at most [`CAPABILITIES`]), each provided by 1-5 products
     /// from one of their releases at or below the installed one onwards, one provider in five
     /// without a version; `family.requiring`% of products require 1-2 capabilities they do not
