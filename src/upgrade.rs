@@ -179,10 +179,15 @@ pub fn upgrades_reporting(
 }
 
 /// Gives an unreachable row its explanation. One missing when the time limit has come was cut
-/// (a proven conflict always has one): the row says so, as a search cut short does, never
-/// leaving the reason out silently.
+/// (a proven conflict always has one), and so was one the time limit cut short (a fix check
+/// cut reads as no fix): the row says so, as a search cut short does, never leaving the
+/// reason out silently.
 fn explained(row: &mut Upgrade, explanation: Option<explain::Explanation>, cut: bool) {
-    if explanation.is_none() && cut {
+    let whole = match &explanation {
+        Some(e) => !e.cut(),
+        None => !cut,
+    };
+    if !whole {
         if !row.unproven.contains(&Unproven::TimeLimit) {
             row.unproven.insert(0, Unproven::TimeLimit);
         }
@@ -945,6 +950,25 @@ mod tests {
             explained(&mut kept, explanation.clone(), limit);
             assert!(kept.proven && kept.unproven.is_empty());
             assert_eq!(kept.explanation.is_some(), explanation.is_some());
+        }
+        // An explanation the limit cut short (a fix check cut reads as no fix), here or in
+        // the conflict beyond its flags, marks its row too.
+        let whole = row.explanation.clone().unwrap();
+        let short = explain::Explanation {
+            minimal: false,
+            ..whole.clone()
+        };
+        let beyond = explain::Explanation {
+            beyond: Some((vec!["--allow-downgrade"], Box::new(short.clone()))),
+            ..whole
+        };
+        for explanation in [short, beyond] {
+            assert!(explanation.cut());
+            let mut marked = row.clone();
+            explained(&mut marked, Some(explanation), false);
+            assert!(!marked.proven);
+            assert_eq!(marked.unproven, [Unproven::TimeLimit]);
+            assert!(marked.explanation.is_some());
         }
     }
 

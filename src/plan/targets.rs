@@ -89,6 +89,8 @@ pub(super) fn decide(
     if !fixed.is_empty() && !notes.feasible(asker, &fixed) {
         if let Some(mut why) = asker.why(&fixed) {
             size_fixes(asker, targets, &mut why, &[]);
+            // a fix the time limit cut reads as no fix: the plan is not proven
+            notes.complete &= !why.cut();
             notes.lines.extend(why.lines());
             notes.conflict = Some(why);
         } else {
@@ -178,6 +180,7 @@ fn newest(
                 let mut attempt = fixed.clone();
                 attempt.push((p, n));
                 let why = asker.why(&attempt);
+                notes.complete &= !why.as_ref().is_some_and(Explanation::cut);
                 match &why {
                     Some(why) => notes
                         .lines

@@ -143,6 +143,13 @@ pub struct Explanation {
 }
 
 impl Explanation {
+    /// Whether a time limit cut this explanation, or one beyond it, short: a fix may be
+    /// missing, so what it answers is not proven.
+    #[must_use]
+    pub fn cut(&self) -> bool {
+        !self.minimal || self.beyond.as_ref().is_some_and(|(_, next)| next.cut())
+    }
+
     /// Every product the chain names, here and beyond.
     fn named(&self, out: &mut BTreeSet<ProductId>) {
         for link in &self.chain {
