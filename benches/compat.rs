@@ -350,8 +350,15 @@ fn instances(c: &mut Criterion) {
     family(c, "instances", Shape::Instances);
 }
 
+/// Both sections at once (`generate --instances --capabilities`) at 5,000 x 40: capability
+/// requirements and atoms judged from namespaces beside bindings and wiring; the same
+/// questions as the instance family.
+fn instances_capabilities(c: &mut Criterion) {
+    family(c, "instances-capabilities", Shape::InstancesCapabilities);
+}
+
 /// Validate and order of one generated family, in memory and from a SQLite catalog; for the
-/// instance family `plan --all` too.
+/// instance families `plan --all` too.
 fn family(c: &mut Criterion, family: &str, shape: Shape) {
     let mut group = c.benchmark_group(family);
     group.sample_size(10);
@@ -373,7 +380,7 @@ fn family(c: &mut Criterion, family: &str, shape: Shape) {
             black_box(order::install_order(&graph, true))
         });
     });
-    if shape == Shape::Instances {
+    if matches!(shape, Shape::Instances | Shape::InstancesCapabilities) {
         let all = Request::new(vec![], true);
         group.bench_function(format!("plan-all/in-memory/{name}"), |b| {
             b.iter(|| black_box(planner::plan(&env, &catalog, &all)));
@@ -501,6 +508,7 @@ criterion_group!(
     stale,
     capabilities,
     instances,
+    instances_capabilities,
     spread
 );
 criterion_main!(benches);
