@@ -50,11 +50,7 @@ pub(super) fn generate_with_capabilities(products: &[Product], rng: &mut Rng) ->
         |i| plan.provides_any(i),
         |i| plan.required_providers(i).collect(),
     );
-    let index: BTreeMap<String, usize> = products
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (format!("{}:{}", p.group, p.name), i))
-        .collect();
+    let index = by_name(products);
     let mut named: BTreeSet<usize> = BTreeSet::new();
     let generated = render(products, rng, |rng, i, k, text| {
         let from = text.len();
@@ -79,6 +75,15 @@ pub(super) fn generate_with_capabilities(products: &[Product], rng: &mut Rng) ->
         environment,
         ..generated
     }
+}
+
+/// Each product's place in `products` by its `group:name`.
+fn by_name(products: &[Product]) -> BTreeMap<String, usize> {
+    products
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (format!("{}:{}", p.group, p.name), i))
+        .collect()
 }
 
 /// Where each product runs and which releases export and wire data.
@@ -182,11 +187,7 @@ fn placed(
 ) -> String {
     // the entities render wrote, with the product each runs
     let entities = entities(text);
-    let index: BTreeMap<String, usize> = products
-        .iter()
-        .enumerate()
-        .map(|(i, p)| (format!("{}:{}", p.group, p.name), i))
-        .collect();
+    let index = by_name(products);
     let first: BTreeMap<usize, &str> = entities
         .iter()
         .rev()

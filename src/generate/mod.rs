@@ -723,13 +723,18 @@ mod tests {
         assert!(missed * 100 > deps.len() * 30, "{missed}/{}", deps.len());
     }
 
-    fn hard_capabilities(products: usize, releases: usize, seed: u64) -> Generated {
+    /// `products` x `releases` of family `shape`.
+    fn shaped(shape: Shape, products: usize, releases: usize, seed: u64) -> Generated {
         generate(Params {
             products,
             releases,
             seed,
-            shape: Shape::HardCapabilities,
+            shape,
         })
+    }
+
+    fn hard_capabilities(products: usize, releases: usize, seed: u64) -> Generated {
+        shaped(Shape::HardCapabilities, products, releases, seed)
     }
 
     #[test]
@@ -826,12 +831,7 @@ mod tests {
     }
 
     fn capabilities(products: usize, releases: usize, seed: u64) -> Generated {
-        generate(Params {
-            products,
-            releases,
-            seed,
-            shape: Shape::Capabilities,
-        })
+        shaped(Shape::Capabilities, products, releases, seed)
     }
 
     #[test]
@@ -903,14 +903,7 @@ mod tests {
 
     #[test]
     fn the_instance_shape_is_valid_deterministic_and_uses_section_10() {
-        let instances = |products, seed| {
-            generate(Params {
-                products,
-                releases: 10,
-                seed,
-                shape: Shape::Instances,
-            })
-        };
+        let instances = |products, seed| shaped(Shape::Instances, products, 10, seed);
         let (a, b) = (instances(300, 4), instances(300, 4));
         assert_eq!((a.manifests, a.environment), (b.manifests, b.environment));
         assert_ne!(instances(300, 4).environment, instances(300, 5).environment);
@@ -947,14 +940,7 @@ mod tests {
     /// releases are served across namespaces, as the family places their products.
     #[test]
     fn the_instances_with_capabilities_shape_is_valid_and_uses_both_sections() {
-        let both = |products, seed| {
-            generate(Params {
-                products,
-                releases: 10,
-                seed,
-                shape: Shape::InstancesCapabilities,
-            })
-        };
+        let both = |products, seed| shaped(Shape::InstancesCapabilities, products, 10, seed);
         let (a, b) = (both(300, 4), both(300, 4));
         assert_eq!((a.manifests, a.environment), (b.manifests, b.environment));
         for seed in 0..3 {

@@ -35,6 +35,14 @@ impl Notes {
         self.complete &= outcome.proven();
         outcome.values().is_some()
     }
+
+    /// Why these values fixed have no valid state ([`Asker::why`]); an explanation the time
+    /// limit cut short (a fix check cut reads as no fix) leaves the plan not proven.
+    fn why(&mut self, asker: Asker<'_, '_, '_>, fixed: &[(usize, Value)]) -> Option<Explanation> {
+        let why = asker.why(fixed);
+        self.complete &= !why.as_ref().is_some_and(Explanation::cut);
+        why
+    }
 }
 
 /// The fixed values the targets take; `None` (with the reasons in `notes`) when they cannot
@@ -87,10 +95,8 @@ pub(super) fn decide(
         fixed.push((p, value));
     }
     if !fixed.is_empty() && !notes.feasible(asker, &fixed) {
-        if let Some(mut why) = asker.why(&fixed) {
+        if let Some(mut why) = notes.why(asker, &fixed) {
             size_fixes(asker, targets, &mut why, &[]);
-            // a fix the time limit cut reads as no fix: the plan is not proven
-            notes.complete &= !why.cut();
             notes.lines.extend(why.lines());
             notes.conflict = Some(why);
         } else {
@@ -179,8 +185,7 @@ fn newest(
                 ));
                 let mut attempt = fixed.clone();
                 attempt.push((p, n));
-                let why = asker.why(&attempt);
-                notes.complete &= !why.as_ref().is_some_and(Explanation::cut);
+                let why = notes.why(asker, &attempt);
                 match &why {
                     Some(why) => notes
                         .lines

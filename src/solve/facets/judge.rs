@@ -747,12 +747,12 @@ impl FacetIndex {
     /// explanation round's model, which reads every product whole). Call it before asking
     /// questions in parallel; it is a matter of speed only.
     pub fn prepare_rules(&self, model: &Model<'_>) {
-        let ids: BTreeSet<usize> = self
+        let bases: BTreeSet<usize> = self
             .ruled
             .iter()
-            .flat_map(|&k| self.items[k].rules.iter().copied())
+            .flat_map(|&k| &self.items[k].rules)
+            .map(|&id| self.atoms.base[id])
             .collect();
-        let bases: BTreeSet<usize> = ids.iter().map(|&id| self.atoms.base[id]).collect();
         for &id in &bases {
             if self.atoms.support[id].get().is_none() {
                 // worked out outside the cell: a thread that helps here may not wait on it
