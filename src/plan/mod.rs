@@ -811,6 +811,33 @@ mod tests {
             .collect()
     }
 
+    /// A plan whose explanation the time limit left out is not proven: `Notes::why` finds no
+    /// explanation here (no inputs to explain with), which only counts as cut once the
+    /// deadline has passed.
+    #[test]
+    fn a_reason_left_out_by_the_time_limit_leaves_the_plan_unproven() {
+        let catalog = Catalog::from_manifests(manifests(&["g:a 1.0.0", "g:a 2.0.0"])).unwrap();
+        let env = env(&[("g:a", "1.0.0")]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let current = model.current();
+        let engine = crate::solve::default_engine();
+        let past = Instant::now().checked_sub(std::time::Duration::from_secs(1));
+        let future = Instant::now().checked_add(std::time::Duration::from_secs(3600));
+        for (deadline, proven) in [(None, true), (future, true), (past, false)] {
+            let asker = Asker {
+                engine,
+                model: &model,
+                deadline,
+                inputs: None,
+                current: &current,
+                learnt: None,
+            };
+            let mut notes = targets::Notes::new();
+            assert!(notes.why(asker, &[(0, Value::Release(1))]).is_none());
+            assert_eq!(notes.complete, proven, "deadline {deadline:?}");
+        }
+    }
+
     /// Steps that can only go together go as the smallest group first, the first of
     /// equals in step order: the pair `b` before the pair `c`, both before the ring of three
     /// `a`, though `a1` is tried first.

@@ -37,10 +37,21 @@ impl Notes {
     }
 
     /// Why these values fixed have no valid state ([`Asker::why`]); an explanation the time
-    /// limit cut short (a fix check cut reads as no fix) leaves the plan not proven.
-    fn why(&mut self, asker: Asker<'_, '_, '_>, fixed: &[(usize, Value)]) -> Option<Explanation> {
+    /// limit cut short (a fix check cut reads as no fix), or none when the time limit has
+    /// come (the reason left out), leaves the plan not proven, as `upgrades` marks its rows.
+    pub(super) fn why(
+        &mut self,
+        asker: Asker<'_, '_, '_>,
+        fixed: &[(usize, Value)],
+    ) -> Option<Explanation> {
         let why = asker.why(fixed);
-        self.complete &= !why.as_ref().is_some_and(Explanation::cut);
+        let cut = match &why {
+            Some(why) => why.cut(),
+            None => asker
+                .deadline
+                .is_some_and(|d| std::time::Instant::now() >= d),
+        };
+        self.complete &= !cut;
         why
     }
 }
