@@ -346,6 +346,16 @@ impl<'a> State<'a> {
         self.instances[q].iter().map(as_entity).collect()
     }
 
+    /// Whether some entity of `q` runs one of `releases` (indices into its releases).
+    fn runs_any(&self, model: &Model<'a>, q: usize, releases: &[usize]) -> bool {
+        let var = &model.vars[q];
+        self.instances[q].values().any(|i| {
+            releases
+                .iter()
+                .any(|&r| var.releases[r].version == *i.version)
+        })
+    }
+
     /// Entity `name` of product `q` as it runs now, if it stands here.
     fn one_of(
         &self,
@@ -418,11 +428,16 @@ fn items_added<'a>(
     let Some(index) = model.facets() else {
         return Vec::new();
     };
-    let declarers = || -> BTreeSet<usize> {
-        steps
-            .iter()
-            .flat_map(|s| index.concerned(model, s.var).iter().copied())
-            .collect()
+    // the products whose items the steps may change: the moved ones, and the declarers of
+    // items naming one of them under a release some entity of theirs runs (only running
+    // entities' items are judged, and the others run the same before and after the steps)
+    let declarers = |state: &State<'a>| -> BTreeSet<usize> {
+        let mut out: BTreeSet<usize> = steps.iter().map(|s| s.var).collect();
+        for s in steps {
+            let runs = |d: usize, releases: &[usize]| state.runs_any(model, d, releases);
+            out.extend(index.concerned_running(model, s.var, runs));
+        }
+        out
     };
     let item = |k: usize| {
         let d = index.items[k].declarer;
@@ -458,7 +473,7 @@ fn items_added<'a>(
                 .map(item)
                 .collect();
         }
-        let declarers = declarers();
+        let declarers = declarers(state);
         let was = index.failing_at(model, &before, &declarers);
         return index
             .failing_at(model, &after, &declarers)
@@ -466,7 +481,7 @@ fn items_added<'a>(
             .map(|&k| item(k))
             .collect();
     }
-    let declarers = declarers();
+    let declarers = declarers(state);
     // one entity moved: of its product's entities only its own items can change, unless
     // they judge one another (`failing_split`'s focus)
     let focus = match steps {

@@ -191,7 +191,7 @@ pub struct FacetIndex {
     /// Every product's value today.
     today: Vec<Value>,
     /// Per product: [`FacetIndex::concerned`], worked out once.
-    concerned: Vec<std::sync::OnceLock<BTreeSet<usize>>>,
+    concerned: Vec<std::sync::OnceLock<breaks::Concerned>>,
     /// Per item: what its declarer's own instances make true, worked out once.
     own: Vec<std::sync::OnceLock<judge::Own>>,
     /// Per product: its items by entity (`breaks::Declared`), worked out once.
@@ -1790,6 +1790,81 @@ mod tests {
                     .map(Value::Release)
             })
             .collect()
+    }
+
+    /// A product's move changes only items of the products that run a release naming it
+    /// (`concerned_running`): judging those finds the same entries added as judging every
+    /// product [`FacetIndex::concerned`] by it, on states of the capability family (a
+    /// catalog read whole, so most concerned products run no naming release).
+    #[test]
+    fn a_move_concerns_only_the_products_running_a_release_naming_it() {
+        let (catalog, env) = capability_family(120, 9);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let index = model.facets().expect("items");
+        let mut rng = Rng(29);
+        // the products others' items name (capability providers, ruled products)
+        let named: Vec<usize> = (0..model.vars.len())
+            .filter(|&p| index.concerned(&model, p).len() > 1)
+            .collect();
+        let (mut full, mut narrowed, mut added) = (0, 0, 0);
+        for _ in 0..400 {
+            let mut runs: Vec<Vec<Option<usize>>> = model
+                .vars
+                .iter()
+                .map(|v| vec![None; v.current.len()])
+                .collect();
+            for _ in 0..=rng.below(16) {
+                let q = rng.below(model.vars.len());
+                let n = model.vars[q].releases.len();
+                if n > 0 && !runs[q].is_empty() {
+                    let r = rng.below(n);
+                    runs[q].iter_mut().for_each(|e| *e = Some(r));
+                }
+            }
+            let p = named[rng.below(named.len())];
+            let n = model.vars[p].releases.len();
+            if n == 0 || runs[p].is_empty() {
+                continue;
+            }
+            let mut after = runs.clone();
+            let r = rng.below(n);
+            after[p].iter_mut().for_each(|e| *e = Some(r));
+            // whether an entity of `d` runs one of `releases` before the move
+            let runs_one = |d: usize, releases: &[usize]| {
+                running_as(&model, &runs, d).iter().any(|e| {
+                    releases
+                        .iter()
+                        .any(|&i| model.vars[d].releases[i].version == *e.1)
+                })
+            };
+            let concerned = index.concerned(&model, p).clone();
+            let running: BTreeSet<usize> = index.concerned_running(&model, p, runs_one).collect();
+            assert!(running.is_subset(&concerned) && running.contains(&p));
+            let failing = |runs: &[Vec<Option<usize>>], declarers: &BTreeSet<usize>| {
+                let entities = |q: usize| running_as(&model, runs, q);
+                let values = values_as(&model, runs);
+                let split = index
+                    .failing_split(&model, (entities, one(&entities)), &values, declarers, None)
+                    .expect("every entry is an item");
+                split.into_keys().collect::<BTreeSet<_>>()
+            };
+            let new = |declarers: &BTreeSet<usize>| -> BTreeSet<_> {
+                let was = failing(&runs, declarers);
+                failing(&after, declarers)
+                    .difference(&was)
+                    .cloned()
+                    .collect()
+            };
+            let whole = new(&concerned);
+            assert_eq!(new(&running), whole, "{p} to {r} under {runs:?}");
+            full += concerned.len();
+            narrowed += running.len();
+            added += whole.len();
+        }
+        assert!(
+            added > 20 && narrowed * 2 < full,
+            "{added} entries added; {narrowed} of {full} concerned products judged"
+        );
     }
 
     /// One rolling step moves one entity: judging only what it can change (its own items,
