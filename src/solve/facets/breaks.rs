@@ -252,10 +252,11 @@ impl FacetIndex {
         declarers: &BTreeSet<usize>,
     ) -> BTreeSet<usize> {
         let moved = self.moved(state);
+        let others = super::Others::default();
         declarers
             .iter()
             .flat_map(|&d| self.items_of(d, state[d]).iter().copied())
-            .filter(|&k| !self.holds(model, k, state, &moved))
+            .filter(|&k| !self.holds_in(model, k, state, (&moved, &others)))
             .collect()
     }
 
@@ -311,6 +312,7 @@ impl FacetIndex {
             let member = model.placed.as_deref()?.member(entity)?;
             member.present.then_some((p, entity, member.placement))
         });
+        let others = super::judge::Others::default();
         let mut out = BTreeMap::new();
         for &d in declarers {
             let declared = self.declared(model, d);
@@ -384,7 +386,7 @@ impl FacetIndex {
                             };
                             own.atom_holds(entity, &self.atoms.interned[id])
                         };
-                        by_own || self.by_others(model, id, d, &moved, |q| truth(id, q))
+                        by_own || self.by_others(model, id, d, (&moved, &others), |q| truth(id, q))
                     });
                     if !holds {
                         let source = self.items[k].source;

@@ -26,8 +26,8 @@
 mod breaks;
 mod judge;
 
-pub(crate) use judge::Compiled;
 use judge::RuleSupport;
+pub(crate) use judge::{Compiled, Others};
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
@@ -1025,15 +1025,15 @@ impl FacetIndex {
     /// Whether item `k` is acceptable in `state` (its declarer at the item's value; `state`
     /// differs from today in `moved`): it holds, or it is tolerated and left as it is today.
     #[must_use]
-    pub fn acceptable(
+    pub(crate) fn acceptable(
         &self,
         model: &Model<'_>,
         k: usize,
         state: &[Value],
-        moved: &[usize],
+        moved: (&[usize], &Others),
     ) -> bool {
-        (self.items[k].tolerated && self.as_today(k, state, moved))
-            || self.holds(model, k, state, moved)
+        (self.items[k].tolerated && self.as_today(k, state, moved.0))
+            || self.holds_in(model, k, state, moved)
     }
 
     /// Who serves requirement `r` of `p`'s release `release`, in words, when its items are
@@ -1408,6 +1408,19 @@ impl FacetIndex {
     /// judged by what moved (module `judge`).
     #[must_use]
     pub fn holds(&self, model: &Model<'_>, k: usize, state: &[Value], moved: &[usize]) -> bool {
+        self.judge(model, k, state, (moved, &Others::default()))
+    }
+
+    /// [`FacetIndex::holds`], for one of many items judged in the same state: `others`
+    /// remembers what is worked out per atom there.
+    #[must_use]
+    pub(crate) fn holds_in(
+        &self,
+        model: &Model<'_>,
+        k: usize,
+        state: &[Value],
+        moved: (&[usize], &Others),
+    ) -> bool {
         self.judge(model, k, state, moved)
     }
 
@@ -1449,9 +1462,10 @@ impl FacetIndex {
                 .filter(|&(_, d)| state[d] == self.today[d])
                 .map(|(k, _)| k),
         );
+        let others = Others::default();
         candidates
             .into_iter()
-            .filter(|&k| !self.acceptable(model, k, state, &moved))
+            .filter(|&k| !self.acceptable(model, k, state, (&moved, &others)))
             .collect()
     }
 }

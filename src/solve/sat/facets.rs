@@ -461,11 +461,13 @@ impl<'m> FacetClauses<'m> {
         };
         let mut out = Vec::new();
         let moved = index.moved(values);
+        let others = crate::solve::facets::Others::default();
+        let moved = (moved.as_slice(), &others);
         for p in self.pending() {
             let item = &index.items[p.item];
             if encoded[item.declarer].is_some()
                 && values[item.declarer] == item.value
-                && !index.acceptable(model, p.item, values, &moved)
+                && !index.acceptable(model, p.item, values, moved)
             {
                 out.extend(
                     index
@@ -482,7 +484,7 @@ impl<'m> FacetClauses<'m> {
                 continue;
             }
             let wanted = self.rests_to_encode(model, k, values);
-            if !wanted.is_empty() && !index.acceptable(model, k, values, &moved) {
+            if !wanted.is_empty() && !index.acceptable(model, k, values, moved) {
                 out.extend(wanted);
             }
         }
@@ -510,7 +512,7 @@ impl<'m> FacetClauses<'m> {
         affected.sort_unstable();
         affected.dedup();
         for k in affected {
-            if !index.acceptable(model, k, values, &moved) {
+            if !index.acceptable(model, k, values, moved) {
                 out.push(index.items[k].declarer);
             }
         }
