@@ -260,6 +260,13 @@ impl FacetIndex {
             .collect()
     }
 
+    /// The products not as today in `values`, a half-way one (`None`) included.
+    fn moved_split(&self, values: &[Option<Value>]) -> Vec<usize> {
+        (0..values.len())
+            .filter(|&q| values[q] != Some(self.today[q]))
+            .collect()
+    }
+
     /// [`FacetIndex::failing`], judged product by product: the same answer without a
     /// `World` of every entity. `values[q]` is product `q`'s value where all its entities run
     /// one (as the model's values), `None` where it is half-way (its entities on two
@@ -282,9 +289,8 @@ impl FacetIndex {
         declarers: &BTreeSet<usize>,
         focus: Option<(usize, &str)>,
     ) -> Option<BTreeMap<Failing<'a>, &'a Manifest>> {
-        let moved: Vec<usize> = (0..values.len())
-            .filter(|&q| values[q] != Some(self.today[q]))
-            .collect();
+        // products half-way through a rolling upgrade count as moved
+        let moved = self.moved_split(values);
         let running = |q: usize, list: &[Entity<'s, 'a>]| running_of(model, q, list);
         // half-way products' worlds, one per view that asks (a view that sees part of a
         // product judges the entities it sees), built when first asked
