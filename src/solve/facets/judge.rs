@@ -49,6 +49,15 @@ pub(super) struct Atoms {
     products: OnceLock<Vec<Option<usize>>>,
 }
 
+/// The products in both sorted lists, in order: the shorter walked, the longer searched.
+fn both<'l>(a: &'l [usize], b: &'l [usize]) -> impl Iterator<Item = usize> + 'l {
+    let (short, long) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    short
+        .iter()
+        .copied()
+        .filter(move |q| long.binary_search(q).is_ok())
+}
+
 /// What [`FacetIndex::by_others`] works out per existential atom for one state (one
 /// `moved` list, one `truth`), so that judging many items there walks the moved products
 /// once per atom rather than once per item, entity and atom: on a rolling plan over a
@@ -691,23 +700,20 @@ impl FacetIndex {
                     // fewer products can make it true than have moved: ask each of them
                     return list.iter().any(|&q| q != d && truth(q));
                 }
-                let candidate = |q: usize| list.binary_search(&q).is_ok();
-                let did = |q: usize| candidate(q) && self.verdict(model, id, q, self.today[q]);
+                let did = |q: usize| self.verdict(model, id, q, self.today[q]);
                 // today's supporters that have not moved still make it true
-                let kept = others.kept(id, || today - moved.iter().filter(|&&q| did(q)).count());
-                let mine = usize::from(moved.binary_search(&d).is_err() && did(d));
+                let kept =
+                    others.kept(id, || today - both(moved, list).filter(|&q| did(q)).count());
+                let mine = usize::from(
+                    moved.binary_search(&d).is_err() && list.binary_search(&d).is_ok() && did(d),
+                );
                 if kept > mine {
                     return true;
                 }
                 // else a moved one (other than the declarer) that makes it true now
                 others
                     .now(id, || {
-                        moved
-                            .iter()
-                            .copied()
-                            .filter(|&q| candidate(q) && truth(q))
-                            .take(2)
-                            .collect()
+                        both(moved, list).filter(|&q| truth(q)).take(2).collect()
                     })
                     .iter()
                     .any(|&q| q != d)
