@@ -343,6 +343,14 @@ pub fn explain_all(
     // what reading more of the catalog cannot change, from one round's model to the next
     let carried = std::sync::Arc::new(crate::solve::facets::Carried::default());
     for round in 0..=ROUNDS {
+        if past(context) {
+            // every search would stop at once, so the model is not worth building: the
+            // questions still open have no answer, as a search cut at once would leave them
+            for &i in pending.iter().chain(&sketches) {
+                out[i] = None;
+            }
+            return out;
+        }
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
         model.carry(std::sync::Arc::clone(&carried));
@@ -409,7 +417,11 @@ pub fn explain_all(
     }
     // A sketch is asked again until it settles; one the rounds ended on (nothing more could
     // be read) is asked once more, whole, on the catalog as read.
-    if !sketches.is_empty() {
+    if !sketches.is_empty() && past(context) {
+        for &i in &sketches {
+            out[i] = None;
+        }
+    } else if !sketches.is_empty() {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
         model.carry(carried);
@@ -423,6 +435,13 @@ pub fn explain_all(
         }
     }
     out
+}
+
+/// Whether the time limit has come.
+fn past(context: &Context<'_>) -> bool {
+    context
+        .deadline
+        .is_some_and(|d| std::time::Instant::now() >= d)
 }
 
 /// Whether the rounds of [`explain_all`] look set to go on long enough that reading every
