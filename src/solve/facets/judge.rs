@@ -482,8 +482,10 @@ impl FacetIndex {
     }
 
     /// Whether item `k` holds in `state`, which differs from today exactly in `moved` (its
-    /// declarer at the item's value).
-    pub(super) fn judge(
+    /// declarer at the item's value): [`FacetIndex::holds`], for one of many items judged in
+    /// the same state, `Others` remembering what is worked out per atom there.
+    #[must_use]
+    pub(crate) fn holds_in(
         &self,
         model: &Model<'_>,
         k: usize,

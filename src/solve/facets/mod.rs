@@ -1408,20 +1408,7 @@ impl FacetIndex {
     /// judged by what moved (module `judge`).
     #[must_use]
     pub fn holds(&self, model: &Model<'_>, k: usize, state: &[Value], moved: &[usize]) -> bool {
-        self.judge(model, k, state, (moved, &Others::default()))
-    }
-
-    /// [`FacetIndex::holds`], for one of many items judged in the same state: `others`
-    /// remembers what is worked out per atom there.
-    #[must_use]
-    pub(crate) fn holds_in(
-        &self,
-        model: &Model<'_>,
-        k: usize,
-        state: &[Value],
-        moved: (&[usize], &Others),
-    ) -> bool {
-        self.judge(model, k, state, moved)
+        self.holds_in(model, k, state, (moved, &Others::default()))
     }
 
     /// Whether `atom` of item `k` holds by its declarer's own instances alone, for
@@ -1780,6 +1767,25 @@ mod tests {
             .collect()
     }
 
+    /// Per product, the release each entity runs (`None`: as today): up to 17 products
+    /// moved whole to a random release.
+    fn products_moved(model: &Model<'_>, rng: &mut Rng) -> Vec<Vec<Option<usize>>> {
+        let mut runs: Vec<Vec<Option<usize>>> = model
+            .vars
+            .iter()
+            .map(|v| vec![None; v.current.len()])
+            .collect();
+        for _ in 0..=rng.below(16) {
+            let q = rng.below(model.vars.len());
+            let n = model.vars[q].releases.len();
+            if n > 0 && !runs[q].is_empty() {
+                let r = rng.below(n);
+                runs[q].iter_mut().for_each(|e| *e = Some(r));
+            }
+        }
+        runs
+    }
+
     /// Each product's value under `runs` where all its entities run one, `None` where it
     /// is half-way.
     fn values_as(model: &Model<'_>, runs: &[Vec<Option<usize>>]) -> Vec<Option<Value>> {
@@ -1822,19 +1828,7 @@ mod tests {
             .collect();
         let (mut full, mut narrowed, mut added) = (0, 0, 0);
         for _ in 0..400 {
-            let mut runs: Vec<Vec<Option<usize>>> = model
-                .vars
-                .iter()
-                .map(|v| vec![None; v.current.len()])
-                .collect();
-            for _ in 0..=rng.below(16) {
-                let q = rng.below(model.vars.len());
-                let n = model.vars[q].releases.len();
-                if n > 0 && !runs[q].is_empty() {
-                    let r = rng.below(n);
-                    runs[q].iter_mut().for_each(|e| *e = Some(r));
-                }
-            }
+            let runs = products_moved(&model, &mut rng);
             let p = named[rng.below(named.len())];
             let n = model.vars[p].releases.len();
             if n == 0 || runs[p].is_empty() {
@@ -2041,19 +2035,7 @@ extensions:
         let (mut split_states, mut failing) = (0, 0);
         for _ in 0..150 {
             // per product: the release each entity runs (None: as today)
-            let mut runs: Vec<Vec<Option<usize>>> = model
-                .vars
-                .iter()
-                .map(|v| vec![None; v.current.len()])
-                .collect();
-            for _ in 0..=rng.below(16) {
-                let q = rng.below(model.vars.len());
-                let n = model.vars[q].releases.len();
-                if n > 0 && !runs[q].is_empty() {
-                    let r = rng.below(n);
-                    runs[q].iter_mut().for_each(|e| *e = Some(r));
-                }
-            }
+            let mut runs = products_moved(&model, &mut rng);
             for _ in 0..=rng.below(3) {
                 let q = twice[rng.below(twice.len())];
                 let r = rng.below(model.vars[q].releases.len());
