@@ -171,7 +171,7 @@ pub fn upgrades_reporting(
         counter.stage("explaining unreachable releases", questions.len());
     }
     let answers = explain::explain_all(&context, policy, &questions);
-    let cut = deadline.is_some_and(|d| std::time::Instant::now() >= d);
+    let cut = crate::solve::passed(deadline);
     for ((i, _), explanation) in unreachable.into_iter().zip(answers) {
         explained(&mut rows[i], explanation, cut);
     }
@@ -183,11 +183,7 @@ pub fn upgrades_reporting(
 /// cut reads as no fix): the row says so, as a search cut short does, never leaving the
 /// reason out silently.
 fn explained(row: &mut Upgrade, explanation: Option<explain::Explanation>, cut: bool) {
-    let whole = match &explanation {
-        Some(e) => !e.cut(),
-        None => !cut,
-    };
-    if !whole {
+    if explain::Explanation::unfinished(explanation.as_ref(), cut) {
         if !row.unproven.contains(&Unproven::TimeLimit) {
             row.unproven.insert(0, Unproven::TimeLimit);
         }

@@ -973,7 +973,7 @@ pub fn order<'a>(
     while !pending.is_empty() {
         // moves placed so far (bridges add steps, so `out` can outgrow the moves)
         progress(total - pending.len(), total);
-        if deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+        if crate::solve::passed(deadline) {
             out.extend(unordered(&moves, &pending, group + 1));
             return (out, false);
         }

@@ -7,6 +7,7 @@
 use super::model::Value;
 use super::{Asker, BlockedTarget, Target};
 use crate::solve::explain::{Explanation, Fix};
+use crate::solve::passed;
 
 /// What deciding the targets found out, for the plan's report.
 #[derive(Default)]
@@ -45,13 +46,7 @@ impl Notes {
         fixed: &[(usize, Value)],
     ) -> Option<Explanation> {
         let why = asker.why(fixed);
-        let cut = match &why {
-            Some(why) => why.cut(),
-            None => asker
-                .deadline
-                .is_some_and(|d| std::time::Instant::now() >= d),
-        };
-        self.complete &= !cut;
+        self.complete &= !Explanation::unfinished(why.as_ref(), passed(asker.deadline));
         why
     }
 }

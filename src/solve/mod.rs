@@ -202,6 +202,13 @@ pub trait Engine: Sync {
     }
 }
 
+/// Whether the time limit `deadline` (if any) has come: every search asked from now on stops
+/// at once.
+#[must_use]
+pub fn passed(deadline: Option<Instant>) -> bool {
+    deadline.is_some_and(|d| Instant::now() >= d)
+}
+
 /// The engine `plan` and `upgrades` use unless told otherwise.
 #[must_use]
 pub fn default_engine() -> &'static dyn Engine {

@@ -150,6 +150,14 @@ impl Explanation {
         !self.minimal || self.beyond.as_ref().is_some_and(|(_, next)| next.cut())
     }
 
+    /// Whether `why`, the explanation of an answer with no valid state, leaves that answer
+    /// not proven: cut short, or missing once the time limit `passed` (a proven conflict
+    /// always has one). `plan` and `upgrades` both mark their answers by it.
+    #[must_use]
+    pub fn unfinished(why: Option<&Explanation>, passed: bool) -> bool {
+        why.map_or(passed, Explanation::cut)
+    }
+
     /// Every product the chain names, here and beyond.
     fn named(&self, out: &mut BTreeSet<ProductId>) {
         for link in &self.chain {
@@ -343,7 +351,7 @@ pub fn explain_all(
     // what reading more of the catalog cannot change, from one round's model to the next
     let carried = std::sync::Arc::new(crate::solve::facets::Carried::default());
     for round in 0..=ROUNDS {
-        if past(context) {
+        if crate::solve::passed(context.deadline) {
             // every search would stop at once, so the model is not worth building: the
             // questions still open have no answer, as a search cut at once would leave them
             for &i in pending.iter().chain(&sketches) {
@@ -417,7 +425,9 @@ pub fn explain_all(
     }
     // A sketch is asked again until it settles; one the rounds ended on (nothing more could
     // be read) is asked once more, whole, on the catalog as read.
-    if !sketches.is_empty() && past(context) {
+    // Past the time limit it has no answer: no model is built for searches that would stop
+    // at once.
+    if crate::solve::passed(context.deadline) {
         for &i in &sketches {
             out[i] = None;
         }
@@ -435,13 +445,6 @@ pub fn explain_all(
         }
     }
     out
-}
-
-/// Whether the time limit has come.
-fn past(context: &Context<'_>) -> bool {
-    context
-        .deadline
-        .is_some_and(|d| std::time::Instant::now() >= d)
 }
 
 /// Whether the rounds of [`explain_all`] look set to go on long enough that reading every
@@ -597,7 +600,7 @@ fn render(
     }
     explanation.fixes = fixes.into_iter().map(fix).collect();
     // a check cut by the deadline reads as "no fix": say the explanation is not whole
-    if context.deadline.is_some_and(|d| Instant::now() >= d) {
+    if crate::solve::passed(context.deadline) {
         explanation.minimal = false;
     }
     if !explanation.fixes.is_empty() {

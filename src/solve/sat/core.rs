@@ -21,7 +21,6 @@
 //! question by leaving the others free. Each part that survives is needed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::time::Instant;
 
 use rustsat::solvers::SolverResult;
 use rustsat::types::Lit;
@@ -137,7 +136,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     }
 
     fn run(mut self, settled: Settled<'_>) -> Option<Explained> {
-        if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
+        if crate::solve::passed(self.query.deadline) {
             return None;
         }
         for &(p, _) in &self.query.restrict {
@@ -223,7 +222,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let sketch = beyond.as_ref().is_some_and(|(_, next)| next.sketch);
         // Past the deadline every check above answered "cut", which reads as "no fix": say
         // the explanation is not whole rather than let a missing fix look proven.
-        if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
+        if crate::solve::passed(self.query.deadline) {
             conflict.minimal = false;
         }
         Some(Explained {

@@ -41,8 +41,6 @@
 //! hard family in `generate` is the benchmark). A deadline interrupts the solver: the answer
 //! is then [`Outcome::Cut`] with the best valid state found, never presented as proven.
 
-use std::time::Instant;
-
 use rustsat::solvers::SolverResult;
 use rustsat::types::Lit;
 
@@ -172,7 +170,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     }
 
     fn run(mut self) -> Outcome {
-        if self.query.deadline.is_some_and(|d| Instant::now() >= d) {
+        if crate::solve::passed(self.query.deadline) {
             return Outcome::Cut(None);
         }
         let named: Vec<usize> = self.query.restrict.iter().map(|(p, _)| *p).collect();
