@@ -442,7 +442,7 @@ fn items_added<'a>(
     let item = |k: usize| {
         let d = index.items[k].declarer;
         let mut involved = vec![d];
-        involved.extend(index.concerned(model, d).iter().copied());
+        involved.extend(index.concerned(model, d));
         Broken::Item {
             involved,
             words: index.words(model, k),
@@ -509,7 +509,7 @@ fn items_added<'a>(
         .map(|(failing, manifest)| {
             let q = failing.1;
             let mut involved = vec![q];
-            involved.extend(index.concerned(model, q).iter().copied());
+            involved.extend(index.concerned(model, q));
             Broken::Item {
                 involved,
                 words: FacetIndex::failing_words(model, failing, manifest),

@@ -175,8 +175,10 @@ impl FacetIndex {
     /// The products whose entities' items a move of `p` may change: `p` and the declarers of
     /// the items that name it (a rule names the products some value of which satisfies it).
     #[must_use]
-    pub fn concerned(&self, model: &Model<'_>, p: usize) -> &BTreeSet<usize> {
-        &self.concerned_by(model, p).declarers
+    pub fn concerned(&self, model: &Model<'_>, p: usize) -> BTreeSet<usize> {
+        let mut out: BTreeSet<usize> = self.naming(model, p).keys().copied().collect();
+        out.insert(p);
+        out
     }
 
     /// [`FacetIndex::concerned`] by `p` as things run: `p`, and the products some entity of
@@ -192,16 +194,18 @@ impl FacetIndex {
         p: usize,
         runs: impl Fn(usize, &[usize]) -> bool + 's,
     ) -> impl Iterator<Item = usize> + 's {
-        let releases = &self.concerned_by(model, p).releases;
+        let releases = self.naming(model, p);
         std::iter::once(p).chain(
             releases
                 .iter()
-                .filter(move |&(&d, list)| d != p && runs(d, list))
+                .filter(move |&(&d, list)| runs(d, list))
                 .map(|(&d, _)| d),
         )
     }
 
-    fn concerned_by(&self, model: &Model<'_>, p: usize) -> &Concerned {
+    /// Per product other than `p` whose items name `p`, the releases (indices) declaring
+    /// them, worked out once.
+    fn naming(&self, model: &Model<'_>, p: usize) -> &Naming {
         self.concerned[p].get_or_init(|| {
             let mut releases: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
             for k in self.affected_by(model, p) {
@@ -217,12 +221,8 @@ impl FacetIndex {
                 list.sort_unstable();
                 list.dedup();
             }
-            let mut declarers: BTreeSet<usize> = releases.keys().copied().collect();
-            declarers.insert(p);
-            Concerned {
-                declarers,
-                releases,
-            }
+            releases.remove(&p);
+            releases
         })
     }
 
@@ -634,13 +634,9 @@ impl FacetIndex {
     }
 }
 
-/// [`FacetIndex::concerned`] by one product, and per declarer the releases whose items name
-/// it ([`FacetIndex::concerned_running`]).
-#[derive(Debug)]
-pub(super) struct Concerned {
-    declarers: BTreeSet<usize>,
-    releases: BTreeMap<usize, Vec<usize>>,
-}
+/// Per product whose items name one product, the releases declaring them (indices into its
+/// releases): [`FacetIndex::concerned`] and [`FacetIndex::concerned_running`] are read off it.
+pub(super) type Naming = BTreeMap<usize, Vec<usize>>;
 
 /// The items of one product's entities, indexed once so that finding an entity's items
 /// walks neither every entity nor every item of its product (a product in many namespaces

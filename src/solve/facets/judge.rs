@@ -72,24 +72,19 @@ pub(crate) struct Others {
     now: std::cell::RefCell<BTreeMap<usize, Vec<usize>>>,
 }
 
-impl Others {
-    fn kept(&self, id: usize, count: impl FnOnce() -> usize) -> usize {
-        if let Some(&n) = self.kept.borrow().get(&id) {
-            return n;
-        }
-        let n = count();
-        self.kept.borrow_mut().insert(id, n);
-        n
+/// Atom `id`'s entry of `memo`, worked out by `work` the first time (outside the borrow:
+/// `work` may judge other atoms).
+fn remembered<T: Clone>(
+    memo: &std::cell::RefCell<BTreeMap<usize, T>>,
+    id: usize,
+    work: impl FnOnce() -> T,
+) -> T {
+    if let Some(known) = memo.borrow().get(&id) {
+        return known.clone();
     }
-
-    fn now(&self, id: usize, find: impl FnOnce() -> Vec<usize>) -> Vec<usize> {
-        if let Some(list) = self.now.borrow().get(&id) {
-            return list.clone();
-        }
-        let list = find();
-        self.now.borrow_mut().insert(id, list.clone());
-        list
-    }
+    let value = work();
+    memo.borrow_mut().insert(id, value.clone());
+    value
 }
 
 impl Compiled {
@@ -704,8 +699,9 @@ impl FacetIndex {
                 }
                 let did = |q: usize| self.verdict(model, id, q, self.today[q]);
                 // today's supporters that have not moved still make it true
-                let kept =
-                    others.kept(id, || today - both(moved, list).filter(|&q| did(q)).count());
+                let kept = remembered(&others.kept, id, || {
+                    today - both(moved, list).filter(|&q| did(q)).count()
+                });
                 let mine = usize::from(
                     moved.binary_search(&d).is_err() && list.binary_search(&d).is_ok() && did(d),
                 );
@@ -713,12 +709,14 @@ impl FacetIndex {
                     return true;
                 }
                 // else a moved one (other than the declarer) that makes it true now
-                others
-                    .now(id, || {
-                        both(moved, list).filter(|&q| truth(q)).take(2).collect()
-                    })
-                    .iter()
-                    .any(|&q| q != d)
+                remembered(&others.now, id, || {
+                    both(moved, list)
+                        .filter(|&q| truth(q))
+                        .take(2)
+                        .collect::<Vec<_>>()
+                })
+                .iter()
+                .any(|&q| q != d)
             }
         }
     }

@@ -190,8 +190,8 @@ pub struct FacetIndex {
     views: judge::Views,
     /// Every product's value today.
     today: Vec<Value>,
-    /// Per product: [`FacetIndex::concerned`], worked out once.
-    concerned: Vec<std::sync::OnceLock<breaks::Concerned>>,
+    /// Per product: who names it, under which releases (`breaks::Naming`), worked out once.
+    concerned: Vec<std::sync::OnceLock<breaks::Naming>>,
     /// Per item: what its declarer's own instances make true, worked out once.
     own: Vec<std::sync::OnceLock<judge::Own>>,
     /// Per product: its items by entity (`breaks::Declared`), worked out once.
@@ -1649,7 +1649,7 @@ mod tests {
             let domain = &model.vars[p].domain;
             let mut after = before.clone();
             after[p] = domain[rng.below(domain.len())];
-            let concerned = index.concerned(&model, p);
+            let concerned = &index.concerned(&model, p);
             let was = index.failing_at(&model, &before, concerned);
             let whole: BTreeSet<usize> = index
                 .failing_at(&model, &after, concerned)
@@ -1845,7 +1845,7 @@ mod tests {
                         .any(|&i| model.vars[d].releases[i].version == *e.1)
                 })
             };
-            let concerned = index.concerned(&model, p).clone();
+            let concerned = index.concerned(&model, p);
             let running: BTreeSet<usize> = index.concerned_running(&model, p, runs_one).collect();
             assert!(running.is_subset(&concerned) && running.contains(&p));
             let failing = |runs: &[Vec<Option<usize>>], declarers: &BTreeSet<usize>| {
