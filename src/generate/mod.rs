@@ -599,6 +599,13 @@ mod tests {
         (catalog, env)
     }
 
+    /// Asserts `env` has no error finding against `catalog` (`what`: which case, for the
+    /// failure message).
+    fn assert_valid(env: &environment::Environment, catalog: &Catalog, what: &str) {
+        let errors = error_messages(env, catalog);
+        assert!(errors.is_empty(), "{what}: {errors:#?}");
+    }
+
     /// The messages of `env`'s error findings against `catalog`.
     fn error_messages(env: &environment::Environment, catalog: &Catalog) -> Vec<String> {
         validate::validate(env, catalog)
@@ -645,8 +652,7 @@ mod tests {
             let (catalog, env) = load(&g);
             assert_eq!(catalog.len(), 300 * 12, "seed {seed}");
             assert_eq!(env.entities.len(), g.entities);
-            let errors = error_messages(&env, &catalog);
-            assert!(errors.is_empty(), "seed {seed}: {errors:#?}");
+            assert_valid(&env, &catalog, &format!("seed {seed}"));
         }
     }
 
@@ -668,13 +674,11 @@ mod tests {
             assert_eq!(catalog.len(), 60 * 40, "seed {seed}");
             assert_eq!(env.entities.len(), 60);
             assert_eq!(g.entities, 60);
-            let errors = error_messages(&env, &catalog);
-            assert!(errors.is_empty(), "seed {seed}, installed: {errors:#?}");
+            assert_valid(&env, &catalog, &format!("seed {seed}, installed"));
             let text = g.consistent.as_deref().unwrap();
             let consistent = environment::parse(text, &Arc::from("c.yml"), "c").unwrap();
             assert_eq!(consistent.entities.len(), 60);
-            let errors = error_messages(&consistent, &catalog);
-            assert!(errors.is_empty(), "seed {seed}, consistent: {errors:#?}");
+            assert_valid(&consistent, &catalog, &format!("seed {seed}, consistent"));
             // Upgrades exist: the hidden state is newer than what runs, product by product.
             for (now, then) in env.entities.iter().zip(&consistent.entities) {
                 assert_eq!(now.product, then.product);
@@ -783,13 +787,11 @@ mod tests {
             assert_eq!(catalog.len(), 200 * 30, "seed {seed}");
             let issues = invalid_manifests(&catalog);
             assert!(issues.is_empty(), "seed {seed}: {issues:#?}");
-            let errors = error_messages(&env, &catalog);
-            assert!(errors.is_empty(), "seed {seed}, installed: {errors:#?}");
+            assert_valid(&env, &catalog, &format!("seed {seed}, installed"));
             let text = g.consistent.as_deref().unwrap();
             let consistent = environment::parse(text, &Arc::from("c.yml"), "c").unwrap();
             assert_eq!(consistent.runtime, env.runtime);
-            let errors = error_messages(&consistent, &catalog);
-            assert!(errors.is_empty(), "seed {seed}, consistent: {errors:#?}");
+            assert_valid(&consistent, &catalog, &format!("seed {seed}, consistent"));
         }
         let g = hard_capabilities(1000, 12, 1);
         let (catalog, _) = load(&g);
@@ -857,8 +859,7 @@ mod tests {
             let issues = invalid_manifests(&catalog);
             assert!(issues.is_empty(), "seed {seed}: {issues:#?}");
             assert!(!env.runtime.is_empty(), "seed {seed}");
-            let errors = error_messages(&env, &catalog);
-            assert!(errors.is_empty(), "seed {seed}: {errors:#?}");
+            assert_valid(&env, &catalog, &format!("seed {seed}"));
             let rows = crate::upgrade::upgrades(&env, &catalog, false);
             let safe = rows.iter().filter(|r| r.safe.is_some()).count();
             assert!(safe > 30, "seed {seed}: {safe} safe upgrades");
@@ -910,11 +911,7 @@ mod tests {
         for seed in 0..4 {
             let g = instances(600, seed);
             let (catalog, env) = load(&g);
-            assert!(
-                error_messages(&env, &catalog).is_empty(),
-                "seed {seed}: {:?}",
-                error_messages(&env, &catalog)
-            );
+            assert_valid(&env, &catalog, &format!("seed {seed}"));
             let placed = |f: &dyn Fn(&crate::instance::Placement) -> bool| {
                 env.entities.iter().filter(|e| f(&e.placement)).count() * 100 / env.entities.len()
             };
@@ -946,11 +943,7 @@ mod tests {
         for seed in 0..3 {
             let g = both(600, seed);
             let (catalog, env) = load(&g);
-            assert!(
-                error_messages(&env, &catalog).is_empty(),
-                "seed {seed}: {:?}",
-                error_messages(&env, &catalog)
-            );
+            assert_valid(&env, &catalog, &format!("seed {seed}"));
             let namespaced = env
                 .entities
                 .iter()

@@ -1770,17 +1770,33 @@ mod tests {
     /// Per product, the release each entity runs (`None`: as today): up to 17 products
     /// moved whole to a random release.
     fn products_moved(model: &Model<'_>, rng: &mut Rng) -> Vec<Vec<Option<usize>>> {
+        random_moves(model, rng, 16, true)
+    }
+
+    /// Per product, the release each entity runs (`None`: as today) after up to `most + 1`
+    /// random moves: of a whole product to one release, or else of one entity.
+    fn random_moves(
+        model: &Model<'_>,
+        rng: &mut Rng,
+        most: usize,
+        whole: bool,
+    ) -> Vec<Vec<Option<usize>>> {
         let mut runs: Vec<Vec<Option<usize>>> = model
             .vars
             .iter()
             .map(|v| vec![None; v.current.len()])
             .collect();
-        for _ in 0..=rng.below(16) {
+        for _ in 0..=rng.below(most) {
             let q = rng.below(model.vars.len());
             let n = model.vars[q].releases.len();
             if n > 0 && !runs[q].is_empty() {
-                let r = rng.below(n);
-                runs[q].iter_mut().for_each(|e| *e = Some(r));
+                if whole {
+                    let r = rng.below(n);
+                    runs[q].iter_mut().for_each(|e| *e = Some(r));
+                } else {
+                    let e = rng.below(runs[q].len());
+                    runs[q][e] = Some(rng.below(n));
+                }
             }
         }
         runs
@@ -1893,19 +1909,7 @@ mod tests {
             let mut rng = Rng(23);
             let (mut steps, mut changed) = (0, 0);
             for _ in 0..600 {
-                let mut runs: Vec<Vec<Option<usize>>> = model
-                    .vars
-                    .iter()
-                    .map(|v| vec![None; v.current.len()])
-                    .collect();
-                for _ in 0..=rng.below(12) {
-                    let q = rng.below(model.vars.len());
-                    let n = model.vars[q].releases.len();
-                    if n > 0 && !runs[q].is_empty() {
-                        let e = rng.below(runs[q].len());
-                        runs[q][e] = Some(rng.below(n));
-                    }
-                }
+                let runs = random_moves(&model, &mut rng, 12, false);
                 // the step: one entity of a product with entities moves
                 let q = rng.below(model.vars.len());
                 if runs[q].is_empty() || model.vars[q].releases.is_empty() {
