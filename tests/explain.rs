@@ -333,3 +333,71 @@ fn every_declaration_in_a_conflict_is_needed() {
     }
     assert!(checked >= 40, "only {checked} declarations checked");
 }
+
+/// A catalog where `pg:root` 2.0.0 needs `pg:c00` older than installed, and each older
+/// `pg:cNN` needs the next one older too, `length` products deep; the last older one needs
+/// `pg:root` 1.x when `closed` (so no downgrade reaches root 2.0.0), nothing otherwise.
+fn downgrade_cascade(length: usize, closed: bool) -> (Environment, Catalog) {
+    use std::fmt::Write as _;
+    let release = |name: &str, version: &str, needs: Option<&str>| {
+        let mut text = format!(
+            "manifest-version: \"1.0\"\nproduct-group: pg\nproduct-name: {name}\nproduct-version: {version}\n"
+        );
+        if let Some(dep) = needs {
+            let _ = write!(
+                text,
+                "extensions:\n  product-dependencies:\n    - product-group: pg\n      product-name: {dep}\n      minimum-version: 1.0.0\n      maximum-version: 1.x.x\n"
+            );
+        }
+        manifest::parse(&text, &Arc::from(format!("{name}-{version}.yml").as_str())).unwrap()
+    };
+    let chain: Vec<String> = (0..length).map(|i| format!("c{i:02}")).collect();
+    let mut manifests = release("root", "1.0.0", None);
+    manifests.extend(release("root", "2.0.0", Some(&chain[0])));
+    let mut env = String::from("entities:\n  - product: pg:root\n    version: 1.0.0\n");
+    for (i, name) in chain.iter().enumerate() {
+        let next = chain.get(i + 1).map(String::as_str);
+        let last = next.is_none().then_some("root").filter(|_| closed);
+        manifests.extend(release(name, "1.0.0", next.or(last)));
+        manifests.extend(release(name, "2.0.0", None));
+        let _ = writeln!(env, "  - product: pg:{name}\n    version: 2.0.0");
+    }
+    let env = environment::parse(&env, &Arc::from("env.yml"), "env").unwrap();
+    (env, Catalog::from_manifests(manifests).unwrap())
+}
+
+/// A fix check through a downgrade cascade far deeper than the rounds that lift the policy
+/// product by product (and the solver calls that free held products one by one) is as exact
+/// as a shallow one: the flag is a fix exactly when downgrading the whole chain ends well,
+/// and when it does not, the conflict behind it is found.
+#[test]
+fn a_fix_check_through_a_deep_downgrade_cascade_is_exact() {
+    let root = ProductId::parse("pg:root").unwrap();
+    for length in [3, 100] {
+        for closed in [false, true] {
+            let (env, catalog) = downgrade_cascade(length, closed);
+            let rows = compat::upgrade::upgrades(&env, &catalog, false);
+            let row = rows.iter().find(|r| r.product == root).unwrap();
+            assert_eq!(row.latest.as_deref(), Some("2.0.0"));
+            assert!(!row.latest_installable && row.proven, "{length} {closed}");
+            let why = row
+                .explanation
+                .as_ref()
+                .expect("an unreachable latest is explained");
+            assert!(why.minimal, "{length} {closed}");
+            let fixes: Vec<&[&str]> = why.fixes.iter().map(|f| f.flags.as_slice()).collect();
+            if closed {
+                assert!(fixes.is_empty(), "{length}: {fixes:?}");
+                let (flags, next) = why.beyond.as_ref().expect("the conflict behind the flag");
+                assert_eq!(flags, &["--allow-downgrade"]);
+                assert!(next.minimal && next.fixes.is_empty(), "{length}");
+                // the whole chain, back to root 2.0.0 itself
+                let named: BTreeSet<String> =
+                    next.chain.iter().map(|l| l.product.to_string()).collect();
+                assert_eq!(named.len(), length + 1, "{length}: {named:?}");
+            } else {
+                assert_eq!(fixes, [["--allow-downgrade"]], "{length}");
+            }
+        }
+    }
+}
