@@ -318,7 +318,7 @@ impl FacetIndex {
             let member = model.placed.as_deref()?.member(entity)?;
             member.present.then_some((p, entity, member.placement))
         });
-        let others = super::judge::Others::default();
+        let others = super::Others::default();
         let mut out = BTreeMap::new();
         for &d in declarers {
             let declared = self.declared(model, d);

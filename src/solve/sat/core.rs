@@ -51,6 +51,7 @@ const NARROW_ROUNDS: usize = 64;
 /// Lifted rules, looked up by rule and product (a search's every round filters every
 /// selector by them, and a long fix check lifts rules for hundreds of products).
 struct Lifts {
+    /// The rules lifted for every product, sorted, without repeats.
     everywhere: Vec<Exclusion>,
     only: BTreeSet<(Exclusion, usize)>,
 }
@@ -69,6 +70,8 @@ impl Lifts {
                 }
             }
         }
+        lifts.everywhere.sort_unstable();
+        lifts.everywhere.dedup();
         lifts
     }
 
@@ -195,17 +198,10 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
         let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
         causes.sort();
-        let mut everywhere: Vec<Exclusion> = lifted
-            .iter()
-            .filter(|(_, only)| only.is_none())
-            .map(|&(rule, _)| rule)
-            .collect();
-        everywhere.sort_unstable();
-        everywhere.dedup();
         let mut conflict = Conflict {
             causes,
             minimal,
-            lifted: everywhere,
+            lifted: Lifts::new(lifted).everywhere,
         };
         if settled.is_some_and(|settled| !settled(self.model, &conflict)) {
             return Some(Explained {
