@@ -87,6 +87,9 @@ fn rule(flag: &str) -> Option<Exclusion> {
         .find(|rule| rule.flag() == Some(flag))
 }
 
+/// The size of core from which [`Explainer::minimize`] assumes the other selectors false.
+const QUIET_AT: usize = 64;
+
 struct Explainer<'m, 'a, 'q> {
     model: &'m Model<'a>,
     query: &'q Query<'q>,
@@ -428,12 +431,21 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
 
     /// Deletion-based: each part in turn is dropped; when the rest is still unsatisfiable,
     /// the part goes (and the rest shrinks to the new core), else it stays.
+    ///
+    /// A core of [`QUIET_AT`] parts or more is minimized with every other selector assumed
+    /// false, which leaves the answers as they are (a selector occurs only negated, so
+    /// setting it false only satisfies clauses: the parts that hold have an answer exactly
+    /// when they have one with the others dropped, and a core found so, less the others, is
+    /// still a core) but spares the solver deciding them: on the instances family with
+    /// capabilities at 5,000, a core of 1,585 parts was minimized in about 930 questions of
+    /// an encoding with 275,000 selectors, 0.4-0.6 s each.
     fn minimize(&mut self, mut core: Vec<Lit>) -> (Vec<Lit>, bool) {
         // Declarations are tried first, so they go whenever the question and the policy
         // rules suffice: one "left out without --allow-downgrade" reads better than a
         // sentence per older release, and a flag can lift it.
         let cause: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
         core.sort_by_key(|l| (!matches!(cause[l], Cause::Declares { .. }), *l));
+        let quiet = core.len() >= QUIET_AT;
         let mut i = 0;
         while i < core.len() {
             let trial: Vec<Lit> = core
@@ -442,9 +454,17 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 .filter(|&(j, _)| j != i)
                 .map(|(_, &l)| l)
                 .collect();
-            match self.solve(&trial) {
-                Answer::Unsat(smaller) => {
-                    core = trial.into_iter().filter(|l| smaller.contains(l)).collect();
+            let mut assumed = trial.clone();
+            if quiet {
+                assumed.extend(self.others(&trial));
+            }
+            match self.solve(&assumed) {
+                Answer::Unsat(mut smaller) => {
+                    smaller.sort_unstable();
+                    core = trial
+                        .into_iter()
+                        .filter(|l| smaller.binary_search(l).is_ok())
+                        .collect();
                 }
                 // (`solve` asks again until no group is taken: it never answers `Grown`)
                 Answer::Sat | Answer::Grown => i += 1,
@@ -452,6 +472,17 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             }
         }
         (core, true)
+    }
+
+    /// Every selector not in `parts`, negated.
+    fn others(&self, parts: &[Lit]) -> Vec<Lit> {
+        let mut parts = parts.to_vec();
+        parts.sort_unstable();
+        self.selectors
+            .values()
+            .filter(|l| parts.binary_search(l).is_err())
+            .map(|&l| !l)
+            .collect()
     }
 
     /// Solves under `assumed` selectors, the parts of the question that hold (the others are
