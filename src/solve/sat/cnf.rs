@@ -15,6 +15,10 @@ pub(super) struct Cnf {
     pub vars: BasicVarManager,
     /// The clause being added, in batsat's terms (one buffer for every clause).
     buffer: Vec<batsat::Lit>,
+    /// Per variable, whether some clause has it un-negated (debug builds check what the
+    /// conflict search's minimization relies on: see [`Cnf::un_negated`]).
+    #[cfg(debug_assertions)]
+    positive: Vec<bool>,
 }
 
 impl Cnf {
@@ -38,6 +42,8 @@ impl Cnf {
             solver,
             vars: BasicVarManager::default(),
             buffer: Vec::new(),
+            #[cfg(debug_assertions)]
+            positive: Vec::new(),
         }
     }
 
@@ -65,6 +71,25 @@ impl Cnf {
                 .map(|l| batsat::Lit::new(inner.var_of_int(l.vidx32()), l.is_pos())),
         );
         inner.add_clause_reuse(&mut self.buffer);
+        #[cfg(debug_assertions)]
+        for l in lits.iter().filter(|l| l.is_pos()) {
+            if self.positive.len() <= l.vidx() {
+                self.positive.resize(l.vidx() + 1, false);
+            }
+            self.positive[l.vidx()] = true;
+        }
+    }
+
+    /// Whether a clause has `lit`'s variable un-negated (known in debug builds only; false
+    /// otherwise).
+    pub fn un_negated(&self, lit: Lit) -> bool {
+        #[cfg(debug_assertions)]
+        return self.positive.get(lit.vidx()).copied().unwrap_or(false);
+        #[cfg(not(debug_assertions))]
+        {
+            let _ = lit;
+            false
+        }
     }
 
     /// At most one of `lits`: pairwise for small sets, a sequential counter (one auxiliary

@@ -433,10 +433,11 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// the part goes (and the rest shrinks to the new core), else it stays.
     ///
     /// A core of [`QUIET_AT`] parts or more is minimized with every other selector assumed
-    /// false, which leaves the answers as they are (a selector occurs only negated, so
-    /// setting it false only satisfies clauses: the parts that hold have an answer exactly
-    /// when they have one with the others dropped, and a core found so, less the others, is
-    /// still a core) but spares the solver deciding them: on the instances family with
+    /// false ([`Explainer::others`]), which leaves the answers as they are (such a selector
+    /// occurs only negated, so setting it false only satisfies clauses: the parts that hold
+    /// have an answer exactly when they have one with the others dropped, and a core found
+    /// so, less the others, is still a core) but spares the solver deciding them: on the
+    /// instances family with
     /// capabilities at 5,000, a core of 1,585 parts was minimized in about 930 questions of
     /// an encoding with 275,000 selectors, 0.4-0.6 s each.
     fn minimize(&mut self, mut core: Vec<Lit>) -> (Vec<Lit>, bool) {
@@ -445,6 +446,12 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         // sentence per older release, and a flag can lift it.
         let cause: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
         core.sort_by_key(|l| (!matches!(cause[l], Cause::Declares { .. }), *l));
+        debug_assert!(
+            self.selectors.iter().all(|(cause, &l)| {
+                matches!(cause, Cause::Missing { .. }) || !self.cnf.un_negated(l)
+            }),
+            "only a `Missing` selector occurs un-negated"
+        );
         let quiet = core.len() >= QUIET_AT;
         let mut i = 0;
         while i < core.len() {
@@ -474,14 +481,19 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         (core, true)
     }
 
-    /// Every selector not in `parts`, negated.
+    /// Every selector not in `parts`, negated, but those of products that may not be
+    /// installed: a capability atom under a negation counts a catalog provider once its
+    /// `Missing` selector is false, so that selector also occurs un-negated (every other
+    /// occurs only negated, which debug builds check in [`Explainer::minimize`]).
     fn others(&self, parts: &[Lit]) -> Vec<Lit> {
         let mut parts = parts.to_vec();
         parts.sort_unstable();
         self.selectors
-            .values()
+            .iter()
+            .filter(|(cause, _)| !matches!(cause, Cause::Missing { .. }))
+            .map(|(_, &l)| l)
             .filter(|l| parts.binary_search(l).is_err())
-            .map(|&l| !l)
+            .map(|l| !l)
             .collect()
     }
 
