@@ -80,16 +80,10 @@ impl Cnf {
         }
     }
 
-    /// Whether a clause has `lit`'s variable un-negated (known in debug builds only; false
-    /// otherwise).
+    /// Whether a clause has `lit`'s variable un-negated (tracked in debug builds only).
+    #[cfg(debug_assertions)]
     pub fn un_negated(&self, lit: Lit) -> bool {
-        #[cfg(debug_assertions)]
-        return self.positive.get(lit.vidx()).copied().unwrap_or(false);
-        #[cfg(not(debug_assertions))]
-        {
-            let _ = lit;
-            false
-        }
+        self.positive.get(lit.vidx()).copied().unwrap_or(false)
     }
 
     /// At most one of `lits`: pairwise for small sets, a sequential counter (one auxiliary

@@ -447,7 +447,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         // sentence per older release, and a flag can lift it.
         let cause: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
         core.sort_by_key(|l| (!matches!(cause[l], Cause::Declares { .. }), *l));
-        debug_assert!(
+        #[cfg(debug_assertions)]
+        assert!(
             self.selectors.iter().all(|(cause, &l)| {
                 matches!(cause, Cause::Missing { .. }) || !self.cnf.un_negated(l)
             }),
