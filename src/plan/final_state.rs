@@ -13,23 +13,30 @@ use crate::version::Version;
 /// what repairs a missing dependency or capability), sorted by name.
 pub(super) fn after_env(env: &Environment, final_state: &[FinalEntity]) -> Environment {
     let mut after_env = env.clone();
+    // by name, the first entity of each (a look-up each: a scan each was 5,000 x 5,000
+    // string comparisons, 7% of `plan --all` on the easy family at 5,000)
+    let mut named: BTreeMap<String, usize> = BTreeMap::new();
+    for (at, e) in after_env.entities.iter().enumerate() {
+        named.entry(e.name.clone()).or_insert(at);
+    }
     for f in final_state {
         let Ok(version) = Version::parse(&f.version) else {
             continue;
         };
-        match after_env.entities.iter_mut().find(|e| e.name == f.entity) {
-            Some(e) => {
-                e.version = version;
-                e.state = f.state;
-            }
-            None => after_env.entities.push(crate::environment::Entity {
+        if let Some(&at) = named.get(&f.entity) {
+            let e = &mut after_env.entities[at];
+            e.version = version;
+            e.state = f.state;
+        } else {
+            named.insert(f.entity.clone(), after_env.entities.len());
+            after_env.entities.push(crate::environment::Entity {
                 name: f.entity.clone(),
                 product: f.product.clone(),
                 version,
                 state: f.state,
                 placement: f.placement.clone(),
                 location: crate::diagnostic::Location::default(),
-            }),
+            });
         }
     }
     after_env.entities.sort_by(|a, b| a.name.cmp(&b.name));
