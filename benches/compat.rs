@@ -33,12 +33,7 @@ fn workload(products: usize, releases: usize) -> Generated {
 }
 
 fn load(g: &Generated) -> (Catalog, Environment) {
-    let manifests = g.manifests.iter().flat_map(|(path, text)| {
-        manifest::parse(text, &Arc::from(path.as_str())).expect("generated manifests parse")
-    });
-    let catalog = Catalog::from_manifests(manifests).expect("no duplicate releases");
-    let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").expect("env");
-    (catalog, env)
+    g.parse()
 }
 
 fn versions(c: &mut Criterion) {

@@ -26,13 +26,9 @@
 #![allow(clippy::print_stdout)]
 
 use std::fmt;
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use compat::catalog::Catalog;
-use compat::environment;
 use compat::generate::{self, Params, Shape};
-use compat::manifest;
 use compat::plan;
 use compat::plan::model::{Model, Policy, Value};
 use compat::solve::{self, Fewest, Outcome, Query};
@@ -420,12 +416,7 @@ fn main() {
     };
     let targets = usize::try_from(number(2, 20)).unwrap();
     let generated = generate::generate(params);
-    let manifests = generated.manifests.iter().flat_map(|(path, text)| {
-        manifest::parse(text, &Arc::from(path.as_str())).expect("generated manifests parse")
-    });
-    let catalog = Catalog::from_manifests(manifests).expect("no duplicate releases");
-    let env = environment::parse(&generated.environment, &Arc::from("env.yml"), "env")
-        .expect("generated environment parses");
+    let (catalog, env) = generated.parse();
     let (model, build) = timed(|| Model::build(&env, &catalog, Policy::default(), &[]));
     let chosen = spread_targets(&model, targets);
 

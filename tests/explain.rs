@@ -270,12 +270,7 @@ fn every_declaration_in_a_conflict_is_needed() {
             seed,
             shape: Shape::Tight,
         });
-        let manifests = g
-            .manifests
-            .iter()
-            .flat_map(|(path, text)| manifest::parse(text, &Arc::from(path.as_str())).unwrap());
-        let catalog = Catalog::from_manifests(manifests).unwrap();
-        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        let (catalog, env) = g.parse();
         let model = Model::build(&env, &catalog, Policy::default(), &[]);
         let questions = model.vars.iter().enumerate().flat_map(|(p, _)| {
             model.base[p].iter().filter_map(move |&v| match v {

@@ -2168,18 +2168,16 @@ mod differential {
     //! capability catalogs: the oracle writes every entry of every value out eagerly
     //! (`Oracle::section9`), judging atoms through `constraint::World` alone.
 
-    use std::sync::Arc;
-
     use batsat::{BasicSolver, Lit, SolverInterface, lbool};
     use compat::catalog::Catalog;
-    use compat::environment::{self, Environment};
+    use compat::environment::Environment;
     use compat::finding::Severity;
     use compat::generate::{Params, Shape, generate};
     use compat::plan::{self, Model, Policy, Request, Target, Value};
     use compat::product::ProductId;
     use compat::solve::{self, dfs::Dfs};
     use compat::version::Version;
-    use compat::{manifest, upgrade, validate};
+    use compat::{upgrade, validate};
     use std::collections::BTreeMap;
 
     use compat::constraint::{Running, World};
@@ -2217,11 +2215,7 @@ mod differential {
             seed,
             shape,
         });
-        let manifests = g.manifests.iter().flat_map(|(path, text)| {
-            manifest::parse(text, &Arc::from(path.as_str())).unwrap_or_else(|e| panic!("{e}"))
-        });
-        let catalog = Catalog::from_manifests(manifests).unwrap();
-        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        let (catalog, env) = g.parse();
         assert!(
             errors(&env, &catalog).is_empty(),
             "seed {seed}: invalid today"
@@ -3329,15 +3323,13 @@ mod plain_section10 {
     //! namespace, where each sees exactly what it saw before. The plain paths themselves are
     //! the code the recorded CLI outputs (testdata/cli) were made with.
 
-    use std::sync::Arc;
-
     use compat::catalog::Catalog;
-    use compat::environment::{self, Environment};
+    use compat::environment::Environment;
     use compat::finding::Severity;
     use compat::generate::{Params, Shape, generate};
     use compat::plan::{self, Request};
     use compat::report::{dot, json};
-    use compat::{graph, manifest, order, upgrade, validate};
+    use compat::{graph, order, upgrade, validate};
     use proptest::prelude::*;
 
     fn load(seed: u64, shape: Shape) -> (Catalog, Environment) {
@@ -3347,11 +3339,7 @@ mod plain_section10 {
             seed,
             shape,
         });
-        let manifests = g.manifests.iter().flat_map(|(path, text)| {
-            manifest::parse(text, &Arc::from(path.as_str())).unwrap_or_else(|e| panic!("{e}"))
-        });
-        let catalog = Catalog::from_manifests(manifests).unwrap();
-        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        let (catalog, env) = g.parse();
         (catalog, env)
     }
 

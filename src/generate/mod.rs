@@ -93,6 +93,25 @@ pub struct Generated {
 }
 
 impl Generated {
+    /// The catalog and the environment, parsed (for tests, benches and examples).
+    ///
+    /// # Panics
+    /// When a generated file does not parse, or two manifests are one release: a fault of
+    /// the generator, never of input a user gave.
+    #[must_use]
+    pub fn parse(&self) -> (crate::catalog::Catalog, crate::environment::Environment) {
+        let manifests = self.manifests.iter().flat_map(|(path, text)| {
+            crate::manifest::parse(text, &std::sync::Arc::from(path.as_str()))
+                .unwrap_or_else(|e| panic!("{e}"))
+        });
+        let catalog =
+            crate::catalog::Catalog::from_manifests(manifests).unwrap_or_else(|e| panic!("{e:?}"));
+        let env =
+            crate::environment::parse(&self.environment, &std::sync::Arc::from("env.yml"), "env")
+                .unwrap_or_else(|e| panic!("{e}"));
+        (catalog, env)
+    }
+
     /// Total bytes of manifest text.
     #[must_use]
     pub fn manifest_bytes(&self) -> usize {
@@ -591,12 +610,7 @@ mod tests {
     use crate::{environment, manifest, validate};
 
     fn load(g: &Generated) -> (Catalog, environment::Environment) {
-        let manifests = g.manifests.iter().flat_map(|(path, text)| {
-            manifest::parse(text, &Arc::from(path.as_str())).unwrap_or_else(|e| panic!("{e}"))
-        });
-        let catalog = Catalog::from_manifests(manifests).unwrap();
-        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
-        (catalog, env)
+        g.parse()
     }
 
     /// Asserts `env` has no error finding against `catalog` (`what`: which case, for the

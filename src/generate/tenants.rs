@@ -129,21 +129,14 @@ fn web(releases: usize) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::*;
-    use crate::catalog::Catalog;
-    use crate::{environment, manifest, validate};
+    use crate::validate;
 
     #[test]
     fn tenants_are_valid_and_spread_over_their_namespaces() {
         let g = tenants(120, 4, 7);
-        let manifests = g.manifests.iter().flat_map(|(path, text)| {
-            manifest::parse(text, &Arc::from(path.as_str())).unwrap_or_else(|e| panic!("{e}"))
-        });
-        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let (catalog, env) = g.parse();
         assert_eq!(catalog.len(), 16);
-        let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
         assert_eq!(env.entities.len(), g.entities);
         let namespaces: std::collections::BTreeSet<&str> = env
             .entities

@@ -1082,10 +1082,7 @@ fn involved(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
     use super::Explainer;
-    use crate::catalog::Catalog;
     use crate::generate::{Params, Shape, generate};
     use crate::plan::Policy;
     use crate::solve::Query;
@@ -1112,12 +1109,7 @@ mod tests {
                 seed,
                 shape,
             });
-            let manifests = g.manifests.iter().flat_map(|(path, text)| {
-                crate::manifest::parse(text, &Arc::from(path.as_str())).unwrap()
-            });
-            let catalog = Catalog::from_manifests(manifests).unwrap();
-            let env =
-                crate::environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+            let (catalog, env) = g.parse();
             let model = Model::build(&env, &catalog, Policy::default(), &[]);
             let baseline = model.current();
             for p in 0..model.vars.len() {
