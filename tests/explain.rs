@@ -194,14 +194,7 @@ fn conflict_names(
 ) -> Option<Vec<String>> {
     let model = Model::build(env, catalog, Policy::default(), &[]);
     let baseline = model.current();
-    let query = Query {
-        baseline: &baseline,
-        restrict: vec![(model.index[p], vec![Value::Release(i)])],
-        frozen: 0,
-        objective: None,
-        deadline: None,
-        forbid: Vec::new(),
-    };
+    let query = Query::asking(&baseline, vec![(model.index[p], vec![Value::Release(i)])]);
     if Sat.solve(&model, &query).values().is_some() {
         return None;
     }
@@ -287,14 +280,7 @@ fn every_declaration_in_a_conflict_is_needed() {
                 continue;
             };
             let baseline = model.current();
-            let query = Query {
-                baseline: &baseline,
-                restrict: vec![(p, vec![Value::Release(i)])],
-                frozen: 0,
-                objective: None,
-                deadline: None,
-                forbid: Vec::new(),
-            };
+            let query = Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]);
             let conflict = Sat.explain(&model, &query, &|_, _| true).unwrap().conflict;
             assert!(conflict.minimal);
             for cause in &conflict.causes {

@@ -88,7 +88,21 @@ pub struct Query<'q> {
     pub forbid: Vec<cycles::Nogood>,
 }
 
-impl Query<'_> {
+impl<'q> Query<'q> {
+    /// Whether some valid state near `baseline` gives each product of `restrict` one of its
+    /// values: nothing held, no objective, no deadline, nothing forbidden.
+    #[must_use]
+    pub fn asking(baseline: &'q [Value], restrict: Vec<(usize, Vec<Value>)>) -> Self {
+        Query {
+            baseline,
+            restrict,
+            frozen: 0,
+            objective: None,
+            deadline: None,
+            forbid: Vec::new(),
+        }
+    }
+
     /// Whether `p` is held at its baseline value: among the first `frozen` products, and
     /// installed (`--all` decides installed products in order; one not installed stays free,
     /// so a later product's newer release may install it).

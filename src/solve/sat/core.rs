@@ -1114,14 +1114,7 @@ mod tests {
             let baseline = model.current();
             for p in 0..model.vars.len() {
                 for i in 0..model.vars[p].releases.len() {
-                    let query = Query {
-                        baseline: &baseline,
-                        restrict: vec![(p, vec![Value::Release(i)])],
-                        frozen: 0,
-                        objective: None,
-                        deadline: None,
-                        forbid: Vec::new(),
-                    };
+                    let query = Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]);
                     if check_apart(&model, &query) {
                         checked += 1;
                     }
