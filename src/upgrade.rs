@@ -170,7 +170,12 @@ pub fn upgrades_reporting(
     if let Some(counter) = &counter {
         counter.stage("explaining unreachable releases", questions.len());
     }
-    let answers = explain::explain_all(&context, policy, &questions);
+    // the examining model is freed while the explanations, which build their own, begin
+    drop(whole);
+    let ((), answers) = rayon::join(
+        move || drop(model),
+        || explain::explain_all(&context, policy, &questions),
+    );
     let cut = crate::solve::passed(deadline);
     for ((i, _), explanation) in unreachable.into_iter().zip(answers) {
         explained(&mut rows[i], explanation, cut);
