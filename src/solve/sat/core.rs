@@ -230,8 +230,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let core = self.find_core(lifted, &mut free).ok()??;
         self.freed = free;
         let (core, minimal) = self.minimize(core);
-        let by_lit: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
-        let mut causes: Vec<Cause> = core.iter().map(|l| by_lit[l].clone()).collect();
+        let mut causes = self.causes(&core);
         causes.sort();
         let mut conflict = Conflict {
             causes,
@@ -503,7 +502,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         // Declarations are tried first, so they go whenever the question and the policy
         // rules suffice: one "left out without --allow-downgrade" reads better than a
         // sentence per older release, and a flag can lift it.
-        let cause: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
+        let cause = self.by_lit();
         core.sort_by_key(|l| (!matches!(cause[l], Cause::Declares { .. }), *l));
         #[cfg(debug_assertions)]
         assert!(
@@ -519,32 +518,18 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         {
             return minimized;
         }
-        let mut i = 0;
-        while i < core.len() {
-            let trial: Vec<Lit> = core
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, &l)| l)
-                .collect();
-            let mut assumed = trial.clone();
+        delete_each(core, |trial| {
+            let mut assumed = trial.to_vec();
             if quiet {
-                assumed.extend(self.others(&trial));
+                assumed.extend(self.others(trial));
             }
             match self.solve(&assumed) {
-                Answer::Unsat(mut smaller) => {
-                    smaller.sort_unstable();
-                    core = trial
-                        .into_iter()
-                        .filter(|l| smaller.binary_search(l).is_ok())
-                        .collect();
-                }
+                Answer::Unsat(smaller) => Ok(Some(smaller)),
                 // (`solve` asks again until no group is taken: it never answers `Grown`)
-                Answer::Sat | Answer::Grown => i += 1,
-                Answer::Interrupted => return (core, false),
+                Answer::Sat | Answer::Grown => Ok(None),
+                Answer::Interrupted => Err(()),
             }
-        }
-        (core, true)
+        })
     }
 
     /// [`Explainer::minimize`] on a fresh explainer that encodes only the parts of `core`
@@ -554,8 +539,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// [`Explainer::minimize`], in the same order; `None` when the fresh encoding finds the
     /// parts satisfiable after all, which would be a fault (the caller then minimizes here).
     fn minimize_apart(&self, core: &[Lit]) -> Option<(Vec<Lit>, bool)> {
-        let cause: BTreeMap<Lit, &Cause> = self.selectors.iter().map(|(c, &l)| (l, c)).collect();
-        let parts: BTreeSet<Cause> = core.iter().map(|l| cause[l].clone()).collect();
+        let parts: BTreeSet<Cause> = self.causes(core).into_iter().collect();
         let mut apart = Explainer::new(self.model, self.query);
         let off = apart.cnf.fresh(false);
         apart.cnf.add(&[!off]);
@@ -570,46 +554,34 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         }
         apart.forbid();
         let mut free = apart.question_free();
-        let mut left: Vec<&Cause> = match apart.find_core(&[], &mut free) {
-            Ok(Some(found)) => found.iter().map(|l| apart.cause_of(*l)).collect(),
+        // parts by what they are, since `apart` gives them selectors of its own; tried in
+        // this explainer's order
+        let mut found = match apart.find_core(&[], &mut free) {
+            Ok(Some(found)) => apart.causes(&found),
             Ok(None) => return None,
             Err(()) => return Some((core.to_vec(), false)),
         };
-        left.sort_by_key(|c| (!matches!(c, Cause::Declares { .. }), self.selectors[*c]));
-        let mut left: Vec<Cause> = left.into_iter().cloned().collect();
-        let mut i = 0;
-        while i < left.len() {
-            let trial: Vec<Cause> = left
-                .iter()
-                .enumerate()
-                .filter(|&(j, _)| j != i)
-                .map(|(_, c)| c.clone())
-                .collect();
+        found.sort_by_key(|c| (!matches!(c, Cause::Declares { .. }), self.selectors[c]));
+        let (left, minimal) = delete_each(found, |trial| {
             if let Some(within) = &mut apart.within {
                 within.assumed = trial.iter().cloned().collect();
             }
-            match apart.find_core(&[], &mut free) {
-                Ok(Some(smaller)) => {
-                    let smaller: BTreeSet<&Cause> =
-                        smaller.iter().map(|&l| apart.cause_of(l)).collect();
-                    left = trial.into_iter().filter(|c| smaller.contains(c)).collect();
-                }
-                Ok(None) => i += 1,
-                Err(()) => {
-                    let lits = left.iter().map(|c| self.selectors[c]).collect();
-                    return Some((lits, false));
-                }
-            }
-        }
-        Some((left.iter().map(|c| self.selectors[c]).collect(), true))
+            Ok(apart
+                .find_core(&[], &mut free)?
+                .map(|smaller| apart.causes(&smaller)))
+        });
+        Some((left.iter().map(|c| self.selectors[c]).collect(), minimal))
     }
 
-    /// The part whose selector is `l`.
-    fn cause_of(&self, l: Lit) -> &Cause {
-        self.selectors
-            .iter()
-            .find_map(|(c, &s)| (s == l).then_some(c))
-            .expect("a core holds selectors only")
+    /// Each selector's part.
+    fn by_lit(&self) -> BTreeMap<Lit, &Cause> {
+        self.selectors.iter().map(|(c, &l)| (l, c)).collect()
+    }
+
+    /// The parts whose selectors are `lits` (a core).
+    fn causes(&self, lits: &[Lit]) -> Vec<Cause> {
+        let by_lit = self.by_lit();
+        lits.iter().map(|l| by_lit[l].clone()).collect()
     }
 
     /// Every selector not in `parts`, negated, but those of products that may not be
@@ -682,13 +654,13 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         if let Some(&l) = self.selectors.get(&cause) {
             return l;
         }
-        let outside = self.within.as_ref().filter(|w| !w.parts.contains(&cause));
-        if let Some(within) = outside
+        let outside = !self.encodes(&cause);
+        if outside
             && !matches!(cause, Cause::Missing { .. })
+            && let Some(within) = &self.within
         {
             return within.off;
         }
-        let outside = outside.is_some();
         let l = match (&cause, &mut self.facets.missing) {
             // one selector per missing product, whether a dependency or a capability names it
             (Cause::Missing { product }, Some(missing)) => *missing
@@ -1024,6 +996,33 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     }
 }
 
+/// Deletion-based minimization of `core`: each part in turn is dropped, and `ask` says
+/// whether the rest conflicts (`Ok(Some(core))`, a core among them: the rest shrinks to it),
+/// has an answer (`Ok(None)`: the part stays), or could not say in time (`Err`: the parts
+/// left so far, not known minimal).
+fn delete_each<T: Ord + Clone>(
+    mut core: Vec<T>,
+    mut ask: impl FnMut(&[T]) -> Result<Option<Vec<T>>, ()>,
+) -> (Vec<T>, bool) {
+    let mut i = 0;
+    while i < core.len() {
+        let mut trial = core.clone();
+        trial.remove(i);
+        match ask(&trial) {
+            Ok(Some(mut smaller)) => {
+                smaller.sort_unstable();
+                core = trial
+                    .into_iter()
+                    .filter(|x| smaller.binary_search(x).is_ok())
+                    .collect();
+            }
+            Ok(None) => i += 1,
+            Err(()) => return (core, false),
+        }
+    }
+    (core, true)
+}
+
 /// By product: whether one of `parts` names it or a declaration among them reads it (the
 /// products whose values can break a part; [`Within::involved`]).
 fn involved(
@@ -1043,34 +1042,36 @@ fn involved(
                 declaration,
             } => {
                 out[*product] = true;
-                match (declaration.item(), index) {
-                    (Some(source), Some(index)) => {
-                        for (v, _) in &model.reach(*product).values {
-                            for &k in index.items_of(*product, *v) {
-                                let item = &index.items[k];
-                                if item.release == *release && item.source == source {
-                                    // what can change its truth, and what a tolerated one
-                                    // is read as today from (its stuck sets)
-                                    for &q in
-                                        index.mentions(model, k).iter().chain(index.waits_for(k))
-                                    {
-                                        out[q] = true;
-                                    }
-                                }
-                            }
-                        }
-                    }
-                    _ => {
-                        for &q in &model.neighbors[*product] {
-                            if model
+                let reads: Vec<usize> = match (declaration.item(), index) {
+                    // each item of that release: what can change its truth, and what a
+                    // tolerated one is read as today from (its stuck sets)
+                    (Some(source), Some(index)) => model
+                        .reach(*product)
+                        .values
+                        .iter()
+                        .flat_map(|(v, _)| index.items_of(*product, *v))
+                        .filter(|&&k| {
+                            let item = &index.items[k];
+                            item.release == *release && item.source == source
+                        })
+                        .flat_map(|&k| index.mentions(model, k).iter().chain(index.waits_for(k)))
+                        .copied()
+                        .collect(),
+                    // the products it is judged against, as the encoding's clauses are
+                    // (`Explainer::link`)
+                    _ => model.neighbors[*product]
+                        .iter()
+                        .copied()
+                        .filter(|&q| {
+                            model
                                 .judged(*product, q)
                                 .iter()
                                 .any(|j| j.release == *release && j.declaration == *declaration)
-                            {
-                                out[q] = true;
-                            }
-                        }
-                    }
+                        })
+                        .collect(),
+                };
+                for q in reads {
+                    out[q] = true;
                 }
             }
             Cause::Missing { .. } => {}
