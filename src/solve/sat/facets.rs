@@ -445,6 +445,16 @@ impl<'m> FacetClauses<'m> {
         known.truth
     }
 
+    /// The products `values` (an answer: the question's baseline outside `order`, the
+    /// products encoded) moves from today, in order.
+    pub fn moved(&self, values: &[Value], order: &[usize]) -> Vec<usize> {
+        match self.index {
+            Some(index) if self.baseline_today => index.moved_among(values, order),
+            Some(index) => index.moved(values),
+            None => Vec::new(),
+        }
+    }
+
     /// Products to encode after an answer `values` (the whole state: encoded products at
     /// their answer, the rest at `baseline`): the products named by a pending item the answer
     /// chooses that fails, and the declarers (not encoded) of items a moved product breaks.
@@ -460,7 +470,7 @@ impl<'m> FacetClauses<'m> {
             return Vec::new();
         };
         let mut out = Vec::new();
-        let moved = index.moved(values);
+        let moved = self.moved(values, order);
         let others = crate::solve::facets::Others::default();
         let moved = (moved.as_slice(), &others);
         for p in self.pending() {

@@ -316,7 +316,7 @@ impl Session<'_, '_, '_> {
             .map(|&(_, _, w)| w)
             .sum::<usize>()
             + self.facets.index().map_or(0, |index| {
-                let moved = index.moved(values);
+                let moved = self.facets.moved(values, &self.order);
                 fewest
                     .repair_items
                     .iter()
