@@ -4,10 +4,10 @@
 //! encoded by a totalizer and enforced through assumptions; and the cost of a whole state,
 //! level by level.
 
+use super::cnf::Cnf;
 use rustsat::encodings::EnforceError;
 use rustsat::encodings::card::{self, Totalizer};
 use rustsat::encodings::pb::{self, GeneralizedTotalizer};
-use rustsat::instances::BasicVarManager;
 use rustsat::types::Lit;
 
 use super::{Answer, Cost, Fewest, Session, Value};
@@ -41,21 +41,19 @@ impl Encoding {
         }
     }
 
-    /// Clauses for every bound up to `top`.
-    fn encode(
-        &mut self,
-        top: usize,
-        solver: &mut rustsat_batsat::BasicSolver,
-        vars: &mut BasicVarManager,
-    ) -> bool {
-        match self {
+    /// Clauses for every bound up to `top`. Both encodings' upper bounds only say "this many
+    /// terms hold, so this output holds" (rustsat's `Semantics::If`): an answer leaving some
+    /// of their variables unset extends to a model with those false, so the solver never
+    /// decides them ([`Cnf::auxiliary`]).
+    fn encode(&mut self, top: usize, cnf: &mut Cnf) -> bool {
+        cnf.auxiliary(|clauses, vars| match self {
             Encoding::Count(t) => {
-                card::BoundUpperIncremental::encode_ub_change(t, 0..=top, solver, vars).is_ok()
+                card::BoundUpperIncremental::encode_ub_change(t, 0..=top, clauses, vars).is_ok()
             }
             Encoding::Weighted(t) => {
-                pb::BoundUpperIncremental::encode_ub_change(t, 0..=top, solver, vars).is_ok()
+                pb::BoundUpperIncremental::encode_ub_change(t, 0..=top, clauses, vars).is_ok()
             }
-        }
+        })
     }
 
     /// Assumptions for "at most `bound`"; `None` when no assignment can meet it.
@@ -140,10 +138,7 @@ impl Session<'_, '_, '_> {
         }
         // Encoded for every bound up to this one: later, tighter bounds reuse it.
         if sum.top.is_none_or(|t| bound > t) {
-            if !sum
-                .encoding
-                .encode(bound, &mut self.cnf.solver, &mut self.cnf.vars)
-            {
+            if !sum.encoding.encode(bound, &mut self.cnf) {
                 return Err(Answer::Interrupted);
             }
             sum.top = Some(bound);
