@@ -49,12 +49,18 @@ impl Cnf {
 
     /// A new variable whose decisions prefer `prefer`.
     pub fn fresh(&mut self, prefer: bool) -> Lit {
+        self.variable(if prefer { lbool::TRUE } else { lbool::FALSE }, true)
+    }
+
+    /// A new variable in both the manager and batsat (which numbers them alike), preferring
+    /// `polarity`, decided by the solver or not.
+    fn variable(&mut self, polarity: lbool, decided: bool) -> Lit {
         let var = self.vars.new_var();
         let inner = self.solver.batsat_mut();
         while inner.num_vars() < var.idx32() {
             inner.new_var_default();
         }
-        inner.new_var(if prefer { lbool::TRUE } else { lbool::FALSE }, true);
+        inner.new_var(polarity, decided);
         var.pos_lit()
     }
 
@@ -97,13 +103,7 @@ impl Cnf {
     /// hard family at 1,000 went from 6.67 to 6.17 G instructions, with capabilities from
     /// 14.3 to 12.7 G.
     fn aux(&mut self) -> Lit {
-        let var = self.vars.new_var();
-        let inner = self.solver.batsat_mut();
-        while inner.num_vars() < var.idx32() {
-            inner.new_var_default();
-        }
-        inner.new_var(lbool::FALSE, false);
-        var.pos_lit()
+        self.variable(lbool::FALSE, false)
     }
 
     /// The clauses `encode` collects (given the variable manager), each variable they bring
