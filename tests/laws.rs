@@ -3640,9 +3640,15 @@ mod fixes {
 
         #[test]
         fn every_fix_listed_holds_and_every_flag_left_out_does_not(
-            seed in 0u64..1_000, shape in 0u8..3
+            seed in 0u64..1_000, shape in 0u8..5
         ) {
-            let shape = [Shape::Tight, Shape::Hard, Shape::Capabilities][usize::from(shape)];
+            let shape = [
+                Shape::Tight,
+                Shape::Hard,
+                Shape::Capabilities,
+                Shape::HardCapabilities,
+                Shape::InstancesCapabilities,
+            ][usize::from(shape)];
             fixes_hold(seed, shape)?;
         }
     }

@@ -555,7 +555,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             &mut self.cnf,
             &self.encoded,
             self.query.baseline,
-            p,
+            &[p],
         );
         self.forbid(p);
     }
