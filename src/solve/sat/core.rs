@@ -1134,14 +1134,7 @@ mod tests {
             (Shape::InstancesCapabilities, 1, 0),
             (Shape::InstancesCapabilities, 2, 4),
         ] {
-            let mut g = generate(Params {
-                products: 40,
-                releases: 8,
-                seed,
-                shape,
-            });
-            g.stale(stale);
-            let (catalog, env) = g.parse();
+            let (catalog, env) = generated(shape, seed, stale, (40, 8));
             let model = Model::build(&env, &catalog, Policy::default(), &[]);
             let baseline = model.current();
             for p in 0..model.vars.len() {
@@ -1178,14 +1171,7 @@ mod tests {
             (Shape::Capabilities, 2, 4),
             (Shape::Capabilities, 3, 0),
         ] {
-            let mut g = generate(Params {
-                products: 60,
-                releases: 12,
-                seed,
-                shape,
-            });
-            g.stale(stale);
-            let (catalog, env) = g.parse();
+            let (catalog, env) = generated(shape, seed, stale, (60, 12));
             let strict = Model::build(&env, &catalog, Policy::default(), &[]);
             let flags = Policy::default()
                 .lifting("--pre")
@@ -1218,6 +1204,24 @@ mod tests {
             agreed >= 1_000 && infeasible >= 100,
             "{agreed} asked, {infeasible} infeasible"
         );
+    }
+
+    /// A generated catalog of `shape` (products, releases) and its environment, every
+    /// `stale`-th product run at its oldest release (an invalid start; none for 0).
+    fn generated(
+        shape: Shape,
+        seed: u64,
+        stale: usize,
+        (products, releases): (usize, usize),
+    ) -> (crate::catalog::Catalog, crate::environment::Environment) {
+        let mut g = generate(Params {
+            products,
+            releases,
+            seed,
+            shape,
+        });
+        g.stale(stale);
+        g.parse()
     }
 
     /// Minimizes the core of `query` apart and checks it against the whole encoding; false
