@@ -216,10 +216,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         if crate::solve::passed(self.query.deadline) {
             return None;
         }
-        for &(p, _) in &self.query.restrict {
-            self.encode(p);
-        }
-        self.forbid();
+        self.encode_question();
         self.explain(&[], 2, Some(settled))
     }
 
@@ -553,10 +550,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             parts,
             off,
         });
-        for &(p, _) in &self.query.restrict {
-            apart.encode(p);
-        }
-        apart.forbid();
+        apart.encode_question();
         let mut free = apart.question_free();
         // parts by what they are, since `apart` gives them selectors of its own; tried in
         // this explainer's order
@@ -682,6 +676,14 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// core apart).
     fn encodes(&self, cause: &Cause) -> bool {
         self.within.as_ref().is_none_or(|w| w.parts.contains(cause))
+    }
+
+    /// Encodes what the question names: the products it asks to move, and its nogoods.
+    fn encode_question(&mut self) {
+        for &(p, _) in &self.query.restrict {
+            self.encode(p);
+        }
+        self.forbid();
     }
 
     /// Encodes each of `products`, settling their section 9 items together once all are
@@ -1186,9 +1188,7 @@ mod tests {
                 for i in 0..strict.vars[p].releases.len() {
                     let query = Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]);
                     let mut explainer = Explainer::new(&strict, &query);
-                    for &(p, _) in &query.restrict {
-                        explainer.encode(p);
-                    }
+                    explainer.encode_question();
                     let mut free = explainer.question_free();
                     let lifted = [(Exclusion::Older, None), (Exclusion::Prerelease, None)];
                     let lifts = explainer.find_core(&lifted, &mut free).unwrap().is_none();
@@ -1230,10 +1230,7 @@ mod tests {
     /// when the question has an answer.
     fn check_apart(model: &Model<'_>, query: &Query<'_>) -> bool {
         let mut whole = Explainer::new(model, query);
-        for &(p, _) in &query.restrict {
-            whole.encode(p);
-        }
-        whole.forbid();
+        whole.encode_question();
         let mut free = whole.question_free();
         let Ok(Some(core)) = whole.find_core(&[], &mut free) else {
             return false;

@@ -238,13 +238,12 @@ impl<'m> FacetClauses<'m> {
             };
             let id = key.1;
             let mut joining: Vec<Lit> = Vec::new();
-            let mut joined = false;
+            let left = rest.left.len();
             for &q in now {
                 let (Some(e), Ok(at)) = (&encoded[q], rest.left.binary_search(&q)) else {
                     continue;
                 };
                 rest.left.remove(at);
-                joined = true;
                 if index.made_true_by(model, id, q, baseline[q]) {
                     rest.true_left -= 1;
                 }
@@ -257,8 +256,8 @@ impl<'m> FacetClauses<'m> {
                     e,
                 ));
             }
-            if !joined {
-                continue;
+            if rest.left.len() == left {
+                continue; // none of them is a candidate left
             }
             let next = (!rest.left.is_empty()).then(|| cnf.fresh(false));
             let mut chained = joining.clone();
