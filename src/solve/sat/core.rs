@@ -105,6 +105,17 @@ const APART_AT: usize = 20_000;
 /// + capabilities families at 1,000, whose searches free a few products each.
 const PROBE_AFTER: usize = 8;
 
+/// The encoded products from which a fix check's core found by a probe ends its narrowing
+/// rounds (see [`Explainer::lifts`]). A probe holds no product, so it searches the whole
+/// encoding, about as a search with the rules lifted everywhere does; the next narrow round
+/// would do it again. On the instances family with capabilities at 5,000, the `--pre`
+/// check of an infeasible `plan --target ... --allow-downgrade` made a probe of 17-21 s
+/// over 3,740 products in each of its rounds (cut at 10 minutes); its last round, lifted
+/// everywhere, took about as long as one of them (the plan: 130 s). The searches of the
+/// generated families at 1,000 and 5,000 probe encodings of at most about 150 products,
+/// where narrow rounds stay cheap and lifting everywhere made checks far slower.
+const WIDE_AT: usize = 1_000;
+
 struct Explainer<'m, 'a, 'q> {
     model: &'m Model<'a>,
     query: &'q Query<'q>,
@@ -128,6 +139,12 @@ struct Explainer<'m, 'a, 'q> {
     /// While products an answer reached are encoded together: those encoded so far, whose
     /// section 9 items are settled at once after them ([`Explainer::encode_all`]).
     settling: Option<Vec<usize>>,
+    /// The products encoded when [`Explainer::find_core`]'s last core came from a probe
+    /// (a call holding no product); `None` when it came otherwise, or none came.
+    probed: Option<usize>,
+    /// [`PROBE_AFTER`] and [`WIDE_AT`] (other values only in tests).
+    probe_after: usize,
+    wide_at: usize,
 }
 
 /// The parts an explainer minimizing a core apart encodes, and the products they name or
@@ -204,6 +221,9 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             freed: Vec::new(),
             within: None,
             settling: None,
+            probed: None,
+            probe_after: PROBE_AFTER,
+            wide_at: WIDE_AT,
             facets: {
                 let mut facets = FacetClauses::new(model, query.baseline);
                 facets.missing = Some(BTreeMap::new());
@@ -363,7 +383,11 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             // are lifted everywhere and every product starts free (the answer is the same,
             // see above). Not sooner: after 4 rounds, such wider searches made the hard
             // family with capabilities at 1,000 ten times slower, whose checks end in at
-            // most about 25 rounds.
+            // most about 25 rounds. But at once after a core a probe found over a large
+            // encoding, which cost as much as the wide search will ([`WIDE_AT`]).
+            if round < NARROW_ROUNDS && self.probed.is_some_and(|encoded| encoded >= self.wide_at) {
+                round = NARROW_ROUNDS;
+            }
             if round == NARROW_ROUNDS {
                 free.fill(true);
             }
@@ -382,6 +406,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     fn find_core(&mut self, lifted: &[Lift], free: &mut [bool]) -> Result<Option<Vec<Lit>>, ()> {
         let lifts = Lifts::new(lifted);
         let mut freeing = 0;
+        self.probed = None;
         loop {
             // The policy and the question are assumed before the declarations: the solver
             // then rules a left-out release out by its policy rule (one part, which a flag
@@ -410,7 +435,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 .collect();
             // a long cascade of held products that fail one by one is cut short by one call
             // that holds none (its core is final; its answer says what to free)
-            let probe = freeing == PROBE_AFTER && !held.is_empty();
+            let probe = freeing == self.probe_after && !held.is_empty();
             let mut assumed = active.clone();
             if !probe {
                 assumed.extend(held.iter().map(|&(_, l)| l));
@@ -464,6 +489,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     }
                     if !freed {
                         // only selectors are left in it
+                        self.probed = probe.then_some(self.order.len());
                         return Ok(Some(core));
                     }
                     freeing += 1;
@@ -1205,6 +1231,63 @@ mod tests {
         assert!(
             agreed >= 1_000 && infeasible >= 100,
             "{agreed} asked, {infeasible} infeasible"
+        );
+    }
+
+    /// A fix check lifts a flag's rule only as far as the cores ask, and everywhere after
+    /// `NARROW_ROUNDS` rounds or a probe's core over a large encoding (`WIDE_AT`; forced
+    /// here, with a probe after the first call that frees products, as well as left as
+    /// they are): either way a flag is a fix exactly when the engine, on a model built with
+    /// the flag on, answers the question. Checked on every infeasible release of small
+    /// generated catalogs, with section 9 and without, valid and stale starts.
+    #[test]
+    fn a_flag_is_a_fix_exactly_when_the_engine_answers_with_it_on() {
+        use crate::solve::{Engine, Outcome};
+        let (mut fixed, mut unfixed) = (0, 0);
+        for (shape, seed, stale) in [
+            (Shape::HardCapabilities, 1, 0),
+            (Shape::HardCapabilities, 3, 4),
+            (Shape::Hard, 2, 0),
+            (Shape::Capabilities, 2, 4),
+        ] {
+            let (catalog, env) = generated(shape, seed, stale, (60, 12));
+            let strict = Model::build(&env, &catalog, Policy::default(), &[]);
+            let baseline = strict.current();
+            let with: Vec<(&str, Model<'_>)> = ["--pre", "--allow-downgrade"]
+                .into_iter()
+                .map(|flag| {
+                    let policy = Policy::default().lifting(flag);
+                    (flag, Model::build(&env, &catalog, policy, &[]))
+                })
+                .collect();
+            for p in 0..strict.vars.len() {
+                for i in 0..strict.vars[p].releases.len() {
+                    let query = Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]);
+                    for (probe_after, wide_at) in [(1, 0), (super::PROBE_AFTER, super::WIDE_AT)] {
+                        let mut explainer = Explainer::new(&strict, &query);
+                        explainer.probe_after = probe_after;
+                        explainer.wide_at = wide_at;
+                        let Some(answer) = explainer.run(&|_, _| true) else {
+                            continue; // answerable as it is
+                        };
+                        for (flag, relaxed) in &with {
+                            let fix = answer.fixes.iter().any(|f| f == &[*flag]);
+                            let found = matches!(
+                                crate::solve::sat::Sat.solve(relaxed, &query),
+                                Outcome::Found(_)
+                            );
+                            let product = &strict.vars[p].product;
+                            assert_eq!(fix, found, "{product} release {i} with {flag}");
+                            fixed += usize::from(fix);
+                            unfixed += usize::from(!fix);
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            fixed >= 100 && unfixed >= 100,
+            "{fixed} fixed, {unfixed} not"
         );
     }
 
