@@ -305,8 +305,17 @@ pub struct Context<'c> {
 /// name releases `model` knows: see [`explain_all`] for a catalog read in part.
 #[must_use]
 pub fn why(context: &Context<'_>, model: &Model<'_>, asked: &Asked) -> Option<Explanation> {
-    explain_in(context, model, asked, 2, &|_, _| true).map(|(e, _)| e)
+    explain_in(context, model, asked, 2, &|_, _| true).map(|a| a.explanation)
 }
+
+/// The products a question's search encodes from which [`explain_all`] reads everything
+/// before asking it again: one such search costs far more than reading every product whole
+/// (on the instances family with capabilities at 5,000, an infeasible `plan --target ...
+/// --allow-downgrade` encoded 3,740 products in each of its three rounds, 19-45 s each,
+/// against 1.2 s to read 3,500 products whole; reading everything after its first round
+/// took it from 130 s to 82 s). The rounds of the generated families' questions that read
+/// in part encode at most about 400 products each.
+const COSTLY_AT: usize = 1_000;
 
 /// How many rounds [`explain_all`] reads named products in, at most, before it reads
 /// everything (with 8, the hard family with capabilities at 5,000 read 3,083 products whole in
@@ -377,17 +386,21 @@ pub fn explain_all(
                 unread(&chain(model, conflict), &whole, &providers, reload).is_empty()
             })
         };
-        let answers: Vec<Option<(Explanation, bool)>> = pending
+        let answers: Vec<Option<Answer>> = pending
             .par_iter()
             .map(|&i| explain_in(context, &model, &questions[i], 2, &settled))
             .collect();
+        let mut costly: BTreeSet<usize> = BTreeSet::new();
         for (&i, answer) in pending.iter().zip(answers) {
             sketches.remove(&i);
-            out[i] = answer.map(|(e, sketch)| {
-                if sketch {
+            out[i] = answer.map(|answer| {
+                if answer.sketch {
                     sketches.insert(i);
                 }
-                e
+                if answer.encoded >= COSTLY_AT {
+                    costly.insert(i);
+                }
+                answer.explanation
             });
         }
         let Some(reload) = deepens else {
@@ -411,6 +424,7 @@ pub fn explain_all(
         let read = whole.union(&fresh).count();
         if round + 1 == ROUNDS
             || (round > 0 && slow_to_settle(pending.len(), again.len(), read, model.vars.len()))
+            || again.iter().any(|i| costly.contains(i))
         {
             // still deepening: read whole every product a question could touch, once
             fresh = model.vars.iter().map(|v| v.product.clone()).collect();
@@ -522,7 +536,7 @@ fn explain_in(
     asked: &Asked,
     depth: usize,
     settled: super::conflict::Settled<'_>,
-) -> Option<(Explanation, bool)> {
+) -> Option<Answer> {
     let baseline = model.current();
     let mut query = Query {
         baseline: &baseline,
@@ -544,16 +558,31 @@ fn explain_in(
         query.forbid = learnt.forbid();
     }
     let explained = context.engine.explain(model, &query, settled)?;
+    let encoded = explained.encoded;
     if explained.sketch {
-        return Some((sketch(model, &explained), true));
+        return Some(Answer {
+            explanation: sketch(model, &explained),
+            sketch: true,
+            encoded,
+        });
     }
     // where no cycle was learnt, the question's conflict has none, and fixes are checked as
     // they always were
     let cycles = !query.forbid.is_empty();
-    Some((
-        render(context, model, asked, &explained, &[], depth, cycles),
-        false,
-    ))
+    Some(Answer {
+        explanation: render(context, model, asked, &explained, &[], depth, cycles),
+        sketch: false,
+        encoded,
+    })
+}
+
+/// What [`explain_in`] answers.
+struct Answer {
+    explanation: Explanation,
+    /// Only the chains down to a conflict that was not settled were looked for ([`sketch`]).
+    sketch: bool,
+    /// [`Explained::encoded`](crate::solve::conflict::Explained::encoded).
+    encoded: usize,
 }
 
 /// The chain of `explained`, its fixes (the engine's, and the flags it left unchecked checked
@@ -624,7 +653,7 @@ fn render(
         // a flag the engine could not lift alone (--allow-install): build the model for all
         let all: Vec<&'static str> = on.iter().chain(&every).copied().collect();
         let next = relaxed(context, model.policy, &all, asked, |model, _| {
-            explain_in(context, model, asked, depth - 1, &|_, _| true).map(|(e, _)| e)
+            explain_in(context, model, asked, depth - 1, &|_, _| true).map(|a| a.explanation)
         });
         explanation.beyond = next.map(|next| (every, Box::new(next)));
     }

@@ -267,6 +267,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 unchecked: Vec::new(),
                 beyond: None,
                 sketch: true,
+                encoded: self.order.len(),
             });
         }
         let flags = conflict.flags();
@@ -317,6 +318,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             unchecked,
             beyond,
             sketch,
+            encoded: self.order.len(),
         })
     }
 
