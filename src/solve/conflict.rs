@@ -122,8 +122,8 @@ pub struct Explained {
     /// True when the conflict was not [`Settled`] (nothing above was looked for), or the
     /// one `beyond` was not (the caller reads what either names and asks again).
     pub sketch: bool,
-    /// The most products the search encoded for it: what asking the question again costs,
-    /// about (0 from a search that does not say).
+    /// The most products the search encoded for it, a measure of what asking the question
+    /// again costs (0 from a search that does not say).
     pub encoded: usize,
 }
 

@@ -331,7 +331,8 @@ const ROUNDS: usize = 16;
 /// whole and the questions that name them asked again, until the explanations name no
 /// product that was read in part (a fixpoint), or everything the explanations could touch
 /// is read whole (every installed product): after [`ROUNDS`] rounds, or sooner when the
-/// questions settle so slowly that the rounds left would cost more ([`slow_to_settle`]).
+/// questions settle so slowly that the rounds left would cost more ([`slow_to_settle`]), or
+/// when a question to ask again had a large search ([`COSTLY_AT`]).
 ///
 /// Each round reads only the products newly named and asks only the questions that name
 /// them, so late rounds are small, but each builds a model over every product. Reading
