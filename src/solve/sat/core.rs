@@ -1168,15 +1168,11 @@ mod tests {
         ] {
             let (catalog, env) = generated(shape, seed, stale, (40, 8));
             let model = Model::build(&env, &catalog, Policy::default(), &[]);
-            let baseline = model.current();
-            for p in 0..model.vars.len() {
-                for i in 0..model.vars[p].releases.len() {
-                    let query = Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]);
-                    if check_apart(&model, &query) {
-                        checked += 1;
-                    }
+            each_release(&model, |_, _, query| {
+                if check_apart(&model, query) {
+                    checked += 1;
                 }
-            }
+            });
         }
         assert!(checked >= 100, "only {checked} infeasible questions");
     }
@@ -1209,26 +1205,24 @@ mod tests {
                 .lifting("--pre")
                 .lifting("--allow-downgrade");
             let relaxed = Model::build(&env, &catalog, flags, &[]);
-            let baseline = strict.current();
-            assert_eq!(baseline, relaxed.current());
-            for p in 0..strict.vars.len() {
-                assert_eq!(strict.vars[p].product, relaxed.vars[p].product);
-                for i in 0..strict.vars[p].releases.len() {
-                    let query = Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]);
-                    let mut explainer = Explainer::new(&strict, &query);
-                    explainer.encode_question();
-                    let mut free = explainer.question_free();
-                    let lifted = [(Exclusion::Older, None), (Exclusion::Prerelease, None)];
-                    let lifts = explainer.find_core(&lifted, &mut free).unwrap().is_none();
-                    let found = matches!(
-                        crate::solve::sat::Sat.solve(&relaxed, &query),
-                        Outcome::Found(_)
-                    );
-                    assert_eq!(lifts, found, "{} release {i}", strict.vars[p].product);
-                    agreed += 1;
-                    infeasible += usize::from(!found);
-                }
+            assert_eq!(strict.current(), relaxed.current());
+            for (a, b) in strict.vars.iter().zip(&relaxed.vars) {
+                assert_eq!(a.product, b.product);
             }
+            each_release(&strict, |p, i, query| {
+                let mut explainer = Explainer::new(&strict, query);
+                explainer.encode_question();
+                let mut free = explainer.question_free();
+                let lifted = [(Exclusion::Older, None), (Exclusion::Prerelease, None)];
+                let lifts = explainer.find_core(&lifted, &mut free).unwrap().is_none();
+                let found = matches!(
+                    crate::solve::sat::Sat.solve(&relaxed, query),
+                    Outcome::Found(_)
+                );
+                assert_eq!(lifts, found, "{} release {i}", strict.vars[p].product);
+                agreed += 1;
+                infeasible += usize::from(!found);
+            });
         }
         assert!(
             agreed >= 1_000 && infeasible >= 100,
@@ -1254,7 +1248,6 @@ mod tests {
         ] {
             let (catalog, env) = generated(shape, seed, stale, (60, 12));
             let strict = Model::build(&env, &catalog, Policy::default(), &[]);
-            let baseline = strict.current();
             let with: Vec<(&str, Model<'_>)> = ["--pre", "--allow-downgrade"]
                 .into_iter()
                 .map(|flag| {
@@ -1262,35 +1255,46 @@ mod tests {
                     (flag, Model::build(&env, &catalog, policy, &[]))
                 })
                 .collect();
-            for p in 0..strict.vars.len() {
-                for i in 0..strict.vars[p].releases.len() {
-                    let query = Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]);
-                    for (probe_after, wide_at) in [(1, 0), (super::PROBE_AFTER, super::WIDE_AT)] {
-                        let mut explainer = Explainer::new(&strict, &query);
-                        explainer.probe_after = probe_after;
-                        explainer.wide_at = wide_at;
-                        let Some(answer) = explainer.run(&|_, _| true) else {
-                            continue; // answerable as it is
-                        };
-                        for (flag, relaxed) in &with {
-                            let fix = answer.fixes.iter().any(|f| f == &[*flag]);
-                            let found = matches!(
-                                crate::solve::sat::Sat.solve(relaxed, &query),
-                                Outcome::Found(_)
-                            );
-                            let product = &strict.vars[p].product;
-                            assert_eq!(fix, found, "{product} release {i} with {flag}");
-                            fixed += usize::from(fix);
-                            unfixed += usize::from(!fix);
-                        }
+            each_release(&strict, |p, i, query| {
+                for (probe_after, wide_at) in [(1, 0), (super::PROBE_AFTER, super::WIDE_AT)] {
+                    let mut explainer = Explainer::new(&strict, query);
+                    explainer.probe_after = probe_after;
+                    explainer.wide_at = wide_at;
+                    let Some(answer) = explainer.run(&|_, _| true) else {
+                        continue; // answerable as it is
+                    };
+                    for (flag, relaxed) in &with {
+                        let fix = answer.fixes.iter().any(|f| f == &[*flag]);
+                        let found = matches!(
+                            crate::solve::sat::Sat.solve(relaxed, query),
+                            Outcome::Found(_)
+                        );
+                        let product = &strict.vars[p].product;
+                        assert_eq!(fix, found, "{product} release {i} with {flag}");
+                        fixed += usize::from(fix);
+                        unfixed += usize::from(!fix);
                     }
                 }
-            }
+            });
         }
         assert!(
             fixed >= 100 && unfixed >= 100,
             "{fixed} fixed, {unfixed} not"
         );
+    }
+
+    /// Hands `ask` each question "product `p` at its release `i`" of `model`, from today.
+    fn each_release(model: &Model<'_>, mut ask: impl FnMut(usize, usize, &Query<'_>)) {
+        let baseline = model.current();
+        for p in 0..model.vars.len() {
+            for i in 0..model.vars[p].releases.len() {
+                ask(
+                    p,
+                    i,
+                    &Query::asking(&baseline, vec![(p, vec![Value::Release(i)])]),
+                );
+            }
+        }
     }
 
     /// A generated catalog of `shape` (products, releases) and its environment, every
