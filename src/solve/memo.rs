@@ -278,9 +278,10 @@ impl Model<'_> {
                     .enumerate()
                     .filter(|(_, d)| d.product == *other)
                     .map(|(k, d)| {
+                        let meeting = self.meeting((p, a, m), d, q);
                         let holds: Vec<bool> = qd
                             .iter()
-                            .map(|&b| both_keep(b) || self.meets_from((p, a, m), d, q, b))
+                            .map(|&b| both_keep(b) || meeting.holds(self, d, q, b))
                             .collect();
                         (Declaration::Dependency(k), holds)
                     });

@@ -490,6 +490,33 @@ impl<'a> Placed<'a> {
 ///
 /// A doubt touches its products' connected part of the model (neighbours and items): an
 /// answer about products elsewhere never depends on it.
+/// How a dependency of a release is judged whatever value the other product takes
+/// ([`Model::meeting`]).
+pub(super) enum Meeting<'a> {
+    /// Product-wide, against every entity of the other product ([`Model::meets`]).
+    Product,
+    /// Never served, so never broken: an optional dependency of entities that can see none
+    /// of the places the plan creates the other product in.
+    Unserved,
+    /// Entity by entity: each consumer's serving set (the versions its members run), or
+    /// `None` for a consumer judged product-wide (one the index does not know).
+    Served(Vec<Option<Vec<&'a Version>>>),
+}
+
+impl Meeting<'_> {
+    /// Whether `q` under `b` satisfies `d` so judged.
+    pub(super) fn holds(&self, model: &Model<'_>, d: &Dependency, q: usize, b: Value) -> bool {
+        match self {
+            Meeting::Product => model.meets(d, q, b),
+            Meeting::Unserved => true,
+            Meeting::Served(sets) => sets.iter().all(|kept| match kept {
+                Some(kept) => model.served(d, q, kept, b),
+                None => model.meets(d, q, b),
+            }),
+        }
+    }
+}
+
 #[derive(Debug, Default)]
 pub struct Doubts {
     /// Per product: a doubt names it (an approximate item declares or names it, or it is one
@@ -1072,26 +1099,27 @@ impl<'a> Model<'a> {
     #[must_use]
     pub fn meets_from(
         &self,
-        (p, a, release): (usize, Value, &'a Manifest),
+        declarer: (usize, Value, &'a Manifest),
         d: &'a Dependency,
         q: usize,
         b: Value,
     ) -> bool {
+        self.meeting(declarer, d, q).holds(self, d, q, b)
+    }
+
+    /// What [`Model::meets_from`] reads that does not depend on `q`'s value: the serving set
+    /// of each entity of `p` that runs `release` (or of each entity the plan creates of `p`).
+    /// Worked out once for a row of `q`'s values ([`Model::judged`] asks about every one):
+    /// looked up again per value, the serving sets were about a tenth of the first cliff's
+    /// time (instances + capabilities at 5,000, BENCHMARKS.md).
+    pub(super) fn meeting(
+        &self,
+        (p, a, release): (usize, Value, &'a Manifest),
+        d: &'a Dependency,
+        q: usize,
+    ) -> Meeting<'a> {
         let Some(placed) = &self.placed else {
-            return self.meets(d, q, b);
-        };
-        let holds = |kept: Vec<&Version>| match b {
-            // nothing serves it: with --allow-install the plan creates an entity of `q` for
-            // it, at `q`'s version under `b` (see `plan::create`)
-            _ if kept.is_empty() && !d.optional && self.policy.allow_install => self.vars[q]
-                .version(b)
-                .is_some_and(|v| constraint::dependency_holds(d, [v])),
-            _ if kept.is_empty() => constraint::dependency_absent(d) == Verdict::Holds,
-            Value::Keep => constraint::dependency_holds(d, kept),
-            Value::Release(j) => {
-                constraint::dependency_holds(d, [&self.vars[q].releases[j].version])
-            }
-            Value::Absent => constraint::dependency_holds(d, []),
+            return Meeting::Product;
         };
         let declarers = self.declarers(p, a, release);
         if declarers.is_empty() {
@@ -1099,26 +1127,49 @@ impl<'a> Model<'a> {
             // are known, else product-wide (see the module doc)
             let homes = self.created_at(placed, p, q);
             if homes.is_empty() {
-                return self.meets(d, q, b);
+                return Meeting::Product;
             }
             let name = self.vars[p].product.name();
-            return homes
-                .iter()
-                .all(|at| holds(placed.serving_at((name, at), release, d)));
+            return Meeting::Served(
+                homes
+                    .iter()
+                    .map(|at| Some(placed.serving_at((name, at), release, d)))
+                    .collect(),
+            );
         }
         if !self.vars[q].installed() {
             // created where its consumers are: an optional need of an entity that can see
             // none of those places is never served (see `Placed::homes`)
-            return declarers
-                .into_iter()
-                .all(|e| (d.optional && placed.unseen(self, e, q)) || self.meets(d, q, b));
-        }
-        declarers.into_iter().all(|entity| {
-            let Some(kept) = placed.serving(entity, release, d) else {
-                return self.meets(d, q, b);
+            return if d.optional && declarers.iter().all(|e| placed.unseen(self, e, q)) {
+                Meeting::Unserved
+            } else {
+                Meeting::Product
             };
-            holds(kept)
-        })
+        }
+        Meeting::Served(
+            declarers
+                .into_iter()
+                .map(|entity| placed.serving(entity, release, d))
+                .collect(),
+        )
+    }
+
+    /// Whether `q` under `b` satisfies `d` for a consumer served by the entities running
+    /// `kept`.
+    fn served(&self, d: &Dependency, q: usize, kept: &[&Version], b: Value) -> bool {
+        match b {
+            // nothing serves it: with --allow-install the plan creates an entity of `q` for
+            // it, at `q`'s version under `b` (see `plan::create`)
+            _ if kept.is_empty() && !d.optional && self.policy.allow_install => self.vars[q]
+                .version(b)
+                .is_some_and(|v| constraint::dependency_holds(d, [v])),
+            _ if kept.is_empty() => constraint::dependency_absent(d) == Verdict::Holds,
+            Value::Keep => constraint::dependency_holds(d, kept.iter().copied()),
+            Value::Release(j) => {
+                constraint::dependency_holds(d, [&self.vars[q].releases[j].version])
+            }
+            Value::Absent => constraint::dependency_holds(d, []),
+        }
     }
 
     /// Where the entities a plan creates of `p` (not installed) stand when that is known
