@@ -281,7 +281,7 @@ impl Model<'_> {
                         let meeting = self.meeting((p, a, m), d, q);
                         let holds: Vec<bool> = qd
                             .iter()
-                            .map(|&b| both_keep(b) || meeting.holds(self, d, q, b))
+                            .map(|&b| both_keep(b) || self.meets_as(&meeting, d, q, b))
                             .collect();
                         (Declaration::Dependency(k), holds)
                     });
@@ -291,9 +291,10 @@ impl Model<'_> {
                     .enumerate()
                     .filter(|(_, c)| c.product == *other)
                     .map(|(k, c)| {
+                        let sighting = self.sighting((p, a, m), c, q);
                         let holds: Vec<bool> = qd
                             .iter()
-                            .map(|&b| both_keep(b) || self.avoids_from((p, a, m), c, q, b))
+                            .map(|&b| both_keep(b) || self.avoids_as(&sighting, c, q, b))
                             .collect();
                         (Declaration::Incompatibility(k), holds)
                     });

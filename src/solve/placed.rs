@@ -490,28 +490,36 @@ impl<'a> Placed<'a> {
 ///
 /// A doubt touches its products' connected part of the model (neighbours and items): an
 /// answer about products elsewhere never depends on it.
-/// How a dependency of a release is judged whatever value the other product takes
-/// ([`Model::meeting`]).
+/// How a declaration of a release on another product (a dependency, an incompatibility) is
+/// judged, whatever value that product takes: what [`Model::meeting`] and
+/// [`Model::sighting`] work out once for a row of its values.
 pub(super) enum Meeting<'a> {
-    /// Product-wide, against every entity of the other product ([`Model::meets`]).
+    /// Product-wide, against every entity of the other product ([`Model::meets`],
+    /// [`Model::avoids`]).
     Product,
-    /// Never served, so never broken: an optional dependency of entities that can see none
-    /// of the places the plan creates the other product in.
-    Unserved,
-    /// Entity by entity: each consumer's serving set (the versions its members run), or
-    /// `None` for a consumer judged product-wide (one the index does not know).
-    Served(Vec<Option<Vec<&'a Version>>>),
+    /// Never binding: the declaring entities can see none of the places the plan creates
+    /// the other product in (for a dependency, an optional one).
+    Unseen,
+    /// Entity by entity: the versions each declaring entity (or each entity the plan creates
+    /// of the declaring product) is served by or sees, or `None` for one judged
+    /// product-wide (an entity the index does not know).
+    PerEntity(Vec<Option<Vec<&'a Version>>>),
 }
 
 impl Meeting<'_> {
-    /// Whether `q` under `b` satisfies `d` so judged.
-    pub(super) fn holds(&self, model: &Model<'_>, d: &Dependency, q: usize, b: Value) -> bool {
+    /// Whether the declaration holds for one value of the other product, given how it holds
+    /// product-wide and against the versions one entity is served by or sees.
+    pub(super) fn holds(
+        &self,
+        product_wide: impl Fn() -> bool,
+        against: impl Fn(&[&Version]) -> bool,
+    ) -> bool {
         match self {
-            Meeting::Product => model.meets(d, q, b),
-            Meeting::Unserved => true,
-            Meeting::Served(sets) => sets.iter().all(|kept| match kept {
-                Some(kept) => model.served(d, q, kept, b),
-                None => model.meets(d, q, b),
+            Meeting::Product => product_wide(),
+            Meeting::Unseen => true,
+            Meeting::PerEntity(sets) => sets.iter().all(|set| match set {
+                Some(versions) => against(versions),
+                None => product_wide(),
             }),
         }
     }
@@ -1104,57 +1112,43 @@ impl<'a> Model<'a> {
         q: usize,
         b: Value,
     ) -> bool {
-        self.meeting(declarer, d, q).holds(self, d, q, b)
+        self.meets_as(&self.meeting(declarer, d, q), d, q, b)
     }
 
-    /// What [`Model::meets_from`] reads that does not depend on `q`'s value: the serving set
-    /// of each entity of `p` that runs `release` (or of each entity the plan creates of `p`).
-    /// Worked out once for a row of `q`'s values ([`Model::judged`] asks about every one):
-    /// looked up again per value, the serving sets were about a tenth of the first cliff's
-    /// time (instances + capabilities at 5,000, BENCHMARKS.md).
+    /// Whether `q` under `b` satisfies `d`, judged as `meeting` says ([`Model::meeting`]).
+    pub(super) fn meets_as(
+        &self,
+        meeting: &Meeting<'_>,
+        d: &Dependency,
+        q: usize,
+        b: Value,
+    ) -> bool {
+        meeting.holds(|| self.meets(d, q, b), |kept| self.served(d, q, kept, b))
+    }
+
+    /// How [`Model::meets_from`] judges `d` whatever `q`'s value: by the serving set of each
+    /// entity of `p` that runs `release` (or of each entity the plan creates of `p`). Worked
+    /// out once for a row of `q`'s values ([`Model::judged`] asks about every one): looked up
+    /// again per value, the serving sets were about a tenth of the first cliff's time
+    /// (instances + capabilities at 5,000, BENCHMARKS.md).
     pub(super) fn meeting(
         &self,
-        (p, a, release): (usize, Value, &'a Manifest),
+        declarer: (usize, Value, &'a Manifest),
         d: &'a Dependency,
         q: usize,
     ) -> Meeting<'a> {
-        let Some(placed) = &self.placed else {
-            return Meeting::Product;
-        };
-        let declarers = self.declarers(p, a, release);
-        if declarers.is_empty() {
-            // an install of the declarer: judged from each place it is created in when those
-            // are known, else product-wide (see the module doc)
-            let homes = self.created_at(placed, p, q);
-            if homes.is_empty() {
-                return Meeting::Product;
-            }
-            let name = self.vars[p].product.name();
-            return Meeting::Served(
-                homes
-                    .iter()
-                    .map(|at| Some(placed.serving_at((name, at), release, d)))
-                    .collect(),
-            );
-        }
-        if !self.vars[q].installed() {
-            // created where its consumers are: an optional need of an entity that can see
-            // none of those places is never served (see `Placed::homes`)
-            return if d.optional && declarers.iter().all(|e| placed.unseen(self, e, q)) {
-                Meeting::Unserved
-            } else {
-                Meeting::Product
-            };
-        }
-        Meeting::Served(
-            declarers
-                .into_iter()
-                .map(|entity| placed.serving(entity, release, d))
-                .collect(),
+        let release = declarer.2;
+        let name = self.vars[declarer.0].product.name();
+        self.per_entity(
+            declarer,
+            q,
+            d.optional,
+            |placed, at| placed.serving_at((name, at), release, d),
+            |placed, entity| placed.serving(entity, release, d),
         )
     }
 
-    /// Whether `q` under `b` satisfies `d` for a consumer served by the entities running
+    /// Whether `q` under `b` satisfies `d` for an entity served by the entities running
     /// `kept`.
     fn served(&self, d: &Dependency, q: usize, kept: &[&Version], b: Value) -> bool {
         match b {
@@ -1170,6 +1164,50 @@ impl<'a> Model<'a> {
             }
             Value::Absent => constraint::dependency_holds(d, []),
         }
+    }
+
+    /// The entity-by-entity part of [`Model::meeting`] and [`Model::sighting`]: product-wide
+    /// without section 10; for an install of `p`, from each place it is created in when
+    /// those are known (`at_home`), else product-wide; for a `q` the plan may create, never
+    /// binding when every declaring entity can see none of its places (`unseen_frees`: the
+    /// declaration lapses unseen), else product-wide; otherwise from each declaring entity
+    /// (`of_entity`).
+    fn per_entity(
+        &self,
+        (p, a, release): (usize, Value, &'a Manifest),
+        q: usize,
+        unseen_frees: bool,
+        at_home: impl Fn(&Placed<'a>, &crate::instance::Placement) -> Vec<&'a Version>,
+        of_entity: impl Fn(&Placed<'a>, &str) -> Option<Vec<&'a Version>>,
+    ) -> Meeting<'a> {
+        let Some(placed) = &self.placed else {
+            return Meeting::Product;
+        };
+        let declarers = self.declarers(p, a, release);
+        if declarers.is_empty() {
+            // an install of the declarer: judged from each place it is created in when those
+            // are known, else product-wide (see the module doc)
+            let homes = self.created_at(placed, p, q);
+            if homes.is_empty() {
+                return Meeting::Product;
+            }
+            return Meeting::PerEntity(homes.iter().map(|at| Some(at_home(placed, at))).collect());
+        }
+        if !self.vars[q].installed() {
+            // created where its consumers are: an entity that can see none of those places
+            // is never bound by it (see `Placed::homes`)
+            return if unseen_frees && declarers.iter().all(|e| placed.unseen(self, e, q)) {
+                Meeting::Unseen
+            } else {
+                Meeting::Product
+            };
+        }
+        Meeting::PerEntity(
+            declarers
+                .into_iter()
+                .map(|entity| of_entity(placed, entity))
+                .collect(),
+        )
     }
 
     /// Where the entities a plan creates of `p` (not installed) stand when that is known
@@ -1199,40 +1237,52 @@ impl<'a> Model<'a> {
     #[must_use]
     pub fn avoids_from(
         &self,
-        (p, a, release): (usize, Value, &'a Manifest),
+        declarer: (usize, Value, &'a Manifest),
         c: &'a Incompatibility,
         q: usize,
         b: Value,
     ) -> bool {
-        let Some(placed) = &self.placed else {
-            return self.avoids(c, q, b);
-        };
+        self.avoids_as(&self.sighting(declarer, c, q), c, q, b)
+    }
+
+    /// Whether `q` under `b` avoids `c`, judged as `sighting` says ([`Model::sighting`]).
+    pub(super) fn avoids_as(
+        &self,
+        sighting: &Meeting<'_>,
+        c: &Incompatibility,
+        q: usize,
+        b: Value,
+    ) -> bool {
+        sighting.holds(|| self.avoids(c, q, b), |seen| self.avoided(c, q, seen, b))
+    }
+
+    /// How [`Model::avoids_from`] judges `c` whatever `q`'s value: by what each entity of `p`
+    /// that runs `release` (or each entity the plan creates of `p`) sees of `q`; worked out
+    /// once for a row of `q`'s values, as [`Model::meeting`] is.
+    pub(super) fn sighting(
+        &self,
+        declarer: (usize, Value, &'a Manifest),
+        c: &'a Incompatibility,
+        q: usize,
+    ) -> Meeting<'a> {
+        self.per_entity(
+            declarer,
+            q,
+            true,
+            |placed, at| placed.visible_at(at, c),
+            |placed, entity| placed.visible(entity, c),
+        )
+    }
+
+    /// Whether `q` under `b` avoids `c` for an entity that sees the entities running `seen`.
+    fn avoided(&self, c: &Incompatibility, q: usize, seen: &[&Version], b: Value) -> bool {
         let avoided = |v: &Version| constraint::incompatibility_on(c, v) == Verdict::Holds;
-        let holds = |seen: Vec<&Version>| match b {
+        match b {
             _ if seen.is_empty() => true,
-            Value::Keep => seen.into_iter().all(avoided),
+            Value::Keep => seen.iter().all(|v| avoided(v)),
             Value::Release(j) => avoided(&self.vars[q].releases[j].version),
             Value::Absent => true,
-        };
-        let declarers = self.declarers(p, a, release);
-        if declarers.is_empty() {
-            let homes = self.created_at(placed, p, q);
-            if homes.is_empty() {
-                return self.avoids(c, q, b);
-            }
-            return homes.iter().all(|at| holds(placed.visible_at(at, c)));
         }
-        if !self.vars[q].installed() {
-            return declarers
-                .into_iter()
-                .all(|e| placed.unseen(self, e, q) || self.avoids(c, q, b));
-        }
-        declarers.into_iter().all(|entity| {
-            let Some(seen) = placed.visible(entity, c) else {
-                return self.avoids(c, q, b);
-            };
-            holds(seen)
-        })
     }
 }
 
@@ -1361,5 +1411,98 @@ impl<'a> Model<'a> {
         self.placed
             .as_ref()
             .is_some_and(|placed| placed.index.find(name).is_some())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use crate::catalog::Catalog;
+    use crate::product::ProductId;
+    use crate::solve::model::{Model, Policy, Value};
+    use crate::solve::wired::tests::agree;
+    use crate::{environment, manifest};
+
+    /// cache is not installed; api requires it (so a plan creates it beside api); web needs
+    /// it only optionally, at 1.x, and refuses 2.x.
+    const CATALOG: &str = "\
+manifest-version: '1.0'
+product-group: g
+product-name: cache
+product-version: 1.0.0
+---
+manifest-version: '1.0'
+product-group: g
+product-name: cache
+product-version: 2.0.0
+---
+manifest-version: '1.0'
+product-group: g
+product-name: api
+product-version: 1.0.0
+extensions:
+  product-dependencies:
+    - {product-group: g, product-name: cache, minimum-version: 1.0.0, maximum-version: 2.x.x}
+---
+manifest-version: '1.0'
+product-group: g
+product-name: web
+product-version: 1.0.0
+extensions:
+  product-dependencies:
+    - {product-group: g, product-name: cache, minimum-version: 1.0.0, maximum-version: 1.x.x, optional: true}
+  product-incompatibilities:
+    - {product-group: g, product-name: cache, minimum-version: 2.0.0, maximum-version: 2.x.x}
+";
+
+    /// Whether cache at 2.0.0 would satisfy web's optional dependency and avoid its
+    /// incompatibility, as the row judgements (`meeting`, `sighting`), the one-value ones
+    /// and the pairwise compatibility say (asserted alike), with web in namespace `web_ns`.
+    fn cache_2_passes_web(web_ns: &str) -> bool {
+        let catalog =
+            Catalog::from_manifests(manifest::parse(CATALOG, &Arc::from("c.yml")).unwrap())
+                .unwrap();
+        let env = environment::parse(
+            &format!(
+                "entities:\n  - {{name: api, product: 'g:api', version: 1.0.0, namespace: b}}\n  \
+                 - {{name: web, product: 'g:web', version: 1.0.0, namespace: {web_ns}}}\n"
+            ),
+            &Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        let policy = Policy {
+            allow_install: true,
+            ..Policy::default()
+        };
+        let model = Model::build(&env, &catalog, policy, &[]);
+        assert!(agree(&model) > 0);
+        let id = |name: &str| model.index[&ProductId::parse(name).unwrap()];
+        let (cache, web) = (id("g:cache"), id("g:web"));
+        let release = &*model.vars[web].releases[0];
+        let declarer = (web, Value::Keep, release);
+        let (d, c) = (&release.dependencies[0], &release.incompatibilities[0]);
+        let two = Value::Release(1);
+        let met = model.meets_as(&model.meeting(declarer, d, cache), d, cache, two);
+        let avoided = model.avoids_as(&model.sighting(declarer, c, cache), c, cache, two);
+        assert_eq!(met, model.meets_from(declarer, d, cache, two));
+        assert_eq!(avoided, model.avoids_from(declarer, c, cache, two));
+        assert_eq!(met, avoided, "web sees cache for both or for neither");
+        assert_eq!(met, model.compatible(web, Value::Keep, cache, two));
+        // 1.0.0 passes both wherever web stands
+        let one = Value::Release(0);
+        assert!(model.meets_from(declarer, d, cache, one));
+        assert!(model.avoids_from(declarer, c, cache, one));
+        met
+    }
+
+    /// A plan creates cache beside api (namespace `b`): web in namespace `a` can never see
+    /// it, so neither its optional dependency nor its incompatibility binds; web in `b`
+    /// sees it, and cache 2.0.0 breaks both.
+    #[test]
+    fn declarations_on_a_product_created_out_of_sight_never_bind() {
+        assert!(cache_2_passes_web("a"));
+        assert!(!cache_2_passes_web("b"));
     }
 }

@@ -912,7 +912,7 @@ extensions:
     /// Every pair of values: the judgement the engine encodes, the violations reports are
     /// built from and the memo's declarations say the same thing.
     #[track_caller]
-    fn agree(model: &Model<'_>) -> usize {
+    pub(crate) fn agree(model: &Model<'_>) -> usize {
         let mut pairs = 0;
         for p in 0..model.vars.len() {
             for &q in &model.neighbors[p] {
