@@ -1416,13 +1416,9 @@ impl<'a> Model<'a> {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
-    use crate::catalog::Catalog;
     use crate::product::ProductId;
     use crate::solve::model::{Model, Policy, Value};
-    use crate::solve::wired::tests::agree;
-    use crate::{environment, manifest};
+    use crate::solve::wired::tests::{agree, catalog_from, env};
 
     /// cache is not installed; api requires it (so a plan creates it beside api); web needs
     /// it only optionally, at 1.x, and refuses 2.x.
@@ -1460,18 +1456,11 @@ extensions:
     /// incompatibility, as the row judgements (`meeting`, `sighting`), the one-value ones
     /// and the pairwise compatibility say (asserted alike), with web in namespace `web_ns`.
     fn cache_2_passes_web(web_ns: &str) -> bool {
-        let catalog =
-            Catalog::from_manifests(manifest::parse(CATALOG, &Arc::from("c.yml")).unwrap())
-                .unwrap();
-        let env = environment::parse(
-            &format!(
-                "entities:\n  - {{name: api, product: 'g:api', version: 1.0.0, namespace: b}}\n  \
-                 - {{name: web, product: 'g:web', version: 1.0.0, namespace: {web_ns}}}\n"
-            ),
-            &Arc::from("e.yml"),
-            "e",
-        )
-        .unwrap();
+        let catalog = catalog_from(CATALOG);
+        let env = env(&format!(
+            "entities:\n  - {{name: api, product: 'g:api', version: 1.0.0, namespace: b}}\n  \
+             - {{name: web, product: 'g:web', version: 1.0.0, namespace: {web_ns}}}\n"
+        ));
         let policy = Policy {
             allow_install: true,
             ..Policy::default()

@@ -902,10 +902,16 @@ extensions:
 ";
 
     fn catalog() -> Catalog {
-        Catalog::from_manifests(manifest::parse(CATALOG, &Arc::from("c.yml")).unwrap()).unwrap()
+        catalog_from(CATALOG)
     }
 
-    fn env(text: &str) -> environment::Environment {
+    /// The catalog of manifests `text` (the model's tests here and in `placed`).
+    pub(crate) fn catalog_from(text: &str) -> Catalog {
+        Catalog::from_manifests(manifest::parse(text, &Arc::from("c.yml")).unwrap()).unwrap()
+    }
+
+    /// The environment `text`.
+    pub(crate) fn env(text: &str) -> environment::Environment {
         environment::parse(text, &Arc::from("e.yml"), "e").unwrap()
     }
 
