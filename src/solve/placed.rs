@@ -467,29 +467,6 @@ impl<'a> Placed<'a> {
     }
 }
 
-/// What the model judges only approximately where section 10 is in use, and which answers
-/// that touches.
-///
-/// - Section 9 items are judged from the one namespace their declaring entities stand in,
-///   seeing whole products (`facets::judge::Views`; a release a product moves to has an item
-///   per namespace its entities stand in); an item declared from
-///   several namespaces is judged as if every entity saw every other. That is exact for an
-///   item when it is declared from one namespace (whose view judges a product kept as today
-///   by the entities it sees there) and each product it names stands where it is today (one
-///   that may be created elsewhere it must see whole or not at all), and, for a capability
-///   requirement, its serving set is every
-///   provider it sees: no label criteria, no binding, and not providers both in the
-///   declarer's namespace and the global one (tier 2 would serve alone), nor only global ones
-///   under `match-namespace`. Labels matter only through criteria.
-/// - With `--allow-install`, an entity the plan creates stands where its consumer is
-///   ([`Placed::homes`]). Judging against it is exact when the judging entity sees none of
-///   those places or all of them (and for optional dependencies, without label criteria or a
-///   binding); a created entity's own declarations are judged from its places when they are
-///   known ([`Placed::created_homes`]: exact), else product-wide, exact when every entity of the
-///   other product is in one namespace it sees from each place.
-///
-/// A doubt touches its products' connected part of the model (neighbours and items): an
-/// answer about products elsewhere never depends on it.
 /// How a declaration of a release on another product (a dependency, an incompatibility) is
 /// judged, whatever value that product takes: what [`Model::meeting`] and
 /// [`Model::sighting`] work out once for a row of its values.
@@ -525,6 +502,29 @@ impl Meeting<'_> {
     }
 }
 
+/// What the model judges only approximately where section 10 is in use, and which answers
+/// that touches.
+///
+/// - Section 9 items are judged from the one namespace their declaring entities stand in,
+///   seeing whole products (`facets::judge::Views`; a release a product moves to has an item
+///   per namespace its entities stand in); an item declared from
+///   several namespaces is judged as if every entity saw every other. That is exact for an
+///   item when it is declared from one namespace (whose view judges a product kept as today
+///   by the entities it sees there) and each product it names stands where it is today (one
+///   that may be created elsewhere it must see whole or not at all), and, for a capability
+///   requirement, its serving set is every
+///   provider it sees: no label criteria, no binding, and not providers both in the
+///   declarer's namespace and the global one (tier 2 would serve alone), nor only global ones
+///   under `match-namespace`. Labels matter only through criteria.
+/// - With `--allow-install`, an entity the plan creates stands where its consumer is
+///   ([`Placed::homes`]). Judging against it is exact when the judging entity sees none of
+///   those places or all of them (and for optional dependencies, without label criteria or a
+///   binding); a created entity's own declarations are judged from its places when they are
+///   known ([`Placed::created_homes`]: exact), else product-wide, exact when every entity of the
+///   other product is in one namespace it sees from each place.
+///
+/// A doubt touches its products' connected part of the model (neighbours and items): an
+/// answer about products elsewhere never depends on it.
 #[derive(Debug, Default)]
 pub struct Doubts {
     /// Per product: a doubt names it (an approximate item declares or names it, or it is one
