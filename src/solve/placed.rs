@@ -486,6 +486,7 @@ pub(super) enum Meeting<'a> {
 impl Meeting<'_> {
     /// Whether the declaration holds for one value of the other product, given how it holds
     /// product-wide and against the versions one entity is served by or sees.
+    #[inline]
     pub(super) fn holds(
         &self,
         product_wide: impl Fn() -> bool,
@@ -1112,10 +1113,14 @@ impl<'a> Model<'a> {
         q: usize,
         b: Value,
     ) -> bool {
+        if self.placed.is_none() {
+            return self.meets(d, q, b); // the hot case, without section 10
+        }
         self.meets_as(&self.meeting(declarer, d, q), d, q, b)
     }
 
     /// Whether `q` under `b` satisfies `d`, judged as `meeting` says ([`Model::meeting`]).
+    #[inline]
     pub(super) fn meets_as(
         &self,
         meeting: &Meeting<'_>,
@@ -1242,10 +1247,14 @@ impl<'a> Model<'a> {
         q: usize,
         b: Value,
     ) -> bool {
+        if self.placed.is_none() {
+            return self.avoids(c, q, b);
+        }
         self.avoids_as(&self.sighting(declarer, c, q), c, q, b)
     }
 
     /// Whether `q` under `b` avoids `c`, judged as `sighting` says ([`Model::sighting`]).
+    #[inline]
     pub(super) fn avoids_as(
         &self,
         sighting: &Meeting<'_>,

@@ -139,9 +139,9 @@ struct Explainer<'m, 'a, 'q> {
     /// While products an answer reached are encoded together: those encoded so far, whose
     /// section 9 items are settled at once after them ([`Explainer::encode_all`]).
     settling: Option<Vec<usize>>,
-    /// The products encoded when [`Explainer::find_core`]'s last core came from a probe
-    /// (a call holding no product); `None` when it came otherwise, or none came.
-    probed: Option<usize>,
+    /// Whether [`Explainer::find_core`]'s last core came from a probe (a call holding no
+    /// product).
+    probed: bool,
     /// [`PROBE_AFTER`] and [`WIDE_AT`] (other values only in tests).
     probe_after: usize,
     wide_at: usize,
@@ -221,7 +221,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             freed: Vec::new(),
             within: None,
             settling: None,
-            probed: None,
+            probed: false,
             probe_after: PROBE_AFTER,
             wide_at: WIDE_AT,
             facets: {
@@ -387,7 +387,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             // family with capabilities at 1,000 ten times slower, whose checks end in at
             // most about 25 rounds. But at once after a core a probe found over a large
             // encoding, which cost as much as the wide search will ([`WIDE_AT`]).
-            if round < NARROW_ROUNDS && self.probed.is_some_and(|encoded| encoded >= self.wide_at) {
+            if round < NARROW_ROUNDS && self.probed && self.order.len() >= self.wide_at {
                 round = NARROW_ROUNDS;
             }
             if round == NARROW_ROUNDS {
@@ -408,7 +408,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     fn find_core(&mut self, lifted: &[Lift], free: &mut [bool]) -> Result<Option<Vec<Lit>>, ()> {
         let lifts = Lifts::new(lifted);
         let mut freeing = 0;
-        self.probed = None;
+        self.probed = false;
         loop {
             // The policy and the question are assumed before the declarations: the solver
             // then rules a left-out release out by its policy rule (one part, which a flag
@@ -491,7 +491,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     }
                     if !freed {
                         // only selectors are left in it
-                        self.probed = probe.then_some(self.order.len());
+                        self.probed = probe;
                         return Ok(Some(core));
                     }
                     freeing += 1;
@@ -1187,7 +1187,6 @@ mod tests {
     #[test]
     fn lifting_every_rule_answers_as_the_engine_on_a_model_with_the_flags_on() {
         use crate::solve::candidates::Exclusion;
-        use crate::solve::{Engine, Outcome};
         let (mut agreed, mut infeasible) = (0, 0);
         for (shape, seed, stale) in [
             (Shape::HardCapabilities, 1, 0),
@@ -1215,10 +1214,7 @@ mod tests {
                 let mut free = explainer.question_free();
                 let lifted = [(Exclusion::Older, None), (Exclusion::Prerelease, None)];
                 let lifts = explainer.find_core(&lifted, &mut free).unwrap().is_none();
-                let found = matches!(
-                    crate::solve::sat::Sat.solve(&relaxed, query),
-                    Outcome::Found(_)
-                );
+                let found = answers(&relaxed, query);
                 assert_eq!(lifts, found, "{} release {i}", strict.vars[p].product);
                 agreed += 1;
                 infeasible += usize::from(!found);
@@ -1238,7 +1234,6 @@ mod tests {
     /// generated catalogs, with section 9 and without, valid and stale starts.
     #[test]
     fn a_flag_is_a_fix_exactly_when_the_engine_answers_with_it_on() {
-        use crate::solve::{Engine, Outcome};
         let (mut fixed, mut unfixed) = (0, 0);
         for (shape, seed, stale) in [
             (Shape::HardCapabilities, 1, 0),
@@ -1265,10 +1260,7 @@ mod tests {
                     };
                     for (flag, relaxed) in &with {
                         let fix = answer.fixes.iter().any(|f| f == &[*flag]);
-                        let found = matches!(
-                            crate::solve::sat::Sat.solve(relaxed, query),
-                            Outcome::Found(_)
-                        );
+                        let found = answers(relaxed, query);
                         let product = &strict.vars[p].product;
                         assert_eq!(fix, found, "{product} release {i} with {flag}");
                         fixed += usize::from(fix);
@@ -1281,6 +1273,15 @@ mod tests {
             fixed >= 100 && unfixed >= 100,
             "{fixed} fixed, {unfixed} not"
         );
+    }
+
+    /// Whether the engine finds an answer to `query` on `model`.
+    fn answers(model: &Model<'_>, query: &Query<'_>) -> bool {
+        use crate::solve::{Engine, Outcome};
+        matches!(
+            crate::solve::sat::Sat.solve(model, query),
+            Outcome::Found(_)
+        )
     }
 
     /// Hands `ask` each question "product `p` at its release `i`" of `model`, from today.
