@@ -170,12 +170,10 @@ pub fn upgrades_reporting(
     if let Some(counter) = &counter {
         counter.stage("explaining unreachable releases", questions.len());
     }
-    // the examining model is freed while the explanations, which build their own, begin
+    // the explanations build their own model over the same catalog, which takes over what
+    // the examining one worked out
     drop(whole);
-    let ((), answers) = rayon::join(
-        move || drop(model),
-        || explain::explain_all(&context, policy, &questions),
-    );
+    let answers = explain::explain_all(&context, policy, &questions, Some(model.bequeath()));
     let cut = crate::solve::passed(deadline);
     for ((i, _), explanation) in unreachable.into_iter().zip(answers) {
         explained(&mut rows[i], explanation, cut);

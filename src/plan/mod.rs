@@ -318,7 +318,7 @@ impl Asker<'_, '_, '_> {
             deadline: self.deadline,
             reload,
         };
-        explain_all(&context, self.model.policy, &[asked])
+        explain_all(&context, self.model.policy, &[asked], None)
             .pop()
             .flatten()
     }

@@ -32,6 +32,7 @@ pub mod wired;
 use std::time::Instant;
 
 pub use conflict::{Conflict, Explained};
+pub use memo::Inheritance;
 pub use model::{Model, Value};
 
 /// What an optimizing query minimizes, in order: violations of today's environment left

@@ -199,6 +199,10 @@ pub struct Model<'a> {
     pub index: BTreeMap<ProductId, usize>,
     /// For each variable, the variables it shares a constraint with (both directions).
     pub neighbors: Vec<Vec<usize>>,
+    /// For each variable, the variables its manifests declare something on (a dependency,
+    /// an incompatibility, an input wired from it), sorted: a neighbour is mostly one for
+    /// what it declares on the variable, and what the variable declares on it is empty.
+    declares: Vec<Vec<usize>>,
     /// Each variable's domain without the values that break something on their own.
     pub base: Vec<Vec<Value>>,
     pub policy: Policy,
@@ -300,12 +304,13 @@ impl<'a> Model<'a> {
             .enumerate()
             .map(|(i, v)| (v.product.clone(), i))
             .collect();
-        let neighbors = neighbors(&vars, &index);
+        let (neighbors, declares) = neighbors(&vars, &index);
         let memo = super::memo::Memo::new(&neighbors);
         let mut model = Model {
             vars,
             index,
             neighbors,
+            declares,
             base: Vec::new(),
             policy,
             runtime: &env.runtime,
@@ -588,6 +593,12 @@ impl<'a> Model<'a> {
         }
     }
 
+    /// Whether some manifest of `p` declares anything on `q` ([`Model::declares`]).
+    #[must_use]
+    pub fn declares_on(&self, p: usize, q: usize) -> bool {
+        self.declares[p].binary_search(&q).is_ok()
+    }
+
     /// What `p`'s releases under `a` declare on `q`.
     fn declared(&self, p: usize, a: Value, q: usize) -> Declared<'a> {
         let vq = &self.vars[q];
@@ -598,6 +609,9 @@ impl<'a> Model<'a> {
             refuses: Vec::new(),
             reads: Vec::new(),
         };
+        if !self.declares_on(p, q) {
+            return out;
+        }
         for m in self.runs_once(p, a) {
             out.needs.extend(
                 m.dependencies
@@ -651,6 +665,9 @@ impl<'a> Model<'a> {
     /// (whether an answer reaches a product not encoded), where collecting cost an
     /// allocation or four per test, about a tenth of an `upgrades` run.
     fn accepts_each(&self, p: usize, a: Value, q: usize, b: Value) -> bool {
+        if !self.declares_on(p, q) {
+            return true;
+        }
         let vq = &self.vars[q];
         self.runs_once(p, a).all(|m| {
             m.dependencies
@@ -783,13 +800,24 @@ fn installable(catalog: &dyn Releases, products: &mut BTreeSet<ProductId>) {
 
 /// For each variable, the variables it shares a constraint with, in either direction, through
 /// any release it or they could run.
-fn neighbors(vars: &[Var<'_>], index: &BTreeMap<ProductId, usize>) -> Vec<Vec<usize>> {
+/// Each variable's neighbours ([`Model::neighbors`]) and the variables its manifests declare
+/// something on ([`Model::declares`]).
+fn neighbors(
+    vars: &[Var<'_>],
+    index: &BTreeMap<ProductId, usize>,
+) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+    let sorted = |mut out: Vec<usize>| {
+        out.sort_unstable();
+        out.dedup();
+        out
+    };
     // the products each one names (looked up in parallel: a lookup compares names)
-    let named: Vec<Vec<usize>> = vars
+    let (named, declares): (Vec<Vec<usize>>, Vec<Vec<usize>>) = vars
         .par_iter()
         .enumerate()
         .map(|(i, var)| {
-            let mut out: Vec<usize> = var
+            let lookup = |p: &ProductId| index.get(p).copied().filter(|&j| j != i);
+            let named: Vec<usize> = var
                 .every_manifest()
                 .flat_map(|m| {
                     m.dependencies
@@ -797,14 +825,20 @@ fn neighbors(vars: &[Var<'_>], index: &BTreeMap<ProductId, usize>) -> Vec<Vec<us
                         .map(|d| &d.product)
                         .chain(m.incompatibilities.iter().map(|c| &c.product))
                 })
-                .filter_map(|p| index.get(p).copied())
-                .filter(|&j| j != i)
+                .filter_map(lookup)
                 .collect();
-            out.sort_unstable();
-            out.dedup();
-            out
+            let wired = var
+                .every_manifest()
+                .filter(|m| m.facets.is_some())
+                .flat_map(|m| m.facets().inputs.iter())
+                .filter_map(|input| match &input.from {
+                    crate::instance::Requirement::Product(p) => lookup(p),
+                    crate::instance::Requirement::Capability(_) => None,
+                });
+            let declares = named.iter().copied().chain(wired).collect();
+            (sorted(named), sorted(declares))
         })
-        .collect();
+        .unzip();
     let mut neighbors: Vec<Vec<usize>> = vec![Vec::new(); vars.len()];
     for (i, js) in named.iter().enumerate() {
         for &j in js {
@@ -812,11 +846,7 @@ fn neighbors(vars: &[Var<'_>], index: &BTreeMap<ProductId, usize>) -> Vec<Vec<us
             neighbors[j].push(i);
         }
     }
-    for n in &mut neighbors {
-        n.sort_unstable();
-        n.dedup();
-    }
-    neighbors
+    (neighbors.into_iter().map(sorted).collect(), declares)
 }
 
 #[cfg(test)]

@@ -16,6 +16,7 @@ mod chain;
 
 pub use chain::chain;
 
+use super::Inheritance;
 use super::conflict::Explained;
 use super::cycles::Learnt;
 use super::model::{Model, Policy, Releases, Value};
@@ -340,11 +341,16 @@ const ROUNDS: usize = 16;
 /// family at 5,000 products (whose questions settle in five rounds) it would cost more than
 /// all the rounds; with capabilities (fifteen rounds, the last ten for 20 questions or
 /// fewer) it saves about a quarter of the run.
+///
+/// Each round's model takes over what the one before it worked out over products whose
+/// releases did not grow ([`Model::inherit`]), the first round's from `inherited` (a model
+/// over the same catalog and policy that the caller is done with), if given.
 #[must_use]
 pub fn explain_all(
     context: &Context<'_>,
     policy: Policy,
     questions: &[Asked],
+    mut inherited: Option<Inheritance>,
 ) -> Vec<Option<Explanation>> {
     use rayon::prelude::*;
     let extra: Vec<ProductId> = questions
@@ -371,6 +377,9 @@ pub fn explain_all(
         }
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
+        if let Some(inherited) = inherited.take() {
+            model.inherit(inherited);
+        }
         model.carry(std::sync::Arc::clone(&carried));
         // built here, on every thread, before the questions need it (the first one to ask
         // would build it on its own thread while the others wait)
@@ -434,6 +443,7 @@ pub fn explain_all(
         let Some(more) = reload.whole(&list) else {
             break;
         };
+        inherited = Some(model.bequeath());
         wider = Some(catalog.overlaid(&more));
         whole.extend(list);
         pending = again;
@@ -450,16 +460,29 @@ pub fn explain_all(
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
         model.carry(carried);
-        let list: Vec<usize> = sketches.into_iter().collect();
-        let answers: Vec<Option<Explanation>> = list
-            .par_iter()
-            .map(|&i| why(context, &model, &questions[i]))
-            .collect();
-        for (i, answer) in list.into_iter().zip(answers) {
-            out[i] = answer;
-        }
+        ask_whole(context, &model, questions, sketches, &mut out);
     }
     out
+}
+
+/// The questions of `list` asked whole (fixes checked whatever the conflicts name), their
+/// answers written into `out`.
+fn ask_whole(
+    context: &Context<'_>,
+    model: &Model<'_>,
+    questions: &[Asked],
+    list: BTreeSet<usize>,
+    out: &mut [Option<Explanation>],
+) {
+    use rayon::prelude::*;
+    let list: Vec<usize> = list.into_iter().collect();
+    let answers: Vec<Option<Explanation>> = list
+        .par_iter()
+        .map(|&i| why(context, model, &questions[i]))
+        .collect();
+    for (i, answer) in list.into_iter().zip(answers) {
+        out[i] = answer;
+    }
 }
 
 /// Whether the rounds of [`explain_all`] look set to go on long enough that reading every
