@@ -4,10 +4,27 @@ use std::fmt;
 use std::sync::Arc;
 
 /// A product, ordered by group then name. Cheap to clone.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Debug, Eq, PartialOrd, Ord)]
 pub struct ProductId {
     group: Arc<str>,
     name: Arc<str>,
+}
+
+impl PartialEq for ProductId {
+    /// Equal parts, the name compared first (it tells most products apart) and each part
+    /// equal at once when both share it (ids a catalog read interns): the engine compares
+    /// a declaration's product with a neighbour's for every value it judges.
+    fn eq(&self, other: &Self) -> bool {
+        let same = |a: &Arc<str>, b: &Arc<str>| Arc::ptr_eq(a, b) || a == b;
+        same(&self.name, &other.name) && same(&self.group, &other.group)
+    }
+}
+
+impl std::hash::Hash for ProductId {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.group.hash(state);
+        self.name.hash(state);
+    }
 }
 
 impl ProductId {

@@ -568,29 +568,29 @@ impl<'a> Model<'a> {
     /// The manifests `p` runs under `value`, with their release index (for `Keep`, the
     /// releases its entities run that the catalog knows, each once, in entity order: every
     /// judgement of a release covers each entity running it).
-    #[must_use]
-    pub fn manifests(&self, p: usize, value: Value) -> Vec<(usize, &'a Manifest)> {
+    pub fn manifests(
+        &self,
+        p: usize,
+        value: Value,
+    ) -> impl Iterator<Item = (usize, &'a Manifest)> + '_ {
         let var = &self.vars[p];
-        match value {
-            Value::Release(i) => vec![(i, &*var.releases[i])],
-            Value::Absent => Vec::new(),
-            Value::Keep => {
-                let mut out: Vec<(usize, &'a Manifest)> = Vec::new();
-                for m in var.current.iter().filter_map(|c| c.manifest) {
-                    if out.iter().any(|&(_, seen)| std::ptr::eq(seen, m)) {
-                        continue;
-                    }
-                    if let Some(i) = var
-                        .releases
-                        .iter()
-                        .position(|r| std::ptr::eq(r.as_ref(), m))
-                    {
-                        out.push((i, m));
-                    }
-                }
-                out
-            }
-        }
+        let releases: &'a [Arc<Manifest>] = var.releases;
+        let release = match value {
+            Value::Release(i) => Some((i, &*releases[i])),
+            _ => None,
+        };
+        // without allocating (judgements ask this of every value): a kept release is skipped
+        // when an earlier entity runs the same one
+        let kept = (value == Value::Keep).then_some(&var.current);
+        let running = move || kept.into_iter().flatten().filter_map(|c| c.manifest);
+        let kept = running()
+            .enumerate()
+            .filter(move |&(k, m)| !running().take(k).any(|seen| std::ptr::eq(seen, m)))
+            .filter_map(move |(_, m)| {
+                let i = releases.iter().position(|r| std::ptr::eq(r.as_ref(), m))?;
+                Some((i, m))
+            });
+        release.into_iter().chain(kept)
     }
 
     /// Whether some manifest of `p` declares anything on `q` ([`Model::declares`]).
