@@ -261,11 +261,11 @@ impl<'p> Decoder<'p> {
         file: String,
         row: ReleaseRow<String>,
     ) -> Result<(), InputError> {
-        let file = Arc::clone(
-            self.sources
-                .entry(file.clone())
-                .or_insert_with(|| Arc::from(file)),
-        );
+        // the path is cloned only the first time a file is seen (rows of one file share it)
+        let file = match self.sources.get(&file) {
+            Some(known) => Arc::clone(known),
+            None => Arc::clone(self.sources.entry(file.clone()).or_insert(Arc::from(file))),
+        };
         let manifest = Manifest {
             product: self.product(&row.group, &row.name)?,
             version: self.version(&row.version)?,
