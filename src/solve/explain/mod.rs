@@ -413,37 +413,31 @@ pub fn explain_all(
                 answer.explanation
             });
         }
-        let Some(reload) = deepens else {
-            break;
-        };
-        let mut fresh: BTreeSet<ProductId> = BTreeSet::new();
-        let mut again: Vec<usize> = Vec::new();
-        for &i in &pending {
-            let unread = out[i]
-                .as_ref()
-                .map(|e| unread(e, &whole, &providers, reload))
-                .unwrap_or_default();
-            if !unread.is_empty() {
-                again.push(i);
-                fresh.extend(unread);
+        // what the next round reads, and which questions it asks again (none: the last round)
+        let next = 'next: {
+            let Some(reload) = deepens else {
+                break 'next None;
+            };
+            let (mut fresh, again) = asked_again(&pending, &out, &whole, &providers, reload);
+            if again.is_empty() {
+                break 'next None;
             }
-        }
-        if again.is_empty() {
-            break;
-        }
-        let read = whole.union(&fresh).count();
-        if round + 1 == ROUNDS
-            || (round > 0 && slow_to_settle(pending.len(), again.len(), read, model.vars.len()))
-            || again.iter().any(|i| costly.contains(i))
-        {
-            // still deepening: read whole every product a question could touch, once
-            fresh = model.vars.iter().map(|v| v.product.clone()).collect();
-        }
-        let list: Vec<ProductId> = fresh.difference(&whole).cloned().collect();
-        let Some(more) = reload.whole(&list) else {
+            let read = whole.union(&fresh).count();
+            if round + 1 == ROUNDS
+                || (round > 0 && slow_to_settle(pending.len(), again.len(), read, model.vars.len()))
+                || again.iter().any(|i| costly.contains(i))
+            {
+                // still deepening: read whole every product a question could touch, once
+                fresh = model.vars.iter().map(|v| v.product.clone()).collect();
+            }
+            let list: Vec<ProductId> = fresh.difference(&whole).cloned().collect();
+            reload.whole(&list).map(|more| (list, more, again))
+        };
+        // kept for the next model over this catalog, or over more of it
+        inherited = Some(model.bequeath());
+        let Some((list, more, again)) = next else {
             break;
         };
-        inherited = Some(model.bequeath());
         wider = Some(catalog.overlaid(&more));
         whole.extend(list);
         pending = again;
@@ -459,10 +453,40 @@ pub fn explain_all(
     } else if !sketches.is_empty() {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = Model::build(context.env, catalog, policy, &extra);
+        if let Some(inherited) = inherited.take() {
+            model.inherit(inherited);
+        }
         model.carry(carried);
         ask_whole(context, &model, questions, sketches, &mut out);
     }
+    // What the rounds read and worked out is freed beside whatever the caller does next
+    // (printing the report): on the hard family at 5,000, about 60 ms on one thread.
+    rayon::spawn(move || drop((wider, inherited)));
     out
+}
+
+/// The questions of `pending` whose explanations in `out` name products not read whole yet,
+/// with those products.
+fn asked_again(
+    pending: &[usize],
+    out: &[Option<Explanation>],
+    whole: &BTreeSet<ProductId>,
+    providers: &Providers,
+    reload: &Reload,
+) -> (BTreeSet<ProductId>, Vec<usize>) {
+    let mut fresh: BTreeSet<ProductId> = BTreeSet::new();
+    let mut again: Vec<usize> = Vec::new();
+    for &i in pending {
+        let unread = out[i]
+            .as_ref()
+            .map(|e| unread(e, whole, providers, reload))
+            .unwrap_or_default();
+        if !unread.is_empty() {
+            again.push(i);
+            fresh.extend(unread);
+        }
+    }
+    (fresh, again)
 }
 
 /// The questions of `list` asked whole (fixes checked whatever the conflicts name), their
