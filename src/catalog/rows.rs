@@ -262,9 +262,12 @@ impl<'p> Decoder<'p> {
         row: ReleaseRow<String>,
     ) -> Result<(), InputError> {
         // the path is cloned only the first time a file is seen (rows of one file share it)
-        let file = match self.sources.get(&file) {
-            Some(known) => Arc::clone(known),
-            None => Arc::clone(self.sources.entry(file.clone()).or_insert(Arc::from(file))),
+        let file = if let Some(known) = self.sources.get(&file) {
+            Arc::clone(known)
+        } else {
+            let shared: Arc<str> = Arc::from(file.as_str());
+            self.sources.insert(file, Arc::clone(&shared));
+            shared
         };
         let manifest = Manifest {
             product: self.product(&row.group, &row.name)?,

@@ -139,6 +139,9 @@ impl Model<'_> {
         let same: Vec<bool> = (0..self.vars.len())
             .map(|p| from.releases[p] == self.vars[p].releases.len())
             .collect();
+        let same_base: Vec<bool> = (0..self.vars.len())
+            .map(|p| same[p] && from.base[p] == self.base[p])
+            .collect();
         let Memo {
             compatible,
             judged,
@@ -175,8 +178,8 @@ impl Model<'_> {
                         continue;
                     }
                     // over both base domains
-                    if from.base[p] == self.base[p]
-                        && from.base[q] == self.base[q]
+                    if same_base[p]
+                        && same_base[q]
                         && let Some(matrix) = matrix.into_inner()
                     {
                         let _ = self.memo.compatible[p][slot].set(matrix);

@@ -573,24 +573,15 @@ impl<'a> Model<'a> {
         p: usize,
         value: Value,
     ) -> impl Iterator<Item = (usize, &'a Manifest)> + '_ {
-        let var = &self.vars[p];
-        let releases: &'a [Arc<Manifest>] = var.releases;
-        let release = match value {
-            Value::Release(i) => Some((i, &*releases[i])),
+        let releases: &'a [Arc<Manifest>] = self.vars[p].releases;
+        let at = match value {
+            Value::Release(i) => Some(i),
             _ => None,
         };
-        // without allocating (judgements ask this of every value): a kept release is skipped
-        // when an earlier entity runs the same one
-        let kept = (value == Value::Keep).then_some(&var.current);
-        let running = move || kept.into_iter().flatten().filter_map(|c| c.manifest);
-        let kept = running()
-            .enumerate()
-            .filter(move |&(k, m)| !running().take(k).any(|seen| std::ptr::eq(seen, m)))
-            .filter_map(move |(_, m)| {
-                let i = releases.iter().position(|r| std::ptr::eq(r.as_ref(), m))?;
-                Some((i, m))
-            });
-        release.into_iter().chain(kept)
+        self.runs_once(p, value).filter_map(move |m| {
+            let i = at.or_else(|| releases.iter().position(|r| std::ptr::eq(r.as_ref(), m)))?;
+            Some((i, m))
+        })
     }
 
     /// Whether some manifest of `p` declares anything on `q` ([`Model::declares`]).
@@ -799,9 +790,8 @@ fn installable(catalog: &dyn Releases, products: &mut BTreeSet<ProductId>) {
 }
 
 /// For each variable, the variables it shares a constraint with, in either direction, through
-/// any release it or they could run.
-/// Each variable's neighbours ([`Model::neighbors`]) and the variables its manifests declare
-/// something on ([`Model::declares`]).
+/// any release it or they could run ([`Model::neighbors`]); and the variables its manifests
+/// declare something on ([`Model::declares`]).
 fn neighbors(
     vars: &[Var<'_>],
     index: &BTreeMap<ProductId, usize>,

@@ -365,7 +365,7 @@ pub fn explain_all(
     // Answers whose fixes were not looked for (see `settled` below).
     let mut sketches: BTreeSet<usize> = BTreeSet::new();
     // what reading more of the catalog cannot change, from one round's model to the next
-    let carried = std::sync::Arc::new(crate::solve::facets::Carried::default());
+    let carried = Arc::new(crate::solve::facets::Carried::default());
     for round in 0..=ROUNDS {
         if crate::solve::passed(context.deadline) {
             // every search would stop at once, so the model is not worth building: the
@@ -376,11 +376,7 @@ pub fn explain_all(
             return out;
         }
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
-        let model = Model::build(context.env, catalog, policy, &extra);
-        if let Some(inherited) = inherited.take() {
-            model.inherit(inherited);
-        }
-        model.carry(std::sync::Arc::clone(&carried));
+        let model = round_model(context, catalog, policy, &extra, inherited.take(), &carried);
         // built here, on every thread, before the questions need it (the first one to ask
         // would build it on its own thread while the others wait)
         if let Some(index) = model.facets() {
@@ -452,17 +448,31 @@ pub fn explain_all(
         }
     } else if !sketches.is_empty() {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
-        let model = Model::build(context.env, catalog, policy, &extra);
-        if let Some(inherited) = inherited.take() {
-            model.inherit(inherited);
-        }
-        model.carry(carried);
+        let model = round_model(context, catalog, policy, &extra, inherited.take(), &carried);
         ask_whole(context, &model, questions, sketches, &mut out);
     }
     // What the rounds read and worked out is freed beside whatever the caller does next
     // (printing the report): on the hard family at 5,000, about 60 ms on one thread.
     rayon::spawn(move || drop((wider, inherited)));
     out
+}
+
+/// The model of one explanation round over `catalog`, taking over what the model before it
+/// worked out (`inherited`) and sharing what reading more cannot change (`carried`).
+fn round_model<'a>(
+    context: &Context<'a>,
+    catalog: &'a Catalog,
+    policy: Policy,
+    extra: &[ProductId],
+    inherited: Option<Inheritance>,
+    carried: &Arc<crate::solve::facets::Carried>,
+) -> Model<'a> {
+    let model = Model::build(context.env, catalog, policy, extra);
+    if let Some(inherited) = inherited {
+        model.inherit(inherited);
+    }
+    model.carry(Arc::clone(carried));
+    model
 }
 
 /// The questions of `pending` whose explanations in `out` name products not read whole yet,
