@@ -63,6 +63,14 @@ impl ProductId {
             .map_err(|_| format!("expected a product as `group:name`, found `{text}`"))
     }
 
+    /// Whether `other` is a clone of this id (stored in the same place): a cheap test that
+    /// finds most equal ids where one catalog read made them (it shares one id among the
+    /// releases that name the same product), never a substitute for `==`.
+    #[must_use]
+    pub fn same(&self, other: &ProductId) -> bool {
+        Arc::ptr_eq(&self.name, &other.name) && Arc::ptr_eq(&self.group, &other.group)
+    }
+
     #[must_use]
     pub fn group(&self) -> &str {
         &self.group

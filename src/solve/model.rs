@@ -203,6 +203,8 @@ pub struct Model<'a> {
     /// an incompatibility, an input wired from it), sorted: a neighbour is mostly one for
     /// what it declares on the variable, and what the variable declares on it is empty.
     declares: Vec<Vec<usize>>,
+    /// Per variable, per release: whether it requires a product that is not a variable.
+    lacks: Vec<Vec<bool>>,
     /// Each variable's domain without the values that break something on their own.
     pub base: Vec<Vec<Value>>,
     pub policy: Policy,
@@ -304,13 +306,18 @@ impl<'a> Model<'a> {
             .enumerate()
             .map(|(i, v)| (v.product.clone(), i))
             .collect();
-        let (neighbors, declares) = neighbors(&vars, &index);
+        let Named {
+            neighbors,
+            declares,
+            lacks,
+        } = neighbors(&vars, &index);
         let memo = super::memo::Memo::new(&neighbors);
         let mut model = Model {
             vars,
             index,
             neighbors,
             declares,
+            lacks,
             base: Vec::new(),
             policy,
             runtime: &env.runtime,
@@ -438,11 +445,10 @@ impl<'a> Model<'a> {
         let Value::Release(i) = value else {
             return false; // `Keep` is tolerated, `Absent` declares nothing
         };
-        let m = &self.vars[p].releases[i];
-        m.dependencies
-            .iter()
-            .any(|d| !d.optional && !self.index.contains_key(&d.product))
-            || !self.unfed_outside(p, m, None).is_empty()
+        self.lacks[p][i]
+            || !self
+                .unfed_outside(p, &self.vars[p].releases[i], None)
+                .is_empty()
     }
 
     /// The constraints `value` of variable `p` breaks on its own: required dependencies on
@@ -789,24 +795,53 @@ fn installable(catalog: &dyn Releases, products: &mut BTreeSet<ProductId>) {
     }
 }
 
+/// What [`neighbors`] works out for each variable.
+struct Named {
+    neighbors: Vec<Vec<usize>>,
+    declares: Vec<Vec<usize>>,
+    lacks: Vec<Vec<bool>>,
+}
+
 /// For each variable, the variables it shares a constraint with, in either direction, through
-/// any release it or they could run ([`Model::neighbors`]); and the variables its manifests
-/// declare something on ([`Model::declares`]).
-fn neighbors(
-    vars: &[Var<'_>],
-    index: &BTreeMap<ProductId, usize>,
-) -> (Vec<Vec<usize>>, Vec<Vec<usize>>) {
+/// any release it or they could run ([`Model::neighbors`]); the variables its manifests
+/// declare something on ([`Model::declares`]); and, per release, whether it requires a
+/// product that is not a variable ([`Model::breaks_alone`]).
+fn neighbors<'a>(vars: &[Var<'a>], index: &BTreeMap<ProductId, usize>) -> Named {
+    /// Products a variable's manifests name, each looked up once (a lookup compares names;
+    /// a catalog read shares one id among the releases that name a product, so most names
+    /// are found again by address), at most this many remembered.
+    const KNOWN: usize = 64;
     let sorted = |mut out: Vec<usize>| {
         out.sort_unstable();
         out.dedup();
         out
     };
-    // the products each one names (looked up in parallel: a lookup compares names)
-    let (named, declares): (Vec<Vec<usize>>, Vec<Vec<usize>>) = vars
+    // looked up in parallel
+    let per_var: Vec<(Vec<usize>, Vec<usize>, Vec<bool>)> = vars
         .par_iter()
         .enumerate()
         .map(|(i, var)| {
-            let lookup = |p: &ProductId| index.get(p).copied().filter(|&j| j != i);
+            let mut known: Vec<(&'a ProductId, Option<usize>)> = Vec::new();
+            let mut lookup = |p: &'a ProductId| {
+                if let Some(&(_, j)) = known.iter().find(|(k, _)| k.same(p)) {
+                    return j;
+                }
+                let j = index.get(p).copied();
+                if known.len() < KNOWN {
+                    known.push((p, j));
+                }
+                j
+            };
+            let lacks: Vec<bool> = var
+                .releases
+                .iter()
+                .map(|m| {
+                    m.dependencies
+                        .iter()
+                        .filter(|d| !d.optional)
+                        .any(|d| lookup(&d.product).is_none())
+                })
+                .collect();
             let named: Vec<usize> = var
                 .every_manifest()
                 .flat_map(|m| {
@@ -815,28 +850,40 @@ fn neighbors(
                         .map(|d| &d.product)
                         .chain(m.incompatibilities.iter().map(|c| &c.product))
                 })
-                .filter_map(lookup)
+                .filter_map(&mut lookup)
+                .filter(|&j| j != i)
                 .collect();
-            let wired = var
+            let named = sorted(named);
+            let wired: Vec<usize> = var
                 .every_manifest()
                 .filter(|m| m.facets.is_some())
                 .flat_map(|m| m.facets().inputs.iter())
                 .filter_map(|input| match &input.from {
                     crate::instance::Requirement::Product(p) => lookup(p),
                     crate::instance::Requirement::Capability(_) => None,
-                });
-            let declares = named.iter().copied().chain(wired).collect();
-            (sorted(named), sorted(declares))
+                })
+                .filter(|&j| j != i)
+                .collect();
+            let declares = sorted(named.iter().copied().chain(wired).collect());
+            (named, declares, lacks)
         })
-        .unzip();
+        .collect();
     let mut neighbors: Vec<Vec<usize>> = vec![Vec::new(); vars.len()];
-    for (i, js) in named.iter().enumerate() {
-        for &j in js {
+    let mut declares = Vec::with_capacity(vars.len());
+    let mut lacks = Vec::with_capacity(vars.len());
+    for (i, (named, declared, lacking)) in per_var.into_iter().enumerate() {
+        for &j in &named {
             neighbors[i].push(j);
             neighbors[j].push(i);
         }
+        declares.push(declared);
+        lacks.push(lacking);
     }
-    (neighbors.into_iter().map(sorted).collect(), declares)
+    Named {
+        neighbors: neighbors.into_iter().map(sorted).collect(),
+        declares,
+        lacks,
+    }
 }
 
 #[cfg(test)]
