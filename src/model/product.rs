@@ -4,20 +4,49 @@ use std::fmt;
 use std::sync::Arc;
 
 /// A product, ordered by group then name. Cheap to clone.
-#[derive(Clone, Debug, Eq, PartialOrd, Ord)]
+#[derive(Clone, Debug, Eq)]
 pub struct ProductId {
     group: Arc<str>,
     name: Arc<str>,
+    /// A hash of both parts, made once: ids that differ in it differ.
+    print: u64,
 }
 
 impl PartialEq for ProductId {
-    /// Equal parts, the name compared first (it tells most products apart) and each part
-    /// equal at once when both share it (ids a catalog read interns): the engine compares
-    /// a declaration's product with a neighbour's for every value it judges.
+    /// Equal parts: different products are told apart by their prints, without reading
+    /// the text (the engine compares a declaration's product with a neighbour's for every
+    /// value it judges, and most such pairs differ, often only a few bytes into names of
+    /// one length), and each part is equal at once when both share it (ids a catalog read
+    /// interns).
     fn eq(&self, other: &Self) -> bool {
         let same = |a: &Arc<str>, b: &Arc<str>| Arc::ptr_eq(a, b) || a == b;
-        same(&self.name, &other.name) && same(&self.group, &other.group)
+        self.print == other.print
+            && same(&self.name, &other.name)
+            && same(&self.group, &other.group)
     }
+}
+
+impl Ord for ProductId {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.group
+            .cmp(&other.group)
+            .then_with(|| self.name.cmp(&other.name))
+    }
+}
+
+impl PartialOrd for ProductId {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// FNV-1a over the group, a separator no part holds, and the name.
+fn print(group: &str, name: &str) -> u64 {
+    const PRIME: u64 = 0x0000_0100_0000_01b3;
+    let bytes = group.bytes().chain([b':']).chain(name.bytes());
+    bytes.fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(b)).wrapping_mul(PRIME)
+    })
 }
 
 impl std::hash::Hash for ProductId {
@@ -46,6 +75,7 @@ impl ProductId {
         Ok(ProductId {
             group: group.into(),
             name: name.into(),
+            print: print(group, name),
         })
     }
 
@@ -108,6 +138,18 @@ mod tests {
                 ProductId::parse(bad).unwrap_err(),
                 format!("expected a product as `group:name`, found `{bad}`")
             );
+        }
+    }
+
+    #[test]
+    fn equal_exactly_when_both_parts_are() {
+        let ids = ["a:b", "a:c", "b:a", "ab:c", "a:bc", "a.b:c", "a:b.c"];
+        for x in ids {
+            for y in ids {
+                let (p, q) = (ProductId::parse(x).unwrap(), ProductId::parse(y).unwrap());
+                assert_eq!(p == q, x == y, "{x} {y}");
+                assert_eq!(p.cmp(&q), (p.group(), p.name()).cmp(&(q.group(), q.name())));
+            }
         }
     }
 
