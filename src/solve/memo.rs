@@ -17,6 +17,7 @@ use rayon::prelude::*;
 
 use super::conflict::Declaration;
 use super::model::{Exclusion, Model, Value};
+use super::placed::Meeting;
 use crate::product::ProductId;
 
 /// The caches of one model (empty until used).
@@ -390,9 +391,18 @@ impl Model<'_> {
                     .filter(|(_, d)| d.product == *other)
                     .map(|(k, d)| {
                         let meeting = self.meeting((p, a, m), d, q);
+                        // product-wide, a release meets it when the range holds it
+                        let inside =
+                            matches!(meeting, Meeting::Product).then(|| self.inside(&d.range, q));
                         let holds: Vec<bool> = qd
                             .iter()
-                            .map(|&b| both_keep(b) || self.meets_as(&meeting, d, q, b))
+                            .map(|&b| {
+                                both_keep(b)
+                                    || match (b, &inside) {
+                                        (Value::Release(j), Some(inside)) => inside.contains(&j),
+                                        _ => self.meets_as(&meeting, d, q, b),
+                                    }
+                            })
                             .collect();
                         (Declaration::Dependency(k), holds)
                     });
@@ -403,9 +413,17 @@ impl Model<'_> {
                     .filter(|(_, c)| c.product == *other)
                     .map(|(k, c)| {
                         let sighting = self.sighting((p, a, m), c, q);
+                        let inside =
+                            matches!(sighting, Meeting::Product).then(|| self.inside(&c.range, q));
                         let holds: Vec<bool> = qd
                             .iter()
-                            .map(|&b| both_keep(b) || self.avoids_as(&sighting, c, q, b))
+                            .map(|&b| {
+                                both_keep(b)
+                                    || match (b, &inside) {
+                                        (Value::Release(j), Some(inside)) => !inside.contains(&j),
+                                        _ => self.avoids_as(&sighting, c, q, b),
+                                    }
+                            })
                             .collect();
                         (Declaration::Incompatibility(k), holds)
                     });

@@ -552,23 +552,56 @@ impl<'a> Model<'a> {
 
     /// Which pairs of `ps` (values of `p`) and `qs` (values of `q`) are compatible, row by
     /// row: the same answers as [`Model::compatible`], with each value's declarations on the
-    /// other product looked up once instead of once per pair.
+    /// other product looked up once instead of once per pair, and judged against every
+    /// release of it at once where that is product-wide ([`Model::releases_accepted`]).
     #[must_use]
     pub fn compatibility(&self, p: usize, ps: &[Value], q: usize, qs: &[Value]) -> Vec<Vec<bool>> {
         let on_q: Vec<Declared<'_>> = ps.iter().map(|&a| self.declared(p, a, q)).collect();
         let on_p: Vec<Declared<'_>> = qs.iter().map(|&b| self.declared(q, b, p)).collect();
+        let by_q: Vec<Option<Vec<bool>>> =
+            on_q.iter().map(|d| self.releases_accepted(d, q)).collect();
+        let by_p: Vec<Option<Vec<bool>>> =
+            on_p.iter().map(|d| self.releases_accepted(d, p)).collect();
+        let accepts =
+            |declared: &Declared<'_>, each: &Option<Vec<bool>>, r: usize, v: Value| match (v, each)
+            {
+                (Value::Release(j), Some(each)) => each[j],
+                _ => self.accepts(declared, r, v),
+            };
         ps.iter()
-            .zip(&on_q)
-            .map(|(&a, da)| {
+            .zip(on_q.iter().zip(&by_q))
+            .map(|(&a, (da, ea))| {
                 qs.iter()
-                    .zip(&on_p)
-                    .map(|(&b, db)| {
+                    .zip(on_p.iter().zip(&by_p))
+                    .map(|(&b, (db, eb))| {
                         (a == Value::Keep && b == Value::Keep)
-                            || (self.accepts(da, q, b) && self.accepts(db, p, a))
+                            || (accepts(da, ea, q, b) && accepts(db, eb, p, a))
                     })
                     .collect()
             })
             .collect()
+    }
+
+    /// Per release of `q`, whether it breaks none of `declared` ([`Model::accepts`]), each
+    /// range's releases found at once ([`Model::inside`]); `None` where that is not
+    /// product-wide (section 10 judges per entity, and a wired input per value).
+    fn releases_accepted(&self, declared: &Declared<'a>, q: usize) -> Option<Vec<bool>> {
+        if self.placed.is_some() || !declared.reads.is_empty() {
+            return None;
+        }
+        let mut each = vec![true; self.vars[q].releases.len()];
+        for (_, d) in &declared.needs {
+            let inside = self.inside(&d.range, q);
+            for (j, ok) in each.iter_mut().enumerate() {
+                *ok &= inside.contains(&j);
+            }
+        }
+        for (_, c) in &declared.refuses {
+            for ok in &mut each[self.inside(&c.range, q)] {
+                *ok = false;
+            }
+        }
+        Some(each)
     }
 
     /// The manifests `p` runs under `value`, with their release index (for `Keep`, the
@@ -699,6 +732,29 @@ impl<'a> Model<'a> {
                 .reads
                 .iter()
                 .all(|&(m, i)| self.feeds_from((p, a, m), i, q, b))
+    }
+
+    /// The releases of `q` that `range` holds, as positions in its release list. The catalog
+    /// lists the orderable releases first, ascending, and a range holds an interval of them
+    /// (its minimum is inclusive and its maximum closed downwards: see `range`); a range with
+    /// an end holds no release that cannot be ordered, one with none holds every release. Two
+    /// binary searches where judging each release against the range compared versions each
+    /// time (the pair judgements test every release of the other product).
+    #[must_use]
+    pub fn inside(&self, range: &crate::range::Range, q: usize) -> std::ops::Range<usize> {
+        let releases = self.vars[q].releases;
+        if range.minimum.is_none() && range.maximum.is_none() {
+            return 0..releases.len();
+        }
+        let ordered = &releases[..releases.partition_point(|m| m.version.is_orderable())];
+        let low = range
+            .minimum
+            .as_ref()
+            .map_or(0, |min| ordered.partition_point(|m| m.version < *min));
+        let high = range.maximum.as_ref().map_or(ordered.len(), |max| {
+            ordered.partition_point(|m| max.admits(&m.version))
+        });
+        low..high.max(low)
     }
 
     /// True when `q` under `b` satisfies dependency `d`: every instance inside its range, or,
@@ -893,6 +949,78 @@ mod tests {
     use super::*;
     use crate::generate::{Params, Shape, generate};
     use crate::{environment, manifest};
+
+    /// [`Model::inside`] holds exactly the releases a range places inside, for ranges with
+    /// every end and none, over releases that cannot be ordered, release candidates and
+    /// build suffixes too.
+    #[test]
+    fn inside_is_what_the_range_holds() {
+        let versions = [
+            "0.9.0",
+            "1.0.0",
+            "1.2.0-rc1",
+            "1.2.0",
+            "1.2.1",
+            "1.2.3-my-branch",
+            "1.2.3.dirty",
+            "1.10.0",
+            "2.0.0-rc2",
+            "2.0.0",
+            "10.0.0",
+        ];
+        let text: Vec<String> = versions
+            .iter()
+            .map(|v| {
+                format!(
+                    "manifest-version: \"1.0\"\nproduct-group: g\nproduct-name: q\n\
+                     product-version: {v}\n"
+                )
+            })
+            .collect();
+        let manifests = manifest::parse(&text.join("---\n"), &Arc::from("q.yml")).unwrap();
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(
+            "environment: e\nentities:\n  - product: g:q\n    version: 1.0.0\n",
+            &Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let releases = model.vars[0].releases;
+        assert_eq!(releases.len(), versions.len());
+        let minimums = [
+            "0.1.0",
+            "1.0.0",
+            "1.2.0-rc1",
+            "1.2.0",
+            "1.2.2",
+            "2.0.0",
+            "11.0.0",
+        ];
+        let maximums = [
+            "0.x.x", "1.0.0", "1.2.x", "1.2.0", "1.x.x", "1.10.0", "2.0.x", "x.x.x",
+        ];
+        let mut held = 0;
+        for minimum in minimums.iter().map(Some).chain([None]) {
+            for maximum in maximums.iter().map(Some).chain([None]) {
+                let range = crate::range::Range {
+                    minimum: minimum.map(|v| Version::parse(v).unwrap()),
+                    maximum: maximum.map(|m| crate::matcher::Matcher::parse(m).unwrap()),
+                };
+                let inside = model.inside(&range, 0);
+                for (j, m) in releases.iter().enumerate() {
+                    assert_eq!(
+                        inside.contains(&j),
+                        range.contains(&m.version),
+                        "{range} {}",
+                        m.version
+                    );
+                    held += usize::from(inside.contains(&j));
+                }
+            }
+        }
+        assert!(held > 50, "{held}");
+    }
 
     /// The allocation-free compatibility (one pair, and the matrix the SAT engine encodes)
     /// says exactly what the conflicts that reports are built from say, on every pair of
