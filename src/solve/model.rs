@@ -592,9 +592,8 @@ impl<'a> Model<'a> {
         let mut each = vec![true; self.vars[q].releases.len()];
         for (_, d) in &declared.needs {
             let inside = self.inside(&d.range, q);
-            for (j, ok) in each.iter_mut().enumerate() {
-                *ok &= inside.contains(&j);
-            }
+            each[..inside.start].fill(false);
+            each[inside.end..].fill(false);
         }
         for (_, c) in &declared.refuses {
             for ok in &mut each[self.inside(&c.range, q)] {
