@@ -145,6 +145,15 @@ struct Explainer<'m, 'a, 'q> {
     /// [`PROBE_AFTER`] and [`WIDE_AT`] (other values only in tests).
     probe_after: usize,
     wide_at: usize,
+    /// In a fix check's round that lifts rules everywhere ([`Explainer::lifts`]): those
+    /// rules. A value only they leave out is no longer left out anywhere, so it gets its own
+    /// literal at once (as the values of products encoded before the round do, expanded
+    /// when it starts), rather than wait in a group for an answer to take it: with every
+    /// product free, the answers took groups all over the encoding, each taking one more
+    /// solver call over it. The `--allow-downgrade` check of an infeasible `plan --target`
+    /// on the instances family with capabilities at 5,000 made ten such calls of 0.1-2.4 s
+    /// over 2,147 products, and one of 6.3 s over 3,599; expanded at once, one call of 6.6 s.
+    eager: Vec<Exclusion>,
 }
 
 /// The parts an explainer minimizing a core apart encodes, and the products they name or
@@ -224,6 +233,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             probed: false,
             probe_after: PROBE_AFTER,
             wide_at: WIDE_AT,
+            eager: Vec::new(),
             facets: {
                 let mut facets = FacetClauses::new(model, query.baseline);
                 facets.missing = Some(BTreeMap::new());
@@ -358,8 +368,19 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             trial.extend(named.iter().map(|&(r, p)| (r, Some(p))));
             if round > NARROW_ROUNDS {
                 trial.extend(rules.iter().map(|&rule| (rule, None)));
+                self.eager = Lifts::new(&trial).everywhere;
+                for p in self.order.clone() {
+                    if self.groups[p]
+                        .iter()
+                        .any(|g| !g.expanded && self.lifted_group(p, g))
+                    {
+                        self.expand(p);
+                    }
+                }
             }
-            let Some(mut core) = self.find_core(&trial, &mut free)? else {
+            let found = self.find_core(&trial, &mut free);
+            self.eager.clear();
+            let Some(mut core) = found? else {
                 return Ok(true);
             };
             core.sort_unstable();
@@ -726,6 +747,17 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         }
     }
 
+    /// Whether the rules that leave `group`'s values (of `p`) out are all in
+    /// [`Explainer::eager`].
+    fn lifted_group(&self, p: usize, group: &Group) -> bool {
+        let rules = &self.model.reach(p).values[group.members[0]].1;
+        self.lifted_everywhere(rules)
+    }
+
+    fn lifted_everywhere(&self, rules: &[Exclusion]) -> bool {
+        !self.eager.is_empty() && rules.iter().all(|r| self.eager.contains(r))
+    }
+
     /// Encodes `p`: every value it could take under any policy (each one the policy leaves out
     /// forbidden by its rule's selector, waiting in a [`Group`] unless it is the baseline or
     /// asked for), its own requirements on products that cannot be there, the query's parts
@@ -748,7 +780,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let mut one_of: Vec<Lit> = Vec::new();
         let mut forbidden: Vec<(Exclusion, Lit)> = Vec::new();
         for (at, (v, rules)) in reach.values.iter().enumerate() {
-            if !rules.is_empty() && *v != baseline && !asked(v) {
+            let waits = !rules.is_empty() && *v != baseline && !asked(v);
+            if waits && !self.lifted_everywhere(rules) {
                 let known = groups.iter().position(|(r, _)| *r == rules.as_slice());
                 let g = known.unwrap_or_else(|| {
                     let lit = self.cnf.fresh(false);
