@@ -146,9 +146,10 @@ struct Explainer<'m, 'a, 'q> {
     /// Whether [`Explainer::find_core`]'s last core came from a probe (a call holding no
     /// product).
     probed: bool,
-    /// [`PROBE_AFTER`] and [`WIDE_AT`] (other values only in tests).
+    /// [`PROBE_AFTER`], [`WIDE_AT`] and [`NARROW_ROUNDS`] (other values only in tests).
     probe_after: usize,
     wide_at: usize,
+    narrow_rounds: usize,
     /// In a fix check's round that lifts rules everywhere ([`Explainer::lifts`]): those
     /// rules. A value only they leave out is no longer left out anywhere, so it gets its own
     /// literal at once (as the values of products encoded before the round do, expanded
@@ -237,6 +238,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             probed: false,
             probe_after: PROBE_AFTER,
             wide_at: WIDE_AT,
+            narrow_rounds: NARROW_ROUNDS,
             eager: Vec::new(),
             facets: {
                 let mut facets = FacetClauses::new(model, query.baseline);
@@ -370,7 +372,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             round += 1;
             let mut trial: Vec<Lift> = lifted.to_vec();
             trial.extend(named.iter().map(|&(r, p)| (r, Some(p))));
-            if round > NARROW_ROUNDS {
+            if round > self.narrow_rounds {
                 trial.extend(rules.iter().map(|&rule| (rule, None)));
                 self.eager = Lifts::new(&trial).everywhere;
                 for p in self.order.clone() {
@@ -412,10 +414,10 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             // family with capabilities at 1,000 ten times slower, whose checks end in at
             // most about 25 rounds. But at once after a core a probe found over a large
             // encoding, which cost as much as the wide search will ([`WIDE_AT`]).
-            if round < NARROW_ROUNDS && self.probed && self.order.len() >= self.wide_at {
-                round = NARROW_ROUNDS;
+            if round < self.narrow_rounds && self.probed && self.order.len() >= self.wide_at {
+                round = self.narrow_rounds;
             }
-            if round == NARROW_ROUNDS {
+            if round == self.narrow_rounds {
                 free.fill(true);
             }
         }
@@ -1304,6 +1306,62 @@ mod tests {
                         fixed += usize::from(fix);
                         unfixed += usize::from(!fix);
                     }
+                }
+            });
+        }
+        assert!(
+            fixed >= 100 && unfixed >= 100,
+            "{fixed} fixed, {unfixed} not"
+        );
+    }
+
+    /// A fix check whose rules are lifted everywhere gives the values they leave out
+    /// literals of their own ([`Explainer::eager`]), which stay in the encoding: a later
+    /// check of another flag on the same explainer must still find them forbidden by their
+    /// rule. Checked on every infeasible release of small generated catalogs: one flag's
+    /// check made wide from its first round, then the other's as usual, against the engine
+    /// on a model built with that other flag on.
+    #[test]
+    fn a_check_after_a_wide_one_still_forbids_what_that_one_lifted() {
+        use crate::solve::candidates::Exclusion;
+        let (mut fixed, mut unfixed) = (0, 0);
+        for (shape, seed, stale) in [
+            (Shape::HardCapabilities, 1, 0),
+            (Shape::HardCapabilities, 3, 4),
+            (Shape::Hard, 2, 0),
+            (Shape::Capabilities, 2, 4),
+        ] {
+            let (catalog, env) = generated(shape, seed, stale, (60, 12));
+            let strict = Model::build(&env, &catalog, Policy::default(), &[]);
+            let with = |flag| Model::build(&env, &catalog, Policy::default().lifting(flag), &[]);
+            let (pre, down) = (with("--pre"), with("--allow-downgrade"));
+            each_release(&strict, |p, i, query| {
+                let orders = [
+                    (Exclusion::Older, Exclusion::Prerelease, &pre),
+                    (Exclusion::Prerelease, Exclusion::Older, &down),
+                ];
+                if answers(&strict, query) {
+                    return;
+                }
+                for (wide, then, relaxed) in orders {
+                    // the wide check encodes from the question on, so most products get
+                    // their values in it (the checks are exact from any conflict)
+                    let mut explainer = Explainer::new(&strict, query);
+                    explainer.encode_question();
+                    explainer.freed = explainer.question_free();
+                    let conflict = crate::solve::conflict::Conflict {
+                        causes: Vec::new(),
+                        minimal: false,
+                        lifted: Vec::new(),
+                    };
+                    explainer.narrow_rounds = 0;
+                    explainer.lifts(&[], &[wide], &conflict).unwrap();
+                    explainer.narrow_rounds = super::NARROW_ROUNDS;
+                    let fix = explainer.lifts(&[], &[then], &conflict).unwrap();
+                    let product = &strict.vars[p].product;
+                    assert_eq!(fix, answers(relaxed, query), "{product} release {i}");
+                    fixed += usize::from(fix);
+                    unfixed += usize::from(!fix);
                 }
             });
         }
