@@ -391,17 +391,13 @@ impl Model<'_> {
                     .filter(|(_, d)| d.product == *other)
                     .map(|(k, d)| {
                         let meeting = self.meeting((p, a, m), d, q);
-                        // product-wide, a release meets it when the range holds it
-                        let inside =
-                            matches!(meeting, Meeting::Product).then(|| self.inside(&d.range, q));
+                        let inside = self.product_wide(&meeting, &d.range, q);
                         let holds: Vec<bool> = qd
                             .iter()
                             .map(|&b| {
                                 both_keep(b)
-                                    || match (b, &inside) {
-                                        (Value::Release(j), Some(inside)) => inside.contains(&j),
-                                        _ => self.meets_as(&meeting, d, q, b),
-                                    }
+                                    || held(inside.as_ref(), b)
+                                        .unwrap_or_else(|| self.meets_as(&meeting, d, q, b))
                             })
                             .collect();
                         (Declaration::Dependency(k), holds)
@@ -413,16 +409,13 @@ impl Model<'_> {
                     .filter(|(_, c)| c.product == *other)
                     .map(|(k, c)| {
                         let sighting = self.sighting((p, a, m), c, q);
-                        let inside =
-                            matches!(sighting, Meeting::Product).then(|| self.inside(&c.range, q));
+                        let inside = self.product_wide(&sighting, &c.range, q);
                         let holds: Vec<bool> = qd
                             .iter()
                             .map(|&b| {
                                 both_keep(b)
-                                    || match (b, &inside) {
-                                        (Value::Release(j), Some(inside)) => !inside.contains(&j),
-                                        _ => self.avoids_as(&sighting, c, q, b),
-                                    }
+                                    || held(inside.as_ref(), b)
+                                        .map_or_else(|| self.avoids_as(&sighting, c, q, b), |h| !h)
                             })
                             .collect();
                         (Declaration::Incompatibility(k), holds)
@@ -454,6 +447,26 @@ impl Model<'_> {
             }
         }
         out
+    }
+
+    /// Where `meeting` is product-wide, the releases of `q` that `range` holds
+    /// ([`Model::inside`]), found once for every value a judgement tests.
+    fn product_wide(
+        &self,
+        meeting: &Meeting,
+        range: &crate::range::Range,
+        q: usize,
+    ) -> Option<std::ops::Range<usize>> {
+        matches!(meeting, Meeting::Product).then(|| self.inside(range, q))
+    }
+}
+
+/// Whether `range` holds value `b`, when that is known by position: `b` a release and the
+/// judgement product-wide ([`Model::product_wide`]).
+fn held(range: Option<&std::ops::Range<usize>>, b: Value) -> Option<bool> {
+    match (b, range) {
+        (Value::Release(j), Some(range)) => Some(range.contains(&j)),
+        _ => None,
     }
 }
 

@@ -760,6 +760,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         self.lifted_everywhere(rules)
     }
 
+    /// Whether `rules` (those leaving a value out) are all lifted everywhere in this wide
+    /// round ([`Explainer::eager`]).
     fn lifted_everywhere(&self, rules: &[Exclusion]) -> bool {
         !self.eager.is_empty() && rules.iter().all(|r| self.eager.contains(r))
     }
@@ -1275,21 +1277,10 @@ mod tests {
     #[test]
     fn a_flag_is_a_fix_exactly_when_the_engine_answers_with_it_on() {
         let (mut fixed, mut unfixed) = (0, 0);
-        for (shape, seed, stale) in [
-            (Shape::HardCapabilities, 1, 0),
-            (Shape::HardCapabilities, 3, 4),
-            (Shape::Hard, 2, 0),
-            (Shape::Capabilities, 2, 4),
-        ] {
+        for (shape, seed, stale) in FIX_FAMILIES {
             let (catalog, env) = generated(shape, seed, stale, (60, 12));
             let strict = Model::build(&env, &catalog, Policy::default(), &[]);
-            let with: Vec<(&str, Model<'_>)> = ["--pre", "--allow-downgrade"]
-                .into_iter()
-                .map(|flag| {
-                    let policy = Policy::default().lifting(flag);
-                    (flag, Model::build(&env, &catalog, policy, &[]))
-                })
-                .collect();
+            let with = with_each_flag(&env, &catalog);
             each_release(&strict, |p, i, query| {
                 for (probe_after, wide_at) in [(1, 0), (1, super::WIDE_AT), (8, super::WIDE_AT)] {
                     let mut explainer = Explainer::new(&strict, query);
@@ -1323,27 +1314,18 @@ mod tests {
     /// on a model built with that other flag on.
     #[test]
     fn a_check_after_a_wide_one_still_forbids_what_that_one_lifted() {
-        use crate::solve::candidates::Exclusion;
         let (mut fixed, mut unfixed) = (0, 0);
-        for (shape, seed, stale) in [
-            (Shape::HardCapabilities, 1, 0),
-            (Shape::HardCapabilities, 3, 4),
-            (Shape::Hard, 2, 0),
-            (Shape::Capabilities, 2, 4),
-        ] {
+        for (shape, seed, stale) in FIX_FAMILIES {
             let (catalog, env) = generated(shape, seed, stale, (60, 12));
             let strict = Model::build(&env, &catalog, Policy::default(), &[]);
-            let with = |flag| Model::build(&env, &catalog, Policy::default().lifting(flag), &[]);
-            let (pre, down) = (with("--pre"), with("--allow-downgrade"));
+            let with = with_each_flag(&env, &catalog);
             each_release(&strict, |p, i, query| {
-                let orders = [
-                    (Exclusion::Older, Exclusion::Prerelease, &pre),
-                    (Exclusion::Prerelease, Exclusion::Older, &down),
-                ];
                 if answers(&strict, query) {
                     return;
                 }
-                for (wide, then, relaxed) in orders {
+                // each flag's rule made wide first, the other flag checked after it
+                for ((flag, relaxed), (other, _)) in with.iter().zip(with.iter().rev()) {
+                    let (then, wide) = (super::rule(flag).unwrap(), super::rule(other).unwrap());
                     // the wide check encodes from the question on, so most products get
                     // their values in it (the checks are exact from any conflict)
                     let mut explainer = Explainer::new(&strict, query);
@@ -1369,6 +1351,29 @@ mod tests {
             fixed >= 100 && unfixed >= 100,
             "{fixed} fixed, {unfixed} not"
         );
+    }
+
+    /// The generated families the fix-check tests run on (shape, seed, stale products): with
+    /// section 9 and without, valid and stale starts.
+    const FIX_FAMILIES: [(Shape, u64, usize); 4] = [
+        (Shape::HardCapabilities, 1, 0),
+        (Shape::HardCapabilities, 3, 4),
+        (Shape::Hard, 2, 0),
+        (Shape::Capabilities, 2, 4),
+    ];
+
+    /// A model of `catalog` built with each flag a fix check lifts alone on.
+    fn with_each_flag<'c>(
+        env: &'c crate::environment::Environment,
+        catalog: &'c crate::catalog::Catalog,
+    ) -> Vec<(&'static str, Model<'c>)> {
+        ["--pre", "--allow-downgrade"]
+            .into_iter()
+            .map(|flag| {
+                let policy = Policy::default().lifting(flag);
+                (flag, Model::build(env, catalog, policy, &[]))
+            })
+            .collect()
     }
 
     /// Whether the engine finds an answer to `query` on `model`.
