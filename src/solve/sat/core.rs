@@ -126,6 +126,8 @@ struct Explainer<'m, 'a, 'q> {
     cnf: Cnf,
     encoded: Vec<Option<Encoded>>,
     order: Vec<usize>,
+    /// The solver's last answer laid out over the baseline ([`Explainer::read`]).
+    state: Vec<Value>,
     selectors: BTreeMap<Cause, Lit>,
     /// Section 9 items, each under the selector of its declaration.
     facets: FacetClauses<'m>,
@@ -229,6 +231,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             cnf: Cnf::new(query.deadline),
             encoded: (0..model.vars.len()).map(|_| None).collect(),
             order: Vec::new(),
+            state: query.baseline.to_vec(),
             selectors: BTreeMap::new(),
             slots: vec![Vec::new(); model.vars.len()],
             groups: (0..model.vars.len()).map(|_| Vec::new()).collect(),
@@ -473,19 +476,17 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             match self.step(&assumed) {
                 Answer::Grown => {}
                 Answer::Sat => {
-                    let values = self.read();
-                    let mut reached = super::reached(
-                        self.model,
-                        self.query.baseline,
-                        &self.order,
-                        &values,
-                        |q| self.encoded[q].is_some(),
-                    );
+                    self.read();
+                    let values = &self.state;
+                    let mut reached =
+                        super::reached(self.model, self.query.baseline, &self.order, values, |q| {
+                            self.encoded[q].is_some()
+                        });
                     reached.extend(self.facets.reached(
                         self.model,
                         self.query.baseline,
                         &self.order,
-                        &values,
+                        values,
                         &self.encoded,
                     ));
                     if probe {
@@ -699,8 +700,15 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         }
     }
 
-    fn read(&self) -> Vec<Value> {
-        super::read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
+    /// Lays the solver's answer out in [`Explainer::state`].
+    fn read(&mut self) {
+        super::read_into(
+            &self.cnf,
+            self.query.baseline,
+            &self.order,
+            &self.encoded,
+            &mut self.state,
+        );
     }
 
     fn selector(&mut self, cause: Cause) -> Lit {

@@ -81,7 +81,7 @@ impl Engine for Sat {
 /// How one bounded solve ended.
 enum Answer {
     /// A state of the encoded part (of the whole question when the solve expanded).
-    Sat(Vec<Value>),
+    Sat(Picks),
     Infeasible,
     Interrupted,
 }
@@ -102,6 +102,13 @@ struct Encoded {
     waiting: Vec<(Lit, Vec<Value>)>,
 }
 
+/// An answer of the solver: the value of each encoded product, in the order they were
+/// encoded (one encoded since is at its baseline); every other product is at its
+/// baseline. [`Session::lay`] spreads it over the whole state. (A whole state per answer
+/// copied the baseline of every product at each of the solver's answers: on the hard
+/// family at 5,000 products about 2% of `upgrades`, whose questions encode tens.)
+struct Picks(Vec<Value>);
+
 struct Session<'m, 'a, 'q> {
     model: &'m Model<'a>,
     query: &'q Query<'q>,
@@ -109,6 +116,9 @@ struct Session<'m, 'a, 'q> {
     encoded: Vec<Option<Encoded>>,
     /// Encoded products, in the order they were encoded.
     order: Vec<usize>,
+    /// The last answer laid out ([`Session::lay`]): the baseline, with each encoded product
+    /// at its value in that answer.
+    state: Vec<Value>,
     /// Per repair item, its "still broken" literal once made (pairs, then section 9 items).
     broken: Vec<Option<Lit>>,
     /// Per product, its distance ladder once made ([`Session::ladder`]).
@@ -136,27 +146,107 @@ struct Session<'m, 'a, 'q> {
     forbidden: Vec<bool>,
 }
 
+/// A session's rows per product of the model, kept on each thread between questions: a
+/// question encodes tens of the model's thousands of products, and making the rows anew
+/// for each (and dropping them) cost more than many of its searches on the hard family at
+/// 5,000 products. Handed back with only the encoded products' rows to clear.
+#[derive(Default)]
+struct Rows {
+    encoded: Vec<Option<Encoded>>,
+    ladders: Vec<Option<objective::Ladder>>,
+    held: Vec<bool>,
+    allowed: Vec<Option<Vec<bool>>>,
+}
+
+thread_local! {
+    /// [`Rows`] handed back on this thread, for the next session over a model of that size.
+    static SPARE: std::cell::RefCell<Vec<Rows>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+impl Rows {
+    /// Rows for `n` products, every one clear: spare ones of this thread if they fit.
+    fn take(n: usize) -> Rows {
+        let spare = SPARE.with(|spare| spare.borrow_mut().pop());
+        spare
+            .filter(|rows| rows.encoded.len() == n)
+            .unwrap_or_else(|| Rows {
+                encoded: (0..n).map(|_| None).collect(),
+                ladders: vec![None; n],
+                held: vec![false; n],
+                allowed: vec![None; n],
+            })
+    }
+
+    /// Clears the rows of `touched` (the only ones a session writes: the products it
+    /// encoded) and keeps the rows for this thread's next session.
+    fn hand_back(mut self, touched: &[usize]) {
+        for &p in touched {
+            self.encoded[p] = None;
+            self.ladders[p] = None;
+            self.held[p] = false;
+            self.allowed[p] = None;
+        }
+        debug_assert!(
+            self.encoded.iter().all(Option::is_none)
+                && self.ladders.iter().all(Option::is_none)
+                && self.allowed.iter().all(Option::is_none)
+                && !self.held.contains(&true),
+            "a session wrote the row of a product it did not encode"
+        );
+        // one set per thread: a session started inside another (work stolen while a
+        // lazily made table is worked out) makes its own
+        SPARE.with(|spare| {
+            let mut spare = spare.borrow_mut();
+            if spare.is_empty() {
+                spare.push(self);
+            }
+        });
+    }
+}
+
+impl Drop for Session<'_, '_, '_> {
+    fn drop(&mut self) {
+        Rows {
+            encoded: std::mem::take(&mut self.encoded),
+            ladders: std::mem::take(&mut self.ladders),
+            held: std::mem::take(&mut self.held),
+            allowed: std::mem::take(&mut self.allowed),
+        }
+        .hand_back(&self.order);
+    }
+}
+
 impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     fn new(model: &'m Model<'a>, query: &'q Query<'q>) -> Self {
         let repairs = query
             .objective
             .as_ref()
             .map_or(0, |f| f.repair.len() + f.repair_items.len());
+        let Rows {
+            encoded,
+            ladders,
+            held,
+            allowed,
+        } = Rows::take(model.vars.len());
         Session {
             model,
             query,
             cnf: Cnf::new(query.deadline),
-            encoded: (0..model.vars.len()).map(|_| None).collect(),
+            encoded,
             order: Vec::new(),
+            state: query.baseline.to_vec(),
             broken: vec![None; repairs],
-            ladders: vec![None; model.vars.len()],
-            held: vec![false; model.vars.len()],
+            ladders,
+            held,
             holding: false,
-            allowed: vec![None; model.vars.len()],
+            allowed,
             sums: [None, None, None, None, None],
             facets: FacetClauses::new(model, query.baseline),
             bound_alone: None,
-            nogoods_of: {
+            // most questions forbid nothing: no row per product then
+            nogoods_of: if query.forbid.is_empty() {
+                Vec::new()
+            } else {
                 let mut of = vec![Vec::new(); model.vars.len()];
                 for (k, nogood) in query.forbid.iter().enumerate() {
                     for &(p, _) in &nogood.values {
@@ -193,7 +283,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         }
         let Some(fewest) = self.query.objective.clone() else {
             return match self.near_baseline() {
-                Answer::Sat(values) => Outcome::Found(values),
+                Answer::Sat(picks) => Outcome::Found(self.lay(&picks).to_vec()),
                 Answer::Infeasible => Outcome::Infeasible,
                 Answer::Interrupted => Outcome::Cut(None),
             };
@@ -207,15 +297,16 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         let mut lower: Option<(Cost, usize)> = None;
         loop {
             let optimum = match self.relaxed_optimum(&fewest, lower, levels) {
-                Answer::Sat(values) => values,
+                Answer::Sat(picks) => picks,
                 Answer::Infeasible => return Outcome::Infeasible,
                 Answer::Interrupted => return Outcome::Cut(None),
             };
-            let reached = self.reached(&optimum);
+            self.lay(&optimum);
+            let reached = self.reached(&self.state);
             if reached.is_empty() && levels == LEVELS {
-                return Outcome::Found(optimum);
+                return Outcome::Found(self.state.clone());
             }
-            lower = Some((self.cost(&optimum, &fewest), levels));
+            lower = Some((self.cost(&self.state, &fewest), levels));
             if reached.is_empty() {
                 levels = LEVELS;
                 if fewest.moves == Moves::WithinChanged {
@@ -242,11 +333,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     /// level (binary search starts above it; most of its probes below the optimum were
     /// unsatisfiable calls), its ladder shrinks to the values left, and no answer of the
     /// distance search can break with a product not encoded, so it pulls in none.
-    fn hold(&mut self, optimum: &[Value]) {
+    fn hold(&mut self, optimum: &Picks) {
         let baseline = self.query.baseline;
         self.holding = true;
-        for &p in &self.order {
-            self.held[p] = optimum[p] == baseline[p];
+        for (i, &p) in self.order.iter().enumerate() {
+            self.held[p] = optimum.0.get(i).is_none_or(|&v| v == baseline[p]);
         }
         for i in 0..self.order.len() {
             let p = self.order[i];
@@ -303,10 +394,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             let assumptions: Vec<Lit> = held.iter().map(|&(_, l)| l).collect();
             match self.cnf.solve(&assumptions) {
                 SolverResult::Sat => {
-                    let values = self.read();
-                    let reached = self.reached(&values);
+                    let picks = self.read();
+                    self.lay(&picks);
+                    let reached = self.reached(&self.state);
                     if reached.is_empty() {
-                        return Answer::Sat(values);
+                        return Answer::Sat(picks);
                     }
                     for q in reached {
                         self.encode(q);
@@ -350,7 +442,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     ) -> Answer {
         // per level: every value below it is proven impossible
         let mut proven: Cost = [0; LEVELS];
-        let mut first: Option<Vec<Value>> = None;
+        let mut first: Option<Picks> = None;
         if let Some((bound, known)) = lower.filter(|&(_, known)| known == levels) {
             match self.bounded(Some((known - 1, bound, fewest)), false) {
                 Answer::Infeasible => {}
@@ -363,7 +455,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                     let mut bounds = bound;
                     bounds[level] = proven[level] + step - 1;
                     match self.bounded(Some((level, bounds, fewest)), false) {
-                        Answer::Sat(values) => first = Some(values),
+                        Answer::Sat(picks) => first = Some(picks),
                         Answer::Infeasible if self.bound_alone == Some(level) => {
                             proven[level] = bounds[level] + 1;
                             step *= 2;
@@ -375,13 +467,14 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             }
         }
         let mut best = match first {
-            Some(values) => values,
+            Some(picks) => picks,
             None => match self.bounded(None, false) {
-                Answer::Sat(values) => values,
+                Answer::Sat(picks) => picks,
                 other => return other,
             },
         };
-        let mut cost = self.cost(&best, fewest);
+        self.lay(&best);
+        let mut cost = self.cost(&self.state, fewest);
         for level in 0..levels {
             let mut low = match lower {
                 Some((lower, known)) if level < known && lower[..level] == cost[..level] => {
@@ -394,9 +487,10 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 let mut bounds = cost;
                 bounds[level] = low + (cost[level] - low) / 2;
                 match self.bounded(Some((level, bounds, fewest)), false) {
-                    Answer::Sat(values) => {
-                        cost = self.cost(&values, fewest);
-                        best = values;
+                    Answer::Sat(picks) => {
+                        self.lay(&picks);
+                        cost = self.cost(&self.state, fewest);
+                        best = picks;
                     }
                     Answer::Infeasible => low = bounds[level] + 1,
                     Answer::Interrupted => return Answer::Interrupted,
@@ -430,14 +524,15 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             debug_assert_eq!(size, self.order.len(), "bounds encode no product");
             match self.cnf.solve(&assumptions) {
                 SolverResult::Sat => {
-                    let values = self.read();
+                    let picks = self.read();
                     let reached = if expand {
-                        self.reached(&values)
+                        self.lay(&picks);
+                        self.reached(&self.state)
                     } else {
                         Vec::new()
                     };
                     if reached.is_empty() {
-                        return Answer::Sat(values);
+                        return Answer::Sat(picks);
                     }
                     for q in reached {
                         self.encode(q);
@@ -471,7 +566,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     /// cycles learnt.)
     fn forbid(&mut self, p: usize) {
         let query = self.query;
-        for i in 0..self.nogoods_of[p].len() {
+        for i in 0..self.nogoods_of.get(p).map_or(0, Vec::len) {
             let k = self.nogoods_of[p][i];
             let nogood = &query.forbid[k];
             if self.forbidden[k]
@@ -602,9 +697,23 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         }
     }
 
-    /// The whole state the solver's answer stands for.
-    fn read(&self) -> Vec<Value> {
-        read(&self.cnf, self.query.baseline, &self.order, &self.encoded)
+    /// The solver's answer.
+    fn read(&self) -> Picks {
+        Picks(
+            self.order
+                .iter()
+                .map(|&p| value(&self.cnf, self.query.baseline[p], self.encoded[p].as_ref()))
+                .collect(),
+        )
+    }
+
+    /// The whole state `picks` stands for, laid out in [`Session::state`].
+    fn lay(&mut self, picks: &Picks) -> &[Value] {
+        let baseline = self.query.baseline;
+        for (i, &p) in self.order.iter().enumerate() {
+            self.state[p] = picks.0.get(i).copied().unwrap_or(baseline[p]);
+        }
+        &self.state
     }
 
     /// Products not encoded that the answer would break with (see [`reached`]), those its
@@ -637,20 +746,32 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     }
 }
 
-/// The whole state the solver's last answer stands for: `baseline` with every encoded product
-/// at the value the answer gives it.
-fn read(cnf: &Cnf, baseline: &[Value], order: &[usize], encoded: &[Option<Encoded>]) -> Vec<Value> {
-    let mut values = baseline.to_vec();
+/// Reads the solver's last answer into `state` (a copy of `baseline`, where only encoded
+/// products ever move): every encoded product (of `order`) at the value it gives it.
+fn read_into(
+    cnf: &Cnf,
+    baseline: &[Value],
+    order: &[usize],
+    encoded: &[Option<Encoded>],
+    state: &mut [Value],
+) {
     for &p in order {
-        if let Some(e) = &encoded[p] {
-            for (&v, &l) in e.domain.iter().zip(&e.lits) {
-                if cnf.holds(l) {
-                    values[p] = v;
-                }
+        state[p] = value(cnf, baseline[p], encoded[p].as_ref());
+    }
+}
+
+/// The value the solver's last answer gives an encoded product (`baseline` where none of its
+/// literals holds, or it is not encoded).
+fn value(cnf: &Cnf, baseline: Value, encoded: Option<&Encoded>) -> Value {
+    let mut value = baseline;
+    if let Some(e) = encoded {
+        for (&v, &l) in e.domain.iter().zip(&e.lits) {
+            if cnf.holds(l) {
+                value = v;
             }
         }
     }
-    values
+    value
 }
 
 /// Products not encoded that `values` would break with: neighbours of a moved encoded product
