@@ -26,7 +26,7 @@ use rustsat::solvers::SolverResult;
 use rustsat::types::Lit;
 
 use super::facets::FacetClauses;
-use super::{Cnf, Encoded};
+use super::{Cnf, Encoded, Rows};
 use crate::solve::Query;
 use crate::solve::conflict::{Cause, Conflict, Explained, Settled};
 use crate::solve::model::{Exclusion, Model, Value};
@@ -124,19 +124,17 @@ struct Explainer<'m, 'a, 'q> {
     model: &'m Model<'a>,
     query: &'q Query<'q>,
     cnf: Cnf,
-    encoded: Vec<Option<Encoded>>,
+    /// Per product: its encoding, and per encoded product, per value of its
+    /// [`Reach`](crate::solve::model::Reach): the value's literal, or the group its literal
+    /// waits in ([`Rows::slots`]); the groups of values the policy leaves out that wait for
+    /// an answer to need them ([`Rows::groups`], [`Explainer::expand`]).
+    rows: Rows,
     order: Vec<usize>,
     /// The solver's last answer laid out over the baseline ([`Explainer::read`]).
     state: Vec<Value>,
     selectors: BTreeMap<Cause, Lit>,
     /// Section 9 items, each under the selector of its declaration.
     facets: FacetClauses<'m>,
-    /// Per encoded product, per value of its [`Reach`](crate::solve::model::Reach): the
-    /// value's literal, or the group its literal waits in.
-    slots: Vec<Vec<Slot>>,
-    /// Per product, the groups of values the policy leaves out that wait for an answer to
-    /// need them ([`Explainer::expand`]).
-    groups: Vec<Vec<Group>>,
     /// The products the last conflict's search found must move (see [`Explainer::lifts`]).
     freed: Vec<bool>,
     /// For an explainer that minimizes a large core apart ([`Explainer::minimize_apart`]):
@@ -180,7 +178,7 @@ struct Within {
 
 /// Where a value of an encoded product stands in the encoding.
 #[derive(Clone, Copy)]
-enum Slot {
+pub(super) enum Slot {
     Lit(Lit),
     /// Not encoded yet: one of the values group `usize` of the product stands for.
     Group(usize),
@@ -197,7 +195,7 @@ enum Slot {
 /// CPU time of a whole `upgrades` run by about 9%, with the same output. An atom that reads
 /// the product counts the group where one of its values makes the atom true, through a
 /// literal of its own that the group's expansion makes exact (`facets::making_true`).
-struct Group {
+pub(super) struct Group {
     lit: Lit,
     /// The values' places in the product's reach.
     members: Vec<usize>,
@@ -223,18 +221,22 @@ enum Answer {
     Grown,
 }
 
+impl Drop for Explainer<'_, '_, '_> {
+    fn drop(&mut self) {
+        std::mem::take(&mut self.rows).hand_back(&self.order);
+    }
+}
+
 impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     fn new(model: &'m Model<'a>, query: &'q Query<'q>) -> Self {
         Explainer {
             model,
             query,
             cnf: Cnf::new(query.deadline),
-            encoded: (0..model.vars.len()).map(|_| None).collect(),
+            rows: Rows::take(model.vars.len()),
             order: Vec::new(),
             state: query.baseline.to_vec(),
             selectors: BTreeMap::new(),
-            slots: vec![Vec::new(); model.vars.len()],
-            groups: (0..model.vars.len()).map(|_| Vec::new()).collect(),
             freed: Vec::new(),
             within: None,
             settling: None,
@@ -379,7 +381,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 trial.extend(rules.iter().map(|&rule| (rule, None)));
                 self.eager = Lifts::new(&trial).everywhere;
                 for p in self.order.clone() {
-                    if self.groups[p]
+                    if self.rows.groups[p]
                         .iter()
                         .any(|g| !g.expanded && self.lifted_group(p, g))
                     {
@@ -460,7 +462,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 .iter()
                 .filter(|&&p| !free[p])
                 .filter_map(|&p| {
-                    let e = self.encoded[p].as_ref()?;
+                    let e = self.rows.encoded[p].as_ref()?;
                     let at = e.domain.iter().position(|&v| v == self.query.baseline[p])?;
                     Some((p, e.lits[at]))
                 })
@@ -480,14 +482,14 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     let values = &self.state;
                     let mut reached =
                         super::reached(self.model, self.query.baseline, &self.order, values, |q| {
-                            self.encoded[q].is_some()
+                            self.rows.encoded[q].is_some()
                         });
                     reached.extend(self.facets.reached(
                         self.model,
                         self.query.baseline,
                         &self.order,
                         values,
-                        &self.encoded,
+                        &self.rows.encoded,
                     ));
                     if probe {
                         for &p in &self.order {
@@ -682,7 +684,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                     .iter()
                     .copied()
                     .filter(|&p| {
-                        self.groups[p]
+                        self.rows.groups[p]
                             .iter()
                             .any(|g| !g.expanded && self.cnf.holds(g.lit))
                     })
@@ -706,7 +708,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             &self.cnf,
             self.query.baseline,
             &self.order,
-            &self.encoded,
+            &self.rows.encoded,
             &mut self.state,
         );
     }
@@ -779,7 +781,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// asked for), its own requirements on products that cannot be there, the query's parts
     /// about it, and its declarations with every encoded neighbour.
     fn encode(&mut self, p: usize) {
-        if self.encoded[p].is_some() {
+        if self.rows.encoded[p].is_some() {
             return;
         }
         let model = self.model;
@@ -844,8 +846,8 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 )
             })
             .collect();
-        self.slots[p] = slots;
-        self.groups[p] = groups.into_iter().map(|(_, g)| g).collect();
+        self.rows.slots[p] = slots;
+        self.rows.groups[p] = groups.into_iter().map(|(_, g)| g).collect();
         self.missing(p, None);
         self.question_parts(p, &domain, &lits);
         debug_assert!(
@@ -855,14 +857,14 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             "every value the engine may choose is encoded"
         );
         let values: Vec<(Value, Lit)> = domain.iter().copied().zip(lits.iter().copied()).collect();
-        self.encoded[p] = Some(Encoded {
+        self.rows.encoded[p] = Some(Encoded {
             domain,
             lits,
             waiting,
         });
         self.order.push(p);
         for q in self.model.neighbors[p].clone() {
-            if self.encoded[q].is_some() {
+            if self.rows.encoded[q].is_some() {
                 self.link(p, q, Only::All);
                 self.link(q, p, Only::All);
             }
@@ -914,13 +916,13 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let reach = model.reach(p);
         let mut fresh: Vec<usize> = Vec::new();
         let mut values: Vec<(Value, Lit)> = Vec::new();
-        for g in 0..self.groups[p].len() {
-            if self.groups[p][g].expanded {
+        for g in 0..self.rows.groups[p].len() {
+            if self.rows.groups[p][g].expanded {
                 continue;
             }
-            self.groups[p][g].expanded = true;
-            let group = self.groups[p][g].lit;
-            let members = self.groups[p][g].members.clone();
+            self.rows.groups[p][g].expanded = true;
+            let group = self.rows.groups[p][g].lit;
+            let members = self.rows.groups[p][g].members.clone();
             let lits: Vec<Lit> = members.iter().map(|_| self.cnf.fresh(false)).collect();
             let mut clause = vec![!group];
             clause.extend(&lits);
@@ -931,7 +933,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             self.cnf.at_most_one(&lits);
             let start = values.len();
             for (&at, &l) in members.iter().zip(&lits) {
-                self.slots[p][at] = Slot::Lit(l);
+                self.rows.slots[p][at] = Slot::Lit(l);
                 values.push((reach.values[at].0, l));
             }
             // the atoms that counted the group count the values that make them true now
@@ -942,14 +944,14 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         if fresh.is_empty() {
             return;
         }
-        if let Some(e) = self.encoded[p].as_mut() {
+        if let Some(e) = self.rows.encoded[p].as_mut() {
             e.domain.extend(values.iter().map(|&(v, _)| v));
             e.lits.extend(values.iter().map(|&(_, l)| l));
             e.waiting.clear();
         }
         self.missing(p, Some(&fresh));
         for q in self.model.neighbors[p].clone() {
-            if self.encoded[q].is_some() {
+            if self.rows.encoded[q].is_some() {
                 self.link(p, q, Only::Declaring(&fresh));
                 self.link(q, p, Only::Holding(&fresh));
             }
@@ -964,7 +966,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             if only.is_some_and(|only| !only.contains(at)) {
                 continue;
             }
-            let Slot::Lit(value) = self.slots[p][*at] else {
+            let Slot::Lit(value) = self.rows.slots[p][*at] else {
                 continue;
             };
             let declares = self.selector(Cause::Declares {
@@ -1007,7 +1009,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         self.facets.settle(
             self.model,
             &mut self.cnf,
-            &self.encoded,
+            &self.rows.encoded,
             self.query.baseline,
             now,
         );
@@ -1030,7 +1032,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         for nogood in &query.forbid {
             for &(p, v) in &nogood.values {
                 self.encode(p);
-                if self.encoded[p]
+                if self.rows.encoded[p]
                     .as_ref()
                     .is_some_and(|e| !e.domain.contains(&v))
                 {
@@ -1041,7 +1043,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 .values
                 .iter()
                 .map(|&(p, v)| {
-                    let e = self.encoded[p].as_ref()?;
+                    let e = self.rows.encoded[p].as_ref()?;
                     e.domain.iter().position(|&d| d == v).map(|i| e.lits[i])
                 })
                 .collect();
@@ -1062,12 +1064,12 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// it" (a pair of kept products always satisfies, as the engine's model says); a group of
     /// `q` counts where one of its values satisfies.
     fn link(&mut self, p: usize, q: usize, only: Only<'_>) {
-        if self.encoded[p].is_none() || self.encoded[q].is_none() {
+        if self.rows.encoded[p].is_none() || self.rows.encoded[q].is_none() {
             return;
         }
         let model = self.model;
         for j in model.judged(p, q) {
-            let Slot::Lit(own) = self.slots[p][j.at] else {
+            let Slot::Lit(own) = self.rows.slots[p][j.at] else {
                 continue; // a waiting value declares nothing yet
             };
             let wanted = match only {
@@ -1085,12 +1087,12 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             });
             let mut clause = vec![!own, !s];
             let mut counted: Vec<usize> = Vec::new();
-            for (slot, _) in self.slots[q].iter().zip(&j.holds).filter(|(_, h)| **h) {
+            for (slot, _) in self.rows.slots[q].iter().zip(&j.holds).filter(|(_, h)| **h) {
                 match *slot {
                     Slot::Lit(l) => clause.push(l),
                     Slot::Group(g) if !counted.contains(&g) => {
                         counted.push(g);
-                        clause.push(self.groups[q][g].lit);
+                        clause.push(self.rows.groups[q][g].lit);
                     }
                     Slot::Group(_) => {}
                 }

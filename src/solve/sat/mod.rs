@@ -113,7 +113,9 @@ struct Session<'m, 'a, 'q> {
     model: &'m Model<'a>,
     query: &'q Query<'q>,
     cnf: Cnf,
-    encoded: Vec<Option<Encoded>>,
+    /// Per product: its encoding, distance ladder, whether it is held and the values it
+    /// may still take ([`Rows`]).
+    rows: Rows,
     /// Encoded products, in the order they were encoded.
     order: Vec<usize>,
     /// The last answer laid out ([`Session::lay`]): the baseline, with each encoded product
@@ -121,16 +123,8 @@ struct Session<'m, 'a, 'q> {
     state: Vec<Value>,
     /// Per repair item, its "still broken" literal once made (pairs, then section 9 items).
     broken: Vec<Option<Lit>>,
-    /// Per product, its distance ladder once made ([`Session::ladder`]).
-    ladders: Vec<Option<objective::Ladder>>,
-    /// Products held at their baseline value (by a unit clause), and whether products encoded
-    /// from now on are held too ([`Moves::WithinChanged`] once the changed products are
-    /// settled: [`Session::hold`]).
-    held: Vec<bool>,
+    /// Whether products encoded from now on are held at their baseline ([`Rows::held`]).
     holding: bool,
-    /// Per product that moves once the changed products are settled, which of its values
-    /// (in its encoded domain's order) it may still take; `None`: every one.
-    allowed: Vec<Option<Vec<bool>>>,
     /// Per objective level, its sum as last encoded: for how many encoded products, the
     /// constant part, and the totalizer (encoded up to the bound it was built for, so tighter
     /// bounds only need new assumptions).
@@ -146,20 +140,30 @@ struct Session<'m, 'a, 'q> {
     forbidden: Vec<bool>,
 }
 
-/// A session's rows per product of the model, kept on each thread between questions: a
-/// question encodes tens of the model's thousands of products, and making the rows anew
-/// for each (and dropping them) cost more than many of its searches on the hard family at
-/// 5,000 products. Handed back with only the encoded products' rows to clear.
+/// The rows per product of the model that a [`Session`] or a conflict search
+/// (`core::Explainer`) writes for the products it encodes, kept on each thread between
+/// questions: a question encodes tens of the model's thousands of products, and making the
+/// rows anew for each (and dropping them) cost more than many of its searches on the hard
+/// family at 5,000 products. Handed back with only the encoded products' rows to clear.
 #[derive(Default)]
 struct Rows {
     encoded: Vec<Option<Encoded>>,
+    /// A session's: per product, its distance ladder once made ([`Session::ladder`]).
     ladders: Vec<Option<objective::Ladder>>,
+    /// A session's: products held at their baseline value by a unit clause
+    /// ([`Moves::WithinChanged`] once the changed products are settled: [`Session::hold`]).
     held: Vec<bool>,
+    /// A session's: per product that moves once the changed products are settled, which of
+    /// its values (in its encoded domain's order) it may still take; `None`: every one.
     allowed: Vec<Option<Vec<bool>>>,
+    /// A conflict search's: per encoded product, where each value of its reach stands.
+    slots: Vec<Vec<core::Slot>>,
+    /// A conflict search's: per product, its groups of values waiting for literals.
+    groups: Vec<Vec<core::Group>>,
 }
 
 thread_local! {
-    /// [`Rows`] handed back on this thread, for the next session over a model of that size.
+    /// [`Rows`] handed back on this thread, for the next search over a model of that size.
     static SPARE: std::cell::RefCell<Vec<Rows>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -174,27 +178,33 @@ impl Rows {
                 ladders: vec![None; n],
                 held: vec![false; n],
                 allowed: vec![None; n],
+                slots: vec![Vec::new(); n],
+                groups: (0..n).map(|_| Vec::new()).collect(),
             })
     }
 
-    /// Clears the rows of `touched` (the only ones a session writes: the products it
-    /// encoded) and keeps the rows for this thread's next session.
+    /// Clears the rows of `touched` (the only ones a search writes: the products it
+    /// encoded) and keeps the rows for this thread's next search.
     fn hand_back(mut self, touched: &[usize]) {
         for &p in touched {
             self.encoded[p] = None;
             self.ladders[p] = None;
             self.held[p] = false;
             self.allowed[p] = None;
+            self.slots[p] = Vec::new();
+            self.groups[p] = Vec::new();
         }
         debug_assert!(
             self.encoded.iter().all(Option::is_none)
                 && self.ladders.iter().all(Option::is_none)
                 && self.allowed.iter().all(Option::is_none)
-                && !self.held.contains(&true),
-            "a session wrote the row of a product it did not encode"
+                && !self.held.contains(&true)
+                && self.slots.iter().all(Vec::is_empty)
+                && self.groups.iter().all(Vec::is_empty),
+            "a search wrote the row of a product it did not encode"
         );
-        // one set per thread: a session started inside another (work stolen while a
-        // lazily made table is worked out) makes its own
+        // one set per thread: a search started inside another (a conflict search minimizing
+        // apart, or work stolen while a lazily made table is worked out) makes its own
         SPARE.with(|spare| {
             let mut spare = spare.borrow_mut();
             if spare.is_empty() {
@@ -206,13 +216,7 @@ impl Rows {
 
 impl Drop for Session<'_, '_, '_> {
     fn drop(&mut self) {
-        Rows {
-            encoded: std::mem::take(&mut self.encoded),
-            ladders: std::mem::take(&mut self.ladders),
-            held: std::mem::take(&mut self.held),
-            allowed: std::mem::take(&mut self.allowed),
-        }
-        .hand_back(&self.order);
+        std::mem::take(&mut self.rows).hand_back(&self.order);
     }
 }
 
@@ -222,24 +226,15 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             .objective
             .as_ref()
             .map_or(0, |f| f.repair.len() + f.repair_items.len());
-        let Rows {
-            encoded,
-            ladders,
-            held,
-            allowed,
-        } = Rows::take(model.vars.len());
         Session {
             model,
             query,
             cnf: Cnf::new(query.deadline),
-            encoded,
+            rows: Rows::take(model.vars.len()),
             order: Vec::new(),
             state: query.baseline.to_vec(),
             broken: vec![None; repairs],
-            ladders,
-            held,
             holding: false,
-            allowed,
             sums: [None, None, None, None, None],
             facets: FacetClauses::new(model, query.baseline),
             bound_alone: None,
@@ -337,18 +332,20 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         let baseline = self.query.baseline;
         self.holding = true;
         for (i, &p) in self.order.iter().enumerate() {
-            self.held[p] = optimum.0.get(i).is_none_or(|&v| v == baseline[p]);
+            self.rows.held[p] = optimum.0.get(i).is_none_or(|&v| v == baseline[p]);
         }
         for i in 0..self.order.len() {
             let p = self.order[i];
-            let Some(e) = &self.encoded[p] else { continue };
-            if self.held[p] {
+            let Some(e) = &self.rows.encoded[p] else {
+                continue;
+            };
+            if self.rows.held[p] {
                 if let Some(stay) = self.lit(p, baseline[p]) {
                     self.add(&[stay]);
                 }
                 continue;
             }
-            let moves = |q: usize| self.encoded[q].is_some() && !self.held[q];
+            let moves = |q: usize| self.rows.encoded[q].is_some() && !self.rows.held[q];
             let allowed: Vec<bool> = e
                 .domain
                 .iter()
@@ -366,7 +363,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             for l in barred {
                 self.add(&[l]);
             }
-            self.allowed[p] = Some(allowed); // read by its ladder, made from now on
+            self.rows.allowed[p] = Some(allowed); // read by its ladder, made from now on
         }
         self.sums[LEVELS - 1] = None; // its terms skip held products
     }
@@ -573,7 +570,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                 || nogood
                     .values
                     .iter()
-                    .any(|&(q, _)| self.encoded[q].is_none())
+                    .any(|&(q, _)| self.rows.encoded[q].is_none())
             {
                 continue;
             }
@@ -590,7 +587,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     }
 
     fn lit(&self, p: usize, value: Value) -> Option<Lit> {
-        let e = self.encoded[p].as_ref()?;
+        let e = self.rows.encoded[p].as_ref()?;
         e.domain.iter().position(|&v| v == value).map(|i| e.lits[i])
     }
 
@@ -605,7 +602,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     /// Encodes `p`: its values, exactly one of them, and its supports with every encoded
     /// neighbour.
     fn encode(&mut self, p: usize) {
-        if self.encoded[p].is_some() {
+        if self.rows.encoded[p].is_some() {
             return;
         }
         let domain = domain(self.model, self.query, p);
@@ -621,24 +618,24 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             .collect();
         self.add(&lits);
         self.cnf.at_most_one(&lits);
-        self.encoded[p] = Some(Encoded {
+        self.rows.encoded[p] = Some(Encoded {
             domain,
             lits,
             waiting: Vec::new(),
         });
         self.order.push(p);
-        self.held[p] = self.holding;
+        self.rows.held[p] = self.holding;
         if self.holding
             && let Some(stay) = self.lit(p, self.query.baseline[p])
         {
             self.add(&[stay]);
         }
         for &q in &self.model.neighbors[p] {
-            if self.encoded[q].is_some() {
+            if self.rows.encoded[q].is_some() {
                 self.link(p, q);
             }
         }
-        if let Some(e) = &self.encoded[p] {
+        if let Some(e) = &self.rows.encoded[p] {
             for (&v, &l) in e.domain.iter().zip(&e.lits) {
                 for &k in self.facets.items_of(p, v) {
                     self.facets.declare(k, l, None);
@@ -648,7 +645,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         self.facets.settle(
             self.model,
             &mut self.cnf,
-            &self.encoded,
+            &self.rows.encoded,
             self.query.baseline,
             &[p],
         );
@@ -659,7 +656,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     /// the other's values compatible with it". The clauses of one direction already forbid
     /// every bad pair; the other direction lets the solver propagate from either side.
     fn link(&mut self, p: usize, q: usize) {
-        let (Some(ep), Some(eq)) = (&self.encoded[p], &self.encoded[q]) else {
+        let (Some(ep), Some(eq)) = (&self.rows.encoded[p], &self.rows.encoded[q]) else {
             return;
         };
         let matrix = self.model.compatibility_memo(p, &ep.domain, q, &eq.domain);
@@ -702,7 +699,13 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         Picks(
             self.order
                 .iter()
-                .map(|&p| value(&self.cnf, self.query.baseline[p], self.encoded[p].as_ref()))
+                .map(|&p| {
+                    value(
+                        &self.cnf,
+                        self.query.baseline[p],
+                        self.rows.encoded[p].as_ref(),
+                    )
+                })
                 .collect(),
         )
     }
@@ -720,7 +723,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     /// section 9 items need encoded, and those of the nogoods it holds that wait for them.
     fn reached(&self, values: &[Value]) -> Vec<usize> {
         let mut out = reached(self.model, self.query.baseline, &self.order, values, |q| {
-            self.encoded[q].is_some()
+            self.rows.encoded[q].is_some()
         });
         for (k, nogood) in self.query.forbid.iter().enumerate() {
             if !self.forbidden[k] && nogood.values.iter().all(|&(q, v)| values[q] == v) {
@@ -729,7 +732,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
                         .values
                         .iter()
                         .map(|&(q, _)| q)
-                        .filter(|&q| self.encoded[q].is_none()),
+                        .filter(|&q| self.rows.encoded[q].is_none()),
                 );
             }
         }
@@ -738,7 +741,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             self.query.baseline,
             &self.order,
             values,
-            &self.encoded,
+            &self.rows.encoded,
         ));
         out.sort_unstable();
         out.dedup();

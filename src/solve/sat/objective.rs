@@ -184,7 +184,7 @@ impl Session<'_, '_, '_> {
                                 self.model,
                                 index,
                                 &mut self.cnf,
-                                &self.encoded,
+                                &self.rows.encoded,
                                 k,
                             ),
                         };
@@ -227,7 +227,7 @@ impl Session<'_, '_, '_> {
             _ => {
                 for i in from..self.order.len() {
                     let p = self.order[i];
-                    if self.held[p] {
+                    if self.rows.held[p] {
                         continue; // at its baseline: moves 0
                     }
                     let (least, ladder) = self.ladder(p);
@@ -251,14 +251,14 @@ impl Session<'_, '_, '_> {
     /// value moves, weighted by the step from the rung below (the level is then a weighted
     /// sum); the sum of the rungs that hold is the same.
     fn ladder(&mut self, p: usize) -> Ladder {
-        if let Some(made) = &self.ladders[p] {
+        if let Some(made) = &self.rows.ladders[p] {
             return made.clone();
         }
         let var = &self.model.vars[p];
-        let Some(e) = &self.encoded[p] else {
+        let Some(e) = &self.rows.encoded[p] else {
             return (0, Vec::new());
         };
-        let allowed = self.allowed[p].as_deref();
+        let allowed = self.rows.allowed[p].as_deref();
         let moves: Vec<(usize, Lit)> = e
             .domain
             .iter()
@@ -296,7 +296,7 @@ impl Session<'_, '_, '_> {
             .iter()
             .scan(0, |below, &s| Some(s - std::mem::replace(below, s)));
         let made = (least, rungs.into_iter().zip(weights).collect());
-        self.ladders[p] = Some(made.clone());
+        self.rows.ladders[p] = Some(made.clone());
         made
     }
 
