@@ -255,29 +255,32 @@ impl<'p> Decoder<'p> {
     ///
     /// # Errors
     /// A cell that does not decode.
-    pub fn release(
+    /// Rows may borrow their texts from the driver's row (`S` = `&str`): a large read then
+    /// copies only what the manifest keeps.
+    pub fn release<S: AsRef<str>>(
         &mut self,
         id: i64,
-        file: String,
-        row: ReleaseRow<String>,
+        file: &str,
+        row: ReleaseRow<S>,
     ) -> Result<(), InputError> {
-        // the path is cloned only the first time a file is seen (rows of one file share it)
-        let file = if let Some(known) = self.sources.get(&file) {
+        // the path is copied only the first time a file is seen (rows of one file share it)
+        let file = if let Some(known) = self.sources.get(file) {
             Arc::clone(known)
         } else {
-            let shared: Arc<str> = Arc::from(file.as_str());
-            self.sources.insert(file, Arc::clone(&shared));
+            let shared: Arc<str> = Arc::from(file);
+            self.sources.insert(file.to_owned(), Arc::clone(&shared));
             shared
         };
         let manifest = Manifest {
-            product: self.product(&row.group, &row.name)?,
-            version: self.version(&row.version)?,
-            product_type: row.product_type,
+            product: self.product(row.group.as_ref(), row.name.as_ref())?,
+            version: self.version(row.version.as_ref())?,
+            product_type: row.product_type.map(|t| t.as_ref().to_owned()),
             dependencies: Vec::new(),
             incompatibilities: Vec::new(),
             facets: row
                 .facets
-                .as_deref()
+                .as_ref()
+                .map(AsRef::as_ref)
                 .map(|cell| super::facet_cell::decode(cell).map_err(|m| self.damaged(&m)))
                 .transpose()?
                 .filter(|f| !f.is_empty())
@@ -294,14 +297,21 @@ impl<'p> Decoder<'p> {
     ///
     /// # Errors
     /// A cell that does not decode, or no such release.
-    pub fn dependency(&mut self, id: i64, row: &DependencyRow<String>) -> Result<(), InputError> {
+    pub fn dependency<S: AsRef<str>>(
+        &mut self,
+        id: i64,
+        row: &DependencyRow<S>,
+    ) -> Result<(), InputError> {
         let dependency = Dependency {
-            product: self.product(&row.group, &row.name)?,
-            range: Range::new(self.version(&row.minimum)?, self.matcher(&row.maximum)?),
+            product: self.product(row.group.as_ref(), row.name.as_ref())?,
+            range: Range::new(
+                self.version(row.minimum.as_ref())?,
+                self.matcher(row.maximum.as_ref())?,
+            ),
             recommended: row
                 .recommended
-                .as_deref()
-                .map(|t| self.version(t))
+                .as_ref()
+                .map(|t| self.version(t.as_ref()))
                 .transpose()?,
             optional: row.optional,
             location: location(row.line, row.col),
@@ -314,26 +324,26 @@ impl<'p> Decoder<'p> {
     ///
     /// # Errors
     /// A cell that does not decode, or no such release.
-    pub fn incompatibility(
+    pub fn incompatibility<S: AsRef<str>>(
         &mut self,
         id: i64,
-        row: IncompatibilityRow<String>,
+        row: IncompatibilityRow<S>,
     ) -> Result<(), InputError> {
         let incompatibility = Incompatibility {
-            product: self.product(&row.group, &row.name)?,
+            product: self.product(row.group.as_ref(), row.name.as_ref())?,
             range: Range {
                 minimum: row
                     .minimum
-                    .as_deref()
-                    .map(|t| self.version(t))
+                    .as_ref()
+                    .map(|t| self.version(t.as_ref()))
                     .transpose()?,
                 maximum: row
                     .maximum
-                    .as_deref()
-                    .map(|t| self.matcher(t))
+                    .as_ref()
+                    .map(|t| self.matcher(t.as_ref()))
                     .transpose()?,
             },
-            reason: row.reason,
+            reason: row.reason.map(|r| r.as_ref().to_owned()),
             location: location(row.line, row.col),
         };
         self.owner(id)?.incompatibilities.push(incompatibility);
@@ -407,40 +417,11 @@ mod tests {
         let mut decoder = Decoder::new("test.db");
         for (id, m) in (0..).zip(manifests) {
             let rows = encode(m);
-            let r = rows.release;
-            let release = ReleaseRow {
-                group: r.group.into_owned(),
-                name: r.name.into_owned(),
-                version: r.version.into_owned(),
-                product_type: r.product_type.map(Cow::into_owned),
-                line: r.line,
-                col: r.col,
-                facets: r.facets.map(Cow::into_owned),
-            };
-            decoder.release(id, m.file.to_string(), release).unwrap();
-            for d in rows.dependencies {
-                let row = DependencyRow {
-                    group: d.group.into_owned(),
-                    name: d.name.into_owned(),
-                    minimum: d.minimum.into_owned(),
-                    maximum: d.maximum.into_owned(),
-                    recommended: d.recommended.map(Cow::into_owned),
-                    optional: d.optional,
-                    line: d.line,
-                    col: d.col,
-                };
-                decoder.dependency(id, &row).unwrap();
+            decoder.release(id, &m.file, rows.release).unwrap();
+            for row in &rows.dependencies {
+                decoder.dependency(id, row).unwrap();
             }
-            for i in rows.incompatibilities {
-                let row = IncompatibilityRow {
-                    group: i.group.into_owned(),
-                    name: i.name.into_owned(),
-                    minimum: i.minimum.map(Cow::into_owned),
-                    maximum: i.maximum.map(Cow::into_owned),
-                    reason: i.reason.map(Cow::into_owned),
-                    line: i.line,
-                    col: i.col,
-                };
+            for row in rows.incompatibilities {
                 decoder.incompatibility(id, row).unwrap();
             }
             for i in rows.issues {
@@ -482,7 +463,7 @@ mod tests {
             col: 1,
             facets: None,
         };
-        let error = decoder.release(1, "a.yml".to_owned(), row).unwrap_err();
+        let error = decoder.release(1, "a.yml", row).unwrap_err();
         assert!(
             error
                 .to_string()

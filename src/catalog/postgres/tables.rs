@@ -178,7 +178,7 @@ fn read_releases(
     let mut ids = Vec::with_capacity(releases.len());
     for row in &releases {
         let id: i64 = cell(name, row, 0)?;
-        let release = ReleaseRow {
+        let release = ReleaseRow::<&str> {
             group: cell(name, row, 2)?,
             name: cell(name, row, 3)?,
             version: cell(name, row, 4)?,
@@ -221,7 +221,7 @@ fn read_declarations(
         "product_group, product_name, minimum, maximum, recommended, optional, line, col",
     )?;
     for row in &dependency {
-        let dependency = DependencyRow {
+        let dependency = DependencyRow::<&str> {
             group: cell(name, row, 1)?,
             name: cell(name, row, 2)?,
             minimum: cell(name, row, 3)?,
@@ -239,7 +239,7 @@ fn read_declarations(
         "product_group, product_name, minimum, maximum, reason, line, col",
     )?;
     for row in &incompatibility {
-        let incompatibility = IncompatibilityRow {
+        let incompatibility = IncompatibilityRow::<&str> {
             group: cell(name, row, 1)?,
             name: cell(name, row, 2)?,
             minimum: cell(name, row, 3)?,

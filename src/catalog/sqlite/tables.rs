@@ -198,15 +198,15 @@ pub fn read_manifests(
         ),
         |row| {
             let release = ReleaseRow {
-                group: row.get(2)?,
-                name: row.get(3)?,
-                version: row.get(4)?,
-                product_type: row.get(5)?,
+                group: text(row, 2)?,
+                name: text(row, 3)?,
+                version: text(row, 4)?,
+                product_type: maybe_text(row, 5)?,
                 line: row.get(6)?,
                 col: row.get(7)?,
-                facets: row.get(8)?,
+                facets: maybe_text(row, 8)?,
             };
-            Ok(decoder.release(row.get(0)?, row.get(1)?, release))
+            Ok(decoder.release(row.get(0)?, text(row, 1)?, release))
         },
     )?;
     each_row(
@@ -217,11 +217,11 @@ pub fn read_manifests(
          FROM pick p CROSS JOIN dependency d ON d.release_id = p.id ORDER BY d.release_id, d.ord",
         |row| {
             let dependency = DependencyRow {
-                group: row.get(1)?,
-                name: row.get(2)?,
-                minimum: row.get(3)?,
-                maximum: row.get(4)?,
-                recommended: row.get(5)?,
+                group: text(row, 1)?,
+                name: text(row, 2)?,
+                minimum: text(row, 3)?,
+                maximum: text(row, 4)?,
+                recommended: maybe_text(row, 5)?,
                 optional: row.get(6)?,
                 line: row.get(7)?,
                 col: row.get(8)?,
@@ -238,11 +238,11 @@ pub fn read_manifests(
          ORDER BY i.release_id, i.ord",
         |row| {
             let incompatibility = IncompatibilityRow {
-                group: row.get(1)?,
-                name: row.get(2)?,
-                minimum: row.get(3)?,
-                maximum: row.get(4)?,
-                reason: row.get(5)?,
+                group: text(row, 1)?,
+                name: text(row, 2)?,
+                minimum: maybe_text(row, 3)?,
+                maximum: maybe_text(row, 4)?,
+                reason: maybe_text(row, 5)?,
                 line: row.get(6)?,
                 col: row.get(7)?,
             };
@@ -330,6 +330,21 @@ pub fn read_facets(
 
 /// Runs a query and hands each row to `decode`, which reads its cells (a failure there is the
 /// database's) and returns what decoding them gave (a failure there is a damaged catalog).
+/// Text cell `i` of `row`, borrowed from the driver (a read of a large catalog copied about
+/// a million cells into strings of their own only to parse them).
+fn text<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
+    row.get_ref(i)?.as_str().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
+/// [`text`] of a cell that may be NULL.
+fn maybe_text<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&'r str>> {
+    row.get_ref(i)?.as_str_or_null().map_err(|e| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
+    })
+}
+
 fn each_row(
     conn: &Connection,
     path: &str,
