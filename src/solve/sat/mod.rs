@@ -278,7 +278,10 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
         }
         let Some(fewest) = self.query.objective.clone() else {
             return match self.near_baseline() {
-                Answer::Sat(picks) => Outcome::Found(self.lay(&picks).to_vec()),
+                Answer::Sat(picks) => {
+                    self.lay(&picks);
+                    Outcome::Found(std::mem::take(&mut self.state))
+                }
                 Answer::Infeasible => Outcome::Infeasible,
                 Answer::Interrupted => Outcome::Cut(None),
             };
@@ -299,7 +302,7 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
             self.lay(&optimum);
             let reached = self.reached(&self.state);
             if reached.is_empty() && levels == LEVELS {
-                return Outcome::Found(self.state.clone());
+                return Outcome::Found(std::mem::take(&mut self.state)); // the search is over
             }
             lower = Some((self.cost(&self.state, &fewest), levels));
             if reached.is_empty() {
@@ -711,12 +714,11 @@ impl<'m, 'a, 'q> Session<'m, 'a, 'q> {
     }
 
     /// The whole state `picks` stands for, laid out in [`Session::state`].
-    fn lay(&mut self, picks: &Picks) -> &[Value] {
+    fn lay(&mut self, picks: &Picks) {
         let baseline = self.query.baseline;
         for (i, &p) in self.order.iter().enumerate() {
             self.state[p] = picks.0.get(i).copied().unwrap_or(baseline[p]);
         }
-        &self.state
     }
 
     /// Products not encoded that the answer would break with (see [`reached`]), those its
