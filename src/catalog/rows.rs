@@ -251,12 +251,11 @@ impl<'p> Decoder<'p> {
             .ok_or_else(|| damaged(path, &format!("declaration of missing release {id}")))
     }
 
-    /// Release `id`, stored from the file shown as `file`.
+    /// Release `id`, stored from the file shown as `file`. Rows may borrow their texts from
+    /// the driver's row (`S` = `&str`): a large read then copies only what the manifest keeps.
     ///
     /// # Errors
     /// A cell that does not decode.
-    /// Rows may borrow their texts from the driver's row (`S` = `&str`): a large read then
-    /// copies only what the manifest keeps.
     pub fn release<S: AsRef<str>>(
         &mut self,
         id: i64,

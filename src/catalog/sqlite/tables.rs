@@ -328,23 +328,35 @@ pub fn read_facets(
     Ok(out)
 }
 
-/// Runs a query and hands each row to `decode`, which reads its cells (a failure there is the
-/// database's) and returns what decoding them gave (a failure there is a damaged catalog).
 /// Text cell `i` of `row`, borrowed from the driver (a read of a large catalog copied about
-/// a million cells into strings of their own only to parse them).
+/// a million cells into strings of their own only to parse them). A cell of another type is
+/// the error `Row::get` gives.
 fn text<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<&'r str> {
-    row.get_ref(i)?.as_str().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-    })
+    let cell = row.get_ref(i)?;
+    cell.as_str().map_err(|_| not_text(row, i, cell))
 }
 
 /// [`text`] of a cell that may be NULL.
 fn maybe_text<'r>(row: &'r rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<&'r str>> {
-    row.get_ref(i)?.as_str_or_null().map_err(|e| {
-        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, Box::new(e))
-    })
+    let cell = row.get_ref(i)?;
+    cell.as_str_or_null().map_err(|_| not_text(row, i, cell))
 }
 
+/// `Row::get`'s error for cell `i`, which is not text.
+fn not_text(
+    row: &rusqlite::Row<'_>,
+    i: usize,
+    cell: rusqlite::types::ValueRef<'_>,
+) -> rusqlite::Error {
+    let name = row
+        .as_ref()
+        .column_name(i)
+        .map_or_else(|_| i.to_string(), str::to_owned);
+    rusqlite::Error::InvalidColumnType(i, name, cell.data_type())
+}
+
+/// Runs a query and hands each row to `decode`, which reads its cells (a failure there is the
+/// database's) and returns what decoding them gave (a failure there is a damaged catalog).
 fn each_row(
     conn: &Connection,
     path: &str,
