@@ -1286,34 +1286,25 @@ mod tests {
     /// starts.
     #[test]
     fn a_flag_is_a_fix_exactly_when_the_engine_answers_with_it_on() {
-        let (mut fixed, mut unfixed) = (0, 0);
-        for (shape, seed, stale) in FIX_FAMILIES {
-            let (catalog, env) = generated(shape, seed, stale, (60, 12));
-            let strict = Model::build(&env, &catalog, Policy::default(), &[]);
-            let with = with_each_flag(&env, &catalog);
-            each_release(&strict, |p, i, query| {
-                for (probe_after, wide_at) in [(1, 0), (1, super::WIDE_AT), (8, super::WIDE_AT)] {
-                    let mut explainer = Explainer::new(&strict, query);
-                    explainer.probe_after = probe_after;
-                    explainer.wide_at = wide_at;
-                    let Some(answer) = explainer.run(&|_, _| true) else {
-                        continue; // answerable as it is
-                    };
-                    for (flag, relaxed) in &with {
-                        let fix = answer.fixes.iter().any(|f| f == &[*flag]);
-                        let found = answers(relaxed, query);
-                        let product = &strict.vars[p].product;
-                        assert_eq!(fix, found, "{product} release {i} with {flag}");
-                        fixed += usize::from(fix);
-                        unfixed += usize::from(!fix);
-                    }
+        each_fix_question(|strict, with, (p, i, query), tally| {
+            for (probe_after, wide_at) in [(1, 0), (1, super::WIDE_AT), (8, super::WIDE_AT)] {
+                let mut explainer = Explainer::new(strict, query);
+                explainer.probe_after = probe_after;
+                explainer.wide_at = wide_at;
+                let Some(answer) = explainer.run(&|_, _| true) else {
+                    continue; // answerable as it is
+                };
+                for (flag, relaxed) in with {
+                    let fix = answer.fixes.iter().any(|f| f == &[*flag]);
+                    let product = &strict.vars[p].product;
+                    tally.record(
+                        fix,
+                        answers(relaxed, query),
+                        format_args!("{product} release {i} with {flag}"),
+                    );
                 }
-            });
-        }
-        assert!(
-            fixed >= 100 && unfixed >= 100,
-            "{fixed} fixed, {unfixed} not"
-        );
+            }
+        });
     }
 
     /// A fix check whose rules are lifted everywhere gives the values they leave out
@@ -1324,39 +1315,75 @@ mod tests {
     /// on a model built with that other flag on.
     #[test]
     fn a_check_after_a_wide_one_still_forbids_what_that_one_lifted() {
-        let (mut fixed, mut unfixed) = (0, 0);
+        each_fix_question(|strict, with, (p, i, query), tally| {
+            if answers(strict, query) {
+                return;
+            }
+            // each flag's rule made wide first, the other flag checked after it
+            for ((flag, relaxed), (other, _)) in with.iter().zip(with.iter().rev()) {
+                let (then, wide) = (super::rule(flag).unwrap(), super::rule(other).unwrap());
+                // the wide check encodes from the question on, so most products get their
+                // values in it (the checks are exact from any conflict)
+                let mut explainer = Explainer::new(strict, query);
+                explainer.encode_question();
+                explainer.freed = explainer.question_free();
+                let conflict = crate::solve::conflict::Conflict {
+                    causes: Vec::new(),
+                    minimal: false,
+                    lifted: Vec::new(),
+                };
+                explainer.narrow_rounds = 0;
+                explainer.lifts(&[], &[wide], &conflict).unwrap();
+                explainer.narrow_rounds = super::NARROW_ROUNDS;
+                let fix = explainer.lifts(&[], &[then], &conflict).unwrap();
+                let product = &strict.vars[p].product;
+                tally.record(
+                    fix,
+                    answers(relaxed, query),
+                    format_args!("{product} release {i}"),
+                );
+            }
+        });
+    }
+
+    /// How many fix checks found a fix and how many did not, each checked against the
+    /// engine's answer.
+    #[derive(Default)]
+    struct Tally {
+        fixed: usize,
+        unfixed: usize,
+    }
+
+    impl Tally {
+        /// A check's verdict `fix`, which must be the engine's (`found`) for `what`.
+        fn record(&mut self, fix: bool, found: bool, what: std::fmt::Arguments<'_>) {
+            assert_eq!(fix, found, "{what}");
+            self.fixed += usize::from(fix);
+            self.unfixed += usize::from(!fix);
+        }
+    }
+
+    /// Hands `check` every release question ([`each_release`]) of the [`FIX_FAMILIES`]'
+    /// catalogs, with the model of the catalog as it is and one with each flag on
+    /// ([`with_each_flag`]); then asserts that both verdicts came up at least 100 times.
+    fn each_fix_question(
+        mut check: impl FnMut(
+            &Model<'_>,
+            &[(&'static str, Model<'_>)],
+            (usize, usize, &Query<'_>),
+            &mut Tally,
+        ),
+    ) {
+        let mut tally = Tally::default();
         for (shape, seed, stale) in FIX_FAMILIES {
             let (catalog, env) = generated(shape, seed, stale, (60, 12));
             let strict = Model::build(&env, &catalog, Policy::default(), &[]);
             let with = with_each_flag(&env, &catalog);
             each_release(&strict, |p, i, query| {
-                if answers(&strict, query) {
-                    return;
-                }
-                // each flag's rule made wide first, the other flag checked after it
-                for ((flag, relaxed), (other, _)) in with.iter().zip(with.iter().rev()) {
-                    let (then, wide) = (super::rule(flag).unwrap(), super::rule(other).unwrap());
-                    // the wide check encodes from the question on, so most products get
-                    // their values in it (the checks are exact from any conflict)
-                    let mut explainer = Explainer::new(&strict, query);
-                    explainer.encode_question();
-                    explainer.freed = explainer.question_free();
-                    let conflict = crate::solve::conflict::Conflict {
-                        causes: Vec::new(),
-                        minimal: false,
-                        lifted: Vec::new(),
-                    };
-                    explainer.narrow_rounds = 0;
-                    explainer.lifts(&[], &[wide], &conflict).unwrap();
-                    explainer.narrow_rounds = super::NARROW_ROUNDS;
-                    let fix = explainer.lifts(&[], &[then], &conflict).unwrap();
-                    let product = &strict.vars[p].product;
-                    assert_eq!(fix, answers(relaxed, query), "{product} release {i}");
-                    fixed += usize::from(fix);
-                    unfixed += usize::from(!fix);
-                }
+                check(&strict, &with, (p, i, query), &mut tally);
             });
         }
+        let Tally { fixed, unfixed } = tally;
         assert!(
             fixed >= 100 && unfixed >= 100,
             "{fixed} fixed, {unfixed} not"
