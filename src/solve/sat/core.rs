@@ -770,6 +770,20 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         self.lifted_everywhere(rules)
     }
 
+    /// Whether `p` at `value` keeps every declaration it shares with its neighbours as they
+    /// are today: such a value's literal is one the solver prefers to decide true. A product
+    /// freed from its baseline then tends to move where it breaks nothing left at baseline,
+    /// and its neighbours need no encoding; otherwise it took whichever value was decided
+    /// last, and each answer reached more products to encode and free (the fix checks of
+    /// hard + capabilities `upgrades` at 5,000 encoded about 85 products each, to move 13).
+    /// A preference only: it changes which answer or core the solver finds first, never
+    /// whether one exists.
+    fn calm(&self, p: usize, value: Value) -> bool {
+        self.model
+            .compatible_with_today(p, value)
+            .is_some_and(|row| row.iter().all(|&fits| fits))
+    }
+
     /// Whether `rules` (those leaving a value out) are all lifted everywhere in this wide
     /// round ([`Explainer::eager`]).
     fn lifted_everywhere(&self, rules: &[Exclusion]) -> bool {
@@ -816,7 +830,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 groups[g].1.members.push(at);
                 slots.push(Slot::Group(g));
             } else {
-                let lit = self.cnf.fresh(*v == baseline);
+                let lit = self.cnf.fresh(*v == baseline || self.calm(p, *v));
                 one_of.push(lit);
                 forbidden.extend(rules.iter().map(|&rule| (rule, lit)));
                 slots.push(Slot::Lit(lit));
@@ -923,7 +937,13 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             self.rows.groups[p][g].expanded = true;
             let group = self.rows.groups[p][g].lit;
             let members = self.rows.groups[p][g].members.clone();
-            let lits: Vec<Lit> = members.iter().map(|_| self.cnf.fresh(false)).collect();
+            let lits: Vec<Lit> = members
+                .iter()
+                .map(|&at| {
+                    let calm = self.calm(p, reach.values[at].0);
+                    self.cnf.fresh(calm)
+                })
+                .collect();
             let mut clause = vec![!group];
             clause.extend(&lits);
             self.cnf.add(&clause);
