@@ -17,7 +17,7 @@ use std::sync::Arc;
 use super::{Listing, ReleaseFacets, facet_cell};
 use crate::diagnostic::{InputError, Location};
 use crate::finding::Code;
-use crate::manifest::{Dependency, Incompatibility, Issue, Manifest};
+use crate::manifest::{Dependency, Facets, Incompatibility, Issue, Manifest};
 use crate::matcher::Matcher;
 use crate::product::ProductId;
 use crate::range::Range;
@@ -211,6 +211,9 @@ pub struct Decoder<'p> {
     products: Products,
     sources: BTreeMap<String, Arc<str>>,
     manifests: BTreeMap<i64, Manifest>,
+    /// Section 9 cells decoded so far, by their text: releases that declare the same
+    /// things share one [`Facets`] (`None`: the cell declares nothing).
+    facets: BTreeMap<Box<str>, Option<Arc<Facets>>>,
 }
 
 impl<'p> Decoder<'p> {
@@ -222,6 +225,7 @@ impl<'p> Decoder<'p> {
             products: Products::default(),
             sources: BTreeMap::new(),
             manifests: BTreeMap::new(),
+            facets: BTreeMap::new(),
         }
     }
 
@@ -276,20 +280,30 @@ impl<'p> Decoder<'p> {
             product_type: row.product_type.map(|t| t.as_ref().to_owned()),
             dependencies: Vec::new(),
             incompatibilities: Vec::new(),
-            facets: row
-                .facets
-                .as_ref()
-                .map(AsRef::as_ref)
-                .map(|cell| super::facet_cell::decode(cell).map_err(|m| self.damaged(&m)))
-                .transpose()?
-                .filter(|f| !f.is_empty())
-                .map(Arc::new),
+            facets: match row.facets.as_ref() {
+                Some(cell) => self.facets(cell.as_ref())?,
+                None => None,
+            },
             issues: Vec::new(),
             file,
             location: location(row.line, row.col),
         };
         self.manifests.insert(id, manifest);
         Ok(())
+    }
+
+    /// The section 9 part a cell holds, decoded once per text: on the generated catalog
+    /// with capabilities at 5,000 products, 146,746 cells hold 65,893 texts (releases of a
+    /// product often declare the same things at the same places), and decoding them was
+    /// about two thirds of reading a release.
+    fn facets(&mut self, cell: &str) -> Result<Option<Arc<Facets>>, InputError> {
+        if let Some(known) = self.facets.get(cell) {
+            return Ok(known.clone());
+        }
+        let decoded = facet_cell::decode(cell).map_err(|m| self.damaged(&m))?;
+        let facets = (!decoded.is_empty()).then(|| Arc::new(decoded));
+        self.facets.insert(cell.into(), facets.clone());
+        Ok(facets)
     }
 
     /// The next dependency of release `id`.
@@ -448,6 +462,47 @@ mod tests {
         assert!(manifests.iter().any(|m| !m.incompatibilities.is_empty()));
         let back = round_trip(&manifests);
         assert_eq!(format!("{manifests:?}"), format!("{back:?}"));
+    }
+
+    /// Releases whose section 9 cells are the same text share one decoded part; a cell of
+    /// another text is decoded on its own, and one that declares nothing gives none.
+    #[test]
+    fn equal_section_9_cells_are_decoded_once() {
+        fn row<'s>(version: &'s str, facets: Option<&'s str>) -> ReleaseRow<&'s str> {
+            ReleaseRow {
+                group: "g",
+                name: "a",
+                version,
+                product_type: None,
+                line: 1,
+                col: 1,
+                facets,
+            }
+        }
+        let tier = |t: &str| format!(r#"{{"v":1,"properties":{{"tier":{{"s":"{t}"}}}}}}"#);
+        let (gold, silver) = (tier("gold"), tier("silver"));
+        let mut decoder = Decoder::new("c.db");
+        decoder
+            .release(1, "a.yml", row("1.0.0", Some(&gold)))
+            .unwrap();
+        decoder
+            .release(2, "a.yml", row("1.1.0", Some(&gold)))
+            .unwrap();
+        decoder
+            .release(3, "a.yml", row("1.2.0", Some(&silver)))
+            .unwrap();
+        decoder
+            .release(4, "a.yml", row("1.3.0", Some(r#"{"v":1}"#)))
+            .unwrap();
+        let back = decoder.finish();
+        let facets: Vec<Option<&Arc<Facets>>> = back.iter().map(|m| m.facets.as_ref()).collect();
+        let (Some(a), Some(b), Some(c), None) = (facets[0], facets[1], facets[2], facets[3]) else {
+            panic!("{facets:?}");
+        };
+        assert!(Arc::ptr_eq(a, b));
+        assert!(!Arc::ptr_eq(a, c));
+        assert_eq!(a.properties.len(), 1);
+        assert_ne!(a.properties, c.properties);
     }
 
     #[test]
