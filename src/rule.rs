@@ -264,6 +264,13 @@ impl Rule {
         &self.text
     }
 
+    /// Whether the rule may read a subject's `version`: where it cannot, releases of one
+    /// product with equal properties get the same verdict for the same entities.
+    #[must_use]
+    pub fn reads_version(&self) -> bool {
+        self.verdicts.reads.0[2]
+    }
+
     /// Whether the rule is true for `subject`; an evaluation error or a value that is not a
     /// boolean is false.
     #[must_use]

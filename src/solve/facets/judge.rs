@@ -771,11 +771,33 @@ impl FacetIndex {
     }
 
     /// Whether some value of `q` (as today, or any release) makes atom `id` true.
+    ///
+    /// A rule that does not read `version` gives a release the verdict of another release
+    /// of `q` with equal properties (the same entities run either), so only the releases
+    /// whose properties differ from the last one judged false are judged: on the hard family
+    /// with capabilities at 5,000, every explanation round judged each rule on 200,000
+    /// releases, most of them false and alike within their product.
     fn satisfiable_by(&self, model: &Model<'_>, id: usize, q: usize) -> bool {
         let var = &model.vars[q];
-        std::iter::once(var.domain[0])
-            .chain((0..var.releases.len()).map(Value::Release))
-            .any(|v| self.verdict(model, id, q, v))
+        if self.verdict(model, id, q, var.domain[0]) {
+            return true;
+        }
+        let alike = match &self.atoms.interned[self.atoms.base[id]] {
+            Atom::Rule(rule) => !rule.reads_version(),
+            _ => false,
+        };
+        let mut last_false: Option<&crate::manifest::Facets> = None;
+        for (i, release) in var.releases.iter().enumerate() {
+            let facets = release.facets();
+            if alike && last_false.is_some_and(|f| f.properties == facets.properties) {
+                continue;
+            }
+            if self.verdict(model, id, q, Value::Release(i)) {
+                return true;
+            }
+            last_false = Some(facets);
+        }
+        false
     }
 
     /// The products some value of which satisfies rule atom `id`, worked out once per model

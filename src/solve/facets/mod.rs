@@ -1554,6 +1554,63 @@ mod tests {
         );
     }
 
+    /// A rule is judged once for releases of a product that it cannot tell apart (equal
+    /// properties, and it does not read `version`), but a rule that reads `version` tells
+    /// every release apart: each product is in a rule's support exactly when judging every
+    /// one of its values finds one the rule holds for.
+    #[test]
+    fn rule_support_judges_releases_a_rule_tells_apart() {
+        let release = |version: &str, tier: &str| {
+            format!(
+                "manifest-version: '1.0'\nproduct-group: g\nproduct-name: a\n\
+                 product-version: {version}\nextensions:\n  properties:\n    tier: {tier}\n"
+            )
+        };
+        let ruling = "manifest-version: '1.0'\nproduct-group: g\nproduct-name: b\n\
+            product-version: 1.0.0\nextensions:\n  constraints:\n\
+            \x20   - rule: 'version == \"1.2.0\"'\n\
+            \x20   - rule: 'properties.tier == \"gold\"'\n\
+            \x20   - rule: 'properties.tier == \"silver\"'\n";
+        let texts = [
+            release("1.0.0", "bronze"),
+            release("1.1.0", "bronze"),
+            release("1.2.0", "bronze"),
+            release("1.3.0", "gold"),
+            ruling.to_owned(),
+        ];
+        let manifests = texts
+            .iter()
+            .flat_map(|t| manifest::parse(t, &Arc::from("c.yml")).unwrap());
+        let catalog = Catalog::from_manifests(manifests).unwrap();
+        let env = environment::parse(
+            "entities:\n  - product: g:a\n    version: 1.0.0\n  - product: g:b\n    version: 1.0.0\n",
+            &Arc::from("e.yml"),
+            "e",
+        )
+        .unwrap();
+        let model = Model::build(&env, &catalog, WIDE, &[]);
+        let index = model.facets().unwrap();
+        let supports = index.rule_supports(&model);
+        for (id, atom) in index.atoms.interned.iter().enumerate() {
+            // (no namespaces here: every atom is judged in the one view)
+            if !matches!(atom, Atom::Rule(_)) {
+                continue;
+            }
+            for (q, var) in model.vars.iter().enumerate() {
+                let every = std::iter::once(var.domain[0])
+                    .chain((0..var.releases.len()).map(Value::Release))
+                    .any(|v| index.verdict(&model, id, q, v));
+                let listed = supports[&crate::constraint::atom_text(atom)]
+                    .contains(&var.product.to_string());
+                assert_eq!(listed, every, "{atom:?} on {}", var.product);
+            }
+        }
+        let of = |rule: &str| supports[&format!("rule `{rule}`")].clone();
+        assert_eq!(of(r#"version == "1.2.0""#), ["g:a"]);
+        assert_eq!(of(r#"properties.tier == "gold""#), ["g:a"]);
+        assert!(of(r#"properties.tier == "silver""#).is_empty());
+    }
+
     /// A model built over more of the catalog (an explanation round reads older releases
     /// whole) that takes which kept items fail today from one built over less finds the same
     /// as one that judges them all again: on the capability family with a third of the
