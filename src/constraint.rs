@@ -234,9 +234,15 @@ impl<'a> World<'a> {
     /// Whether `rule` holds for installed entity `i`.
     fn rule_holds_at(&self, rule: &crate::rule::Rule, i: usize) -> bool {
         let r = &self.running[i];
+        // the product's name is written out only for a rule that may read it
+        let product = if rule.reads_product() {
+            r.product.to_string()
+        } else {
+            String::new()
+        };
         rule.holds_for(&Subject {
             properties: &r.facets.properties,
-            product: &r.product.to_string(),
+            product: &product,
             version: r.version.as_str(),
             entity: r.entity,
         })

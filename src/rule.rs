@@ -127,8 +127,9 @@ impl Remembered {
 
 /// The memo's key: SipHash with fixed keys, the same in every run.
 fn key_hash(key: &Key<'_>) -> u64 {
-    use std::hash::{DefaultHasher, Hash, Hasher};
-    let mut hasher = DefaultHasher::new();
+    use std::hash::{Hash, Hasher};
+    // not exposed to anyone's input choices: a collision only costs a comparison
+    let mut hasher = rustc_hash::FxHasher::default();
     key.hash(&mut hasher);
     hasher.finish()
 }
@@ -269,6 +270,13 @@ impl Rule {
     #[must_use]
     pub fn reads_version(&self) -> bool {
         self.verdicts.reads.0[2]
+    }
+
+    /// Whether the rule may read a subject's `product` (a subject may leave it empty when
+    /// not: the rule cannot tell).
+    #[must_use]
+    pub fn reads_product(&self) -> bool {
+        self.verdicts.reads.0[1]
     }
 
     /// Whether the rule is true for `subject`; an evaluation error or a value that is not a
