@@ -125,10 +125,10 @@ impl Remembered {
     }
 }
 
-/// The memo's key: SipHash with fixed keys, the same in every run.
+/// The memo's key hashed: FxHash, the same in every run (a collision only costs a comparison
+/// with the remembered subject, which is always made).
 fn key_hash(key: &Key<'_>) -> u64 {
     use std::hash::{Hash, Hasher};
-    // not exposed to anyone's input choices: a collision only costs a comparison
     let mut hasher = rustc_hash::FxHasher::default();
     key.hash(&mut hasher);
     hasher.finish()
