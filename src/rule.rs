@@ -77,6 +77,16 @@ impl Reads {
         Reads(VARIABLES.map(|name| text.contains(name)))
     }
 
+    fn product(self) -> bool {
+        let [_, product, _, _] = self.0;
+        product
+    }
+
+    fn version(self) -> bool {
+        let [_, _, version, _] = self.0;
+        version
+    }
+
     /// `subject` with what the rule does not read left out.
     fn key<'a>(self, subject: &Subject<'a>) -> Key<'a> {
         let [properties, product, version, entity] = self.0;
@@ -269,14 +279,14 @@ impl Rule {
     /// product with equal properties get the same verdict for the same entities.
     #[must_use]
     pub fn reads_version(&self) -> bool {
-        self.verdicts.reads.0[2]
+        self.verdicts.reads.version()
     }
 
     /// Whether the rule may read a subject's `product` (a subject may leave it empty when
     /// not: the rule cannot tell).
     #[must_use]
     pub fn reads_product(&self) -> bool {
-        self.verdicts.reads.0[1]
+        self.verdicts.reads.product()
     }
 
     /// Whether the rule is true for `subject`; an evaluation error or a value that is not a

@@ -786,16 +786,16 @@ impl FacetIndex {
             Atom::Rule(rule) => !rule.reads_version(),
             _ => false,
         };
-        let mut last_false: Option<&crate::manifest::Facets> = None;
+        let mut last_false = None;
         for (i, release) in var.releases.iter().enumerate() {
-            let facets = release.facets();
-            if alike && last_false.is_some_and(|f| f.properties == facets.properties) {
+            let properties = &release.facets().properties;
+            if alike && last_false == Some(properties) {
                 continue;
             }
             if self.verdict(model, id, q, Value::Release(i)) {
                 return true;
             }
-            last_false = Some(facets);
+            last_false = Some(properties);
         }
         false
     }
