@@ -181,8 +181,11 @@ impl Store {
                 reason: "no such catalog file".to_owned(),
             });
         }
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE)
-            .map_err(|e| sql_error(&name, &e))?;
+        // A connection is used by one thread at a time (rusqlite's `Connection` is not
+        // `Sync`), so SQLite need not lock it on every call: with its default (serialized)
+        // mode, the locks were an eighth of reading releases.
+        let flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(path, flags).map_err(|e| sql_error(&name, &e))?;
         let store = Store { conn, path: name };
         store.configure()?;
         let version = store.schema_version()?;
