@@ -1079,12 +1079,21 @@ mod tests {
                 // value (those a policy leaves out too: the conflict search takes them)
                 let every = (0..model.vars[p].releases.len()).map(Value::Release);
                 for a in model.base[p].iter().copied().chain(every) {
+                    // asked before the row is worked out, then read from it
+                    let fits = model.fits_today(p, a);
                     let row = model.compatible_with_today(p, a).unwrap();
                     for (slot, &q) in model.neighbors[p].iter().enumerate() {
                         let today = model.vars[q].domain[0];
                         let expected = model.conflicts(p, a, q, today).is_empty();
                         assert_eq!(row[slot], expected, "{shape:?} {p}={a:?} {q} today");
                     }
+                    let all = row.iter().all(|&f| f);
+                    assert_eq!(fits, all, "{shape:?} {p}={a:?} fits today");
+                    assert_eq!(
+                        model.fits_today(p, a),
+                        all,
+                        "{shape:?} {p}={a:?} from the row"
+                    );
                 }
             }
             assert!(pairs > 1000, "{shape:?}: only {pairs} pairs checked");

@@ -779,9 +779,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// A preference only: it changes which answer or core the solver finds first, never
     /// whether one exists.
     fn calm(&self, p: usize, value: Value) -> bool {
-        self.model
-            .compatible_with_today(p, value)
-            .is_some_and(|row| row.iter().all(|&fits| fits))
+        self.model.fits_today(p, value)
     }
 
     /// Whether `rules` (those leaving a value out) are all lifted everywhere in this wide
