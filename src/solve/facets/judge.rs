@@ -35,7 +35,9 @@ pub(super) struct Atoms {
     /// instances, wherever they are seen from).
     pub view: Vec<usize>,
     base: Vec<usize>,
-    ids: BTreeMap<(String, usize), usize>,
+    /// Per atom text ([`Words`]) and view: the atom's id.
+    ids: BTreeMap<(usize, usize), usize>,
+    words: Words,
     /// Per atom: whether a candidate product's instances under a value make it true.
     verdicts: Vec<OnceLock<Table>>,
     /// Per atom: how many products make it true today.
@@ -138,8 +140,9 @@ impl Atoms {
                 let words = words
                     .next()
                     .unwrap_or_else(|| crate::constraint::atom_text(atom));
-                let base = self.intern(atom, words.clone(), Views::ALL, None);
-                Compiled::Atom(self.intern(atom, words, view, Some(base)))
+                let text = self.words.id(words);
+                let base = self.intern(atom, text, Views::ALL, None);
+                Compiled::Atom(self.intern(atom, text, view, Some(base)))
             }
             TermKind::AnyOf(c) => Compiled::AnyOf(children(self, c)),
             TermKind::AllOf(c) => Compiled::AllOf(children(self, c)),
@@ -147,9 +150,9 @@ impl Atoms {
         }
     }
 
-    fn intern(&mut self, atom: &Atom, words: String, view: usize, base: Option<usize>) -> usize {
+    fn intern(&mut self, atom: &Atom, text: usize, view: usize, base: Option<usize>) -> usize {
         let next = self.interned.len();
-        let id = *self.ids.entry((words, view)).or_insert(next);
+        let id = *self.ids.entry((text, view)).or_insert(next);
         if id == next {
             self.interned.push(atom.clone());
             self.view.push(view);
@@ -160,6 +163,44 @@ impl Atoms {
             self.providers.push(OnceLock::new());
         }
         id
+    }
+}
+
+/// Atom texts ([`crate::constraint::atom_text`]) numbered as they are first met, looked up by
+/// their FxHash: an index interns each atom of every item (tens of thousands of items over a
+/// catalog read whole), and a map ordered by the texts themselves, which share long
+/// prefixes, spent most of that in comparing them.
+#[derive(Debug, Default)]
+struct Words {
+    /// Per hash: the texts with it, with their numbers.
+    by_hash: BTreeMap<u64, Vec<(Box<str>, usize)>>,
+    count: usize,
+}
+
+impl Words {
+    fn hash(text: &str) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = rustc_hash::FxHasher::default();
+        text.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// `text`'s number, given it if it has none yet.
+    fn id(&mut self, text: String) -> usize {
+        let bucket = self.by_hash.entry(Words::hash(&text)).or_default();
+        if let Some(&(_, id)) = bucket.iter().find(|(t, _)| **t == *text) {
+            return id;
+        }
+        let id = self.count;
+        self.count += 1;
+        bucket.push((text.into_boxed_str(), id));
+        id
+    }
+
+    /// `text`'s number, if it has one.
+    fn get(&self, text: &str) -> Option<usize> {
+        let bucket = self.by_hash.get(&Words::hash(text))?;
+        bucket.iter().find(|(t, _)| **t == *text).map(|&(_, id)| id)
     }
 }
 
@@ -756,8 +797,15 @@ impl FacetIndex {
     }
 
     /// The id of an atom some item has, in the view that sees every product.
+    ///
+    /// # Panics
+    /// When no item of the index has `atom` (a caller's fault: every atom asked for is read
+    /// from the index's items).
     pub fn atom_id(&self, atom: &Atom) -> usize {
-        self.atoms.ids[&(crate::constraint::atom_text(atom), Views::ALL)]
+        let text = self.atoms.words.get(&crate::constraint::atom_text(atom));
+        text.and_then(|text| self.atoms.ids.get(&(text, Views::ALL)))
+            .copied()
+            .expect("an atom some item has is interned")
     }
 
     /// The atom of id `id` ([`FacetIndex::atom_id`]).
