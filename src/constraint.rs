@@ -139,9 +139,13 @@ pub struct World<'a> {
     running: Vec<Running<'a>>,
     /// How many of `running` are installed.
     installed: usize,
-    by_product: BTreeMap<&'a ProductId, Vec<usize>>,
-    /// capability name -> (entity index, the version it provides)
-    providers: BTreeMap<&'a str, Vec<(usize, Option<&'a Version>)>>,
+    /// (product, entity index) of each installed entity, sorted. Sorted lists rather than
+    /// maps of lists: the planning engine makes a world of one product's instances for each
+    /// atom verdict it works out (hundreds of thousands), and building and dropping the maps
+    /// was most of the cost of one.
+    by_product: Vec<(&'a ProductId, usize)>,
+    /// (capability name, entity index, the version it provides), sorted.
+    providers: Vec<(&'a str, usize, Option<&'a Version>)>,
     /// Serving sets, when some entity uses section 10 (`None`: everyone sees everyone).
     index: Option<Index<'a>>,
     runtime: &'a BTreeMap<String, Version>,
@@ -188,8 +192,8 @@ impl<'a> World<'a> {
         runtime: &'a BTreeMap<String, Version>,
     ) -> World<'a> {
         let installed = running.len();
-        let mut by_product: BTreeMap<&ProductId, Vec<usize>> = BTreeMap::new();
-        let mut providers: BTreeMap<&str, Vec<(usize, Option<&Version>)>> = BTreeMap::new();
+        let mut by_product: Vec<(&ProductId, usize)> = Vec::with_capacity(installed);
+        let mut providers: Vec<(&str, usize, Option<&Version>)> = Vec::new();
         // serving sets, and the lookup by name data wiring needs
         let placed = running
             .iter()
@@ -212,14 +216,14 @@ impl<'a> World<'a> {
             })
         });
         for (i, r) in running.iter().enumerate().take(installed) {
-            by_product.entry(r.product).or_default().push(i);
+            by_product.push((r.product, i));
             for p in &r.facets.provides {
-                providers
-                    .entry(p.name.as_str())
-                    .or_default()
-                    .push((i, p.version.as_ref()));
+                providers.push((p.name.as_str(), i, p.version.as_ref()));
             }
         }
+        by_product.sort_unstable();
+        // by name, then entity (a name an entity provides twice keeps its declaration order)
+        providers.sort_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
         World {
             running,
             installed,
@@ -342,14 +346,11 @@ impl<'a> World<'a> {
             .index
             .as_ref()
             .map(|_| self.standing(declarer).namespace.as_str());
-        self.providers
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter(|&&(i, _)| {
+        self.providing(name)
+            .filter(|&&(_, i, _)| {
                 namespace.is_none_or(|ns| self.index.as_ref().is_some_and(|x| x.sees(ns, i)))
             })
-            .map(|&(i, version)| Provider {
+            .map(|&(_, i, version)| Provider {
                 running: self.running[i],
                 version,
             })
@@ -376,12 +377,9 @@ impl<'a> World<'a> {
                 criteria,
             )
             .members;
-        self.providers
-            .get(name)
-            .into_iter()
-            .flatten()
-            .filter(|(i, _)| members.binary_search(i).is_ok())
-            .map(|&(i, version)| Provider {
+        self.providing(name)
+            .filter(|(_, i, _)| members.binary_search(i).is_ok())
+            .map(|&(_, i, version)| Provider {
                 running: self.running[i],
                 version,
             })
@@ -428,13 +426,24 @@ impl<'a> World<'a> {
             })
     }
 
-    /// Every installed entity running `product`, whoever looks.
+    /// Every installed entity running `product`, whoever looks, in entity order.
     pub fn running(&self, product: &ProductId) -> impl Iterator<Item = &Running<'a>> {
-        self.by_product
-            .get(product)
-            .into_iter()
-            .flatten()
-            .map(|&i| &self.running[i])
+        let from = self.by_product.partition_point(|(p, _)| *p < product);
+        self.by_product[from..]
+            .iter()
+            .take_while(move |(p, _)| *p == product)
+            .map(|&(_, i)| &self.running[i])
+    }
+
+    /// The installed entities providing capability `name`, in entity order.
+    fn providing(
+        &self,
+        name: &str,
+    ) -> impl Iterator<Item = &(&'a str, usize, Option<&'a Version>)> {
+        let from = self.providers.partition_point(|(n, _, _)| *n < name);
+        self.providers[from..]
+            .iter()
+            .take_while(move |(n, _, _)| *n == name)
     }
 
     /// The version the environment gives a runtime.
@@ -535,8 +544,10 @@ impl<'a> World<'a> {
         }
     }
 
-    /// Whether an atom holds, and what was found, in words.
-    fn atom(&self, declarer: &str, atom: &Atom) -> (bool, String) {
+    /// Whether an atom holds, and what was found (put in words only where a message asks:
+    /// the planning engine asks hundreds of thousands of atoms, and wrote each one's words
+    /// only to drop them).
+    fn atom(&self, declarer: &str, atom: &Atom) -> (bool, Found<'_>) {
         match atom {
             Atom::Product { product, range } => {
                 let running: Vec<&Running> = match &self.index {
@@ -548,29 +559,22 @@ impl<'a> World<'a> {
                         .collect(),
                 };
                 if running.is_empty() {
-                    return (false, "not installed".to_owned());
+                    return (false, Found::NotInstalled);
                 }
                 let holds = running.iter().all(|r| range.contains(r.version));
-                (holds, found_versions(running.iter().map(|r| r.version)))
+                (holds, Found::Versions(running))
             }
             Atom::Capability { name, range } => {
                 let providers = self.providers(name, declarer);
                 if providers.is_empty() {
-                    return (false, "no provider".to_owned());
+                    return (false, Found::NoProvider);
                 }
                 let holds = providers.iter().any(|p| provision_in(range, p.version));
-                let found: Vec<String> = providers
-                    .iter()
-                    .map(|p| match p.version {
-                        Some(v) => format!("{} {v}", p.running.entity),
-                        None => p.running.entity.to_owned(),
-                    })
-                    .collect();
-                (holds, format!("provided by {}", found.join(", ")))
+                (holds, Found::Providers(providers))
             }
             Atom::Runtime { name, range } => match self.runtime(name) {
-                None => (false, "not declared".to_owned()),
-                Some(v) => (range.contains(v), format!("found {v}")),
+                None => (false, Found::NotDeclared),
+                Some(v) => (range.contains(v), Found::Runtime(v)),
             },
             Atom::Rule(rule) => {
                 let namespace = self.standing(declarer).namespace.as_str();
@@ -584,13 +588,48 @@ impl<'a> World<'a> {
                 } else {
                     self.rule_holders(rule).iter().any(|&i| other(i))
                 };
-                let facts = if holds {
-                    "true for some entity"
-                } else {
-                    "false for every other entity"
-                };
-                (holds, facts.to_owned())
+                (holds, Found::Rule(holds))
             }
+        }
+    }
+}
+
+/// What an atom found ([`World::atom`]), in words when displayed: `found 6.0.1, 7.0.0`,
+/// `provided by db1 8.0.0, db2`, `not installed`.
+enum Found<'w> {
+    NotInstalled,
+    /// The instances of the product the declarer sees.
+    Versions(Vec<&'w Running<'w>>),
+    NoProvider,
+    Providers(Vec<Provider<'w>>),
+    NotDeclared,
+    Runtime(&'w Version),
+    /// Whether the rule held for some other entity.
+    Rule(bool),
+}
+
+impl std::fmt::Display for Found<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Found::NotInstalled => f.write_str("not installed"),
+            Found::Versions(running) => {
+                f.write_str(&found_versions(running.iter().map(|r| r.version)))
+            }
+            Found::NoProvider => f.write_str("no provider"),
+            Found::Providers(providers) => {
+                let found: Vec<String> = providers
+                    .iter()
+                    .map(|p| match p.version {
+                        Some(v) => format!("{} {v}", p.running.entity),
+                        None => p.running.entity.to_owned(),
+                    })
+                    .collect();
+                write!(f, "provided by {}", found.join(", "))
+            }
+            Found::NotDeclared => f.write_str("not declared"),
+            Found::Runtime(v) => write!(f, "found {v}"),
+            Found::Rule(true) => f.write_str("true for some entity"),
+            Found::Rule(false) => f.write_str("false for every other entity"),
         }
     }
 }
