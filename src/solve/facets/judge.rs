@@ -2,16 +2,15 @@
 //! products, so an existential atom (a capability some other product provides in range, a
 //! rule some other entity satisfies) is judged by counting: how many products make it true
 //! today (counted once per atom), minus the moved ones that did, plus the moved ones that do
-//! now. Each atom is judged per product and value through [`World`] over that product's
-//! instances only (remembered), so the meaning stays `constraint`'s; compounds combine the
-//! atoms' truths as `World::term_holds` does.
+//! now. Each atom is judged per product and value over that product's instances only
+//! ([`crate::constraint::atom_holds_among`], remembered), so the meaning stays `constraint`'s;
+//! compounds combine the atoms' truths as `World::term_holds` does.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
 use super::FacetIndex;
-use crate::constraint::World;
 use crate::manifest::{Atom, Term, TermKind};
 use crate::product::ProductId;
 use crate::solve::model::{Model, Value};
@@ -480,7 +479,8 @@ impl FacetIndex {
         } else {
             self.running(model, q, value)
         };
-        let v = World::new(running, model.runtime).atom_holds("", &self.atoms.interned[id]);
+        let v =
+            crate::constraint::atom_holds_among(running, model.runtime, &self.atoms.interned[id]);
         if let Some(c) = cell {
             c.store(1 + u8::from(v), Ordering::Relaxed);
         }
