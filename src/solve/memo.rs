@@ -168,16 +168,14 @@ impl Model<'_> {
                 if let Some(reach) = reach.into_inner() {
                     let _ = self.memo.reach[p].set(reach);
                 }
-                // a row over the neighbours, in their order
-                if from.neighbors[p] == self.neighbors[p]
-                    && let Some(row) = with_today.into_inner()
-                {
-                    let _ = self.memo.with_today[p].set(row);
-                }
-                if from.neighbors[p] == self.neighbors[p]
-                    && let Some(row) = fits_today.into_inner()
-                {
-                    let _ = self.memo.fits_today[p].set(row);
+                // rows over the neighbours, in their order (and what they all say)
+                if from.neighbors[p] == self.neighbors[p] {
+                    if let Some(row) = with_today.into_inner() {
+                        let _ = self.memo.with_today[p].set(row);
+                    }
+                    if let Some(row) = fits_today.into_inner() {
+                        let _ = self.memo.fits_today[p].set(row);
+                    }
                 }
                 let slots = from.neighbors[p]
                     .iter()
@@ -314,9 +312,15 @@ impl Model<'_> {
         Some(per_value[at].get_or_init(|| {
             self.neighbors[p]
                 .iter()
-                .map(|&q| self.compatible(p, a, q, self.vars[q].domain[0]))
+                .map(|&q| self.fits_neighbour_today(p, a, q))
                 .collect()
         }))
+    }
+
+    /// Whether value `a` of `p` is compatible with neighbour `q`'s value today: one cell of
+    /// [`Model::compatible_with_today`]'s row, one step of [`Model::fits_today`].
+    fn fits_neighbour_today(&self, p: usize, a: Value, q: usize) -> bool {
+        self.compatible(p, a, q, self.vars[q].domain[0])
     }
 
     /// Whether value `a` of `p` is compatible with every neighbour's value today (false for
@@ -340,7 +344,7 @@ impl Model<'_> {
         *per_value[at].get_or_init(|| {
             self.neighbors[p]
                 .iter()
-                .all(|&q| self.compatible(p, a, q, self.vars[q].domain[0]))
+                .all(|&q| self.fits_neighbour_today(p, a, q))
         })
     }
 
