@@ -138,10 +138,8 @@ impl Remembered {
 /// The memo's key hashed: FxHash, the same in every run (a collision only costs a comparison
 /// with the remembered subject, which is always made).
 fn key_hash(key: &Key<'_>) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = rustc_hash::FxHasher::default();
-    key.hash(&mut hasher);
-    hasher.finish()
+    use std::hash::BuildHasher;
+    rustc_hash::FxBuildHasher.hash_one(key)
 }
 
 impl Memo {

@@ -178,10 +178,8 @@ struct Words {
 
 impl Words {
     fn hash(text: &str) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = rustc_hash::FxHasher::default();
-        text.hash(&mut hasher);
-        hasher.finish()
+        use std::hash::BuildHasher;
+        rustc_hash::FxBuildHasher.hash_one(text)
     }
 
     /// `text`'s number, given it if it has none yet.
