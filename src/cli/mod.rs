@@ -426,12 +426,13 @@ pub fn env_warnings(env: &Environment) -> Vec<String> {
 /// Exit code of a command whose search a time limit cut short (SPEC section 8).
 pub const CUT_SHORT: u8 = 4;
 
-/// The moment `--timeout SECONDS` from now ends.
+/// The moment `--timeout SECONDS` from now ends; none for a limit past what the clock can
+/// represent (`1e20` seconds never comes, so it limits nothing).
 pub fn deadline_arg(timeout: Option<f64>) -> Result<Option<std::time::Instant>, InputError> {
     match timeout {
-        Some(s) if s.is_finite() && s >= 0.0 => Ok(Some(
-            std::time::Instant::now() + std::time::Duration::from_secs_f64(s),
-        )),
+        Some(s) if s.is_finite() && s >= 0.0 => Ok(std::time::Duration::try_from_secs_f64(s)
+            .ok()
+            .and_then(|d| std::time::Instant::now().checked_add(d))),
         Some(s) => Err(argument(
             "--timeout",
             format!("expected a number of seconds, found `{s}`"),
@@ -461,5 +462,21 @@ mod tests {
     fn the_command_line_is_well_formed() {
         use clap::CommandFactory;
         super::Cli::command().debug_assert();
+    }
+
+    /// A time limit too far away for the clock is no limit (it panicked converting or
+    /// adding the duration); a near one is a deadline; a negative or non-finite one is an
+    /// argument error.
+    #[test]
+    fn time_limits_beyond_the_clock_limit_nothing() {
+        use super::deadline_arg;
+        for far in [1e19, 1e20, 18_446_744_073_709_551_616.0, 1e300, f64::MAX] {
+            assert!(matches!(deadline_arg(Some(far)), Ok(None)), "{far}");
+        }
+        assert!(matches!(deadline_arg(Some(1.5)), Ok(Some(_))));
+        assert!(matches!(deadline_arg(None), Ok(None)));
+        for bad in [-1.0, f64::NAN, f64::INFINITY] {
+            assert!(deadline_arg(Some(bad)).is_err(), "{bad}");
+        }
     }
 }
