@@ -4,7 +4,8 @@
 //! checks an import batch of its [`SourceFile`]s.
 //!
 //! A manifest directory (a catalog directory, or one given to `lint`) is read recursively (`*.yml`, `*.yaml`, `*.json`); entries are visited in
-//! sorted order, hidden entries (names starting with `.`, such as `.git`) are skipped, symbolic
+//! sorted order, hidden entries (names starting with `.`, such as `.git`) and entries that are
+//! not regular files (a named pipe would block the read forever) are skipped, symbolic
 //! links are followed but each directory is read once, so a link loop cannot recurse forever.
 //! Files are parsed in parallel; the result does not depend on the order they finish in.
 
@@ -65,7 +66,7 @@ fn read_limited(reader: impl Read, name: &Arc<str>, too_long: &str) -> Result<St
     // Read at most one byte past the limit: a file that grows while it is read is caught too.
     let mut bytes = Vec::new();
     reader
-        .take(limit + 1)
+        .take(limit.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|e| InputError::io(name, &e))?;
     if bytes.len() as u64 > limit {
@@ -239,7 +240,8 @@ fn walk(
         }
         if path.is_dir() {
             walk(&path, files, seen)?;
-        } else if path
+        } else if path.is_file() // not a named pipe or a device, which could block forever
+            && path
             .extension()
             .is_some_and(|ext| MANIFEST_EXTENSIONS.iter().any(|m| ext == *m))
         {
@@ -336,22 +338,55 @@ pub fn write_files<'a>(files: impl Iterator<Item = (PathBuf, &'a str)>) -> Resul
 }
 
 /// Writes a file so that readers see the old content or the new, never half of it: the text
-/// goes to a temporary file beside it, which is then renamed over the target.
+/// goes to a temporary file beside the target, which is then renamed over it. A symbolic link
+/// is followed (the file it names is replaced, the link stays), an existing file keeps its
+/// permissions, and a target that is not a regular file (`/dev/null`, a named pipe, a
+/// terminal) is written to in place, since renaming over it would replace the device.
 ///
 /// # Errors
 /// When the temporary file cannot be written or renamed (it is removed again).
 pub fn write_atomically(path: &Path, text: &str) -> Result<(), InputError> {
-    let dir = path
+    let target = follow_links(path);
+    let existing = fs::metadata(&target).ok();
+    if existing.as_ref().is_some_and(|m| !m.is_file()) {
+        return fs::write(&target, text).map_err(|e| InputError::write(path.display(), &e));
+    }
+    let dir = target
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
         .unwrap_or(Path::new("."));
-    let name = path
+    let name = target
         .file_name()
         .map_or_else(|| "out".into(), |n| n.to_string_lossy());
     let temp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = fs::write(&temp, text).and_then(|()| fs::rename(&temp, path));
+    let result = fs::write(&temp, text)
+        .and_then(|()| match &existing {
+            Some(meta) => fs::set_permissions(&temp, meta.permissions()),
+            None => Ok(()),
+        })
+        .and_then(|()| fs::rename(&temp, &target));
     result.map_err(|e| {
         let _ = fs::remove_file(&temp);
         InputError::write(path.display(), &e)
     })
+}
+
+/// The path a chain of symbolic links ends at (the path itself when it is no link), also when
+/// the last link dangles; a chain longer than the system would follow is left as it is.
+fn follow_links(path: &Path) -> PathBuf {
+    let mut current = path.to_path_buf();
+    for _ in 0..40 {
+        let is_link = fs::symlink_metadata(&current).is_ok_and(|m| m.file_type().is_symlink());
+        if !is_link {
+            return current;
+        }
+        let Ok(next) = fs::read_link(&current) else {
+            return current;
+        };
+        current = match current.parent() {
+            Some(dir) => dir.join(next), // an absolute `next` replaces `dir`
+            None => next,
+        };
+    }
+    path.to_path_buf()
 }

@@ -906,6 +906,126 @@ fn catalog_directories_with_symlink_loops_are_read_once() {
     );
 }
 
+/// A named pipe among a catalog directory's files is passed over: opening it would wait for
+/// a writer forever.
+#[test]
+fn named_pipes_in_a_catalog_directory_are_passed_over() {
+    let dir = scratch("fifo");
+    std::fs::copy(
+        "testdata/examples/catalog/redis/redis-7.0.0.yml",
+        dir.join("redis.yml"),
+    )
+    .unwrap();
+    let made = std::process::Command::new("mkfifo")
+        .arg(dir.join("pipe.yml"))
+        .status()
+        .unwrap();
+    assert!(made.success());
+    let out = compat(&["lint", dir.to_str().unwrap()]);
+    assert_succeeded(&out);
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "1 manifest checked: 0 errors, 0 warnings\n"
+    );
+}
+
+/// A file limit too large to count in bytes means no limit, not a limit of nothing.
+#[test]
+fn file_limits_beyond_what_bytes_can_count_limit_nothing() {
+    for mib in ["17592186044416", "18446744073709551615"] {
+        let out = compat(&[
+            "lint",
+            "testdata/examples/catalog/redis",
+            "--max-file-mb",
+            mib,
+        ]);
+        assert_succeeded(&out);
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert!(stdout.starts_with("3 manifests checked"), "{mib}: {stdout}");
+    }
+}
+
+/// `-o` through a symbolic link replaces the file the link names and keeps the link; the
+/// file keeps its permissions; a device or a named pipe is written to, never replaced.
+#[test]
+fn output_files_behind_links_and_devices_stay_what_they_are() {
+    use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
+    let dir = scratch("links");
+    let real = dir.join("real.txt");
+    std::fs::write(&real, "old").unwrap();
+    std::fs::set_permissions(&real, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let link = dir.join("link.txt");
+    std::os::unix::fs::symlink("real.txt", &link).unwrap();
+    let command = ["lint", "testdata/examples/catalog/redis", "-o"];
+    let out = compat(&[&command[..], &[link.to_str().unwrap()]].concat());
+    assert_succeeded(&out);
+    assert!(
+        std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    let text = std::fs::read_to_string(&real).unwrap();
+    assert!(text.starts_with("3 manifests checked"), "{text}");
+    let mode = std::fs::metadata(&real).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600);
+    // a dangling link gets its file created
+    let dangling = dir.join("dangling.txt");
+    std::os::unix::fs::symlink("made.txt", &dangling).unwrap();
+    assert_succeeded(&compat(
+        &[&command[..], &[dangling.to_str().unwrap()]].concat(),
+    ));
+    assert!(
+        std::fs::symlink_metadata(&dangling)
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    assert!(dir.join("made.txt").is_file());
+    // A named pipe stands for a device: it is written to, not replaced by a file. The read
+    // end is opened first without waiting (O_NONBLOCK on Linux), so the writer never blocks.
+    let pipe = dir.join("pipe");
+    let mkfifo = std::process::Command::new("mkfifo").arg(&pipe).status();
+    assert!(mkfifo.unwrap().success());
+    let mut reader = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(0o4000)
+        .open(&pipe)
+        .unwrap();
+    let out = compat(&[&command[..], &[pipe.to_str().unwrap()]].concat());
+    assert_succeeded(&out);
+    assert!(out.stdout.is_empty());
+    assert!(
+        std::fs::symlink_metadata(&pipe)
+            .unwrap()
+            .file_type()
+            .is_fifo()
+    );
+    let mut sent = String::new();
+    std::io::Read::read_to_string(&mut reader, &mut sent).unwrap();
+    assert!(sent.starts_with("3 manifests checked"), "{sent}");
+    // nothing is left behind but the files, links and pipe made here
+    assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 5);
+}
+
+#[test]
+fn the_environment_is_never_written_to_stdout_beside_the_plan() {
+    let out = compat(&[
+        "plan",
+        "testdata/examples/env-valid.yml",
+        "--catalog",
+        "testdata/examples/catalog",
+        "--all",
+        "--write-env",
+        "-",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("--write-env: `-` would mix"), "{stderr}");
+    assert!(!std::path::Path::new("-").exists());
+}
+
 mod failures {
     //! The catalog database under trouble: another process holding a lock, a disk that
     //! refuses to grow. Neither may leave a half-written catalog.

@@ -3,7 +3,7 @@
 
 use super::format_in_force;
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use compat::catalog::Scope;
@@ -89,6 +89,13 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         .collect::<Result<Vec<_>, _>>()?;
     let deadline = deadline_arg(args.timeout)?;
     if let Some(path) = &args.write_env {
+        if path == Path::new("-") {
+            return Err(CliError::Usage(
+                "--write-env: `-` would mix the environment with the plan on stdout; give the \
+                 path of a file to write"
+                    .to_owned(),
+            ));
+        }
         file_to_write("--write-env", path)?;
     }
     let mut inputs = load_inputs(&args.inputs, stdin, |env| {
