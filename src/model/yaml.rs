@@ -53,6 +53,7 @@ pub fn documents<T: DeserializeOwned>(text: &str) -> Result<Vec<T>, YamlError> {
             .map(|l| Location::new(to_u32(l.line()), to_u32(l.column())))
             .unwrap_or_default();
         let message = bare_message(&error.without_snippet().to_string(), location);
+        let message = plain_message(&message).unwrap_or(message);
         YamlError {
             message: limit_message(&message, &limits).unwrap_or(message),
             location,
@@ -193,6 +194,39 @@ fn bare_message(message: &str, location: Location) -> String {
         .split_once(", set DuplicateKeyPolicy")
         .map_or(message, |(head, _)| head);
     message.to_owned()
+}
+
+/// The library's messages that speak of Rust types (they advise the programmer, not the
+/// author of the file), said in terms of the YAML instead.
+fn plain_message(message: &str) -> Option<String> {
+    const RUST_ADVICE: [(&str, &str); 3] = [
+        (
+            "cannot deserialize null into string",
+            "expected text, found null (`~`, `null` or nothing); write the value, or quote it \
+             (`\"~\"`) to mean the text",
+        ),
+        (
+            "recursive references require weak recursion types",
+            "this alias refers to a node that contains it (a recursive alias): it has no \
+             finite value",
+        ),
+        (
+            "cannot deserialize tagged scalar into string",
+            "expected plain text, found a tagged scalar (a `!!tag` before the value); remove \
+             the tag",
+        ),
+    ];
+    if let Some((_, plain)) = RUST_ADVICE.iter().find(|(m, _)| message.starts_with(m)) {
+        return Some((*plain).to_owned());
+    }
+    // Our located wrappers ask for "a span-aware newtype wrapper"; what reached one is a value
+    // of the wrong kind (such as a `!!binary` list, which reads as a list of byte values).
+    let (found, _) = message.split_once(", expected a span-aware")?;
+    let found = found.strip_prefix("invalid type: ").unwrap_or(found);
+    Some(format!(
+        "found {found}, which this place does not take (a `!!binary` value reads as a list of \
+         numbers)"
+    ))
 }
 
 /// The keys a [`ScalarMap`] reads as scalar values (and as whole [`Tree`]s); every other key
@@ -469,5 +503,55 @@ mod tests {
         let error = documents::<Doc>("name: [1]\n").unwrap_err();
         assert_eq!(error.message, "expected string scalar");
         assert_eq!(error.location, Location::new(1, 7));
+    }
+
+    /// Advice meant for Rust programmers (`use Option<String>`) never reaches a file's author.
+    #[test]
+    fn messages_speak_of_yaml_not_rust_types() {
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)] // read only to be refused
+        struct Items {
+            items: Vec<Spanned<String>>,
+        }
+        #[derive(Debug, serde::Deserialize)]
+        #[allow(dead_code)]
+        struct Nested {
+            name: Vec<IgnoredAny>,
+        }
+        let cases: [(&str, Location, &str); 4] = [
+            (
+                "name: ~\n",
+                Location::new(1, 7),
+                "expected text, found null",
+            ),
+            ("name: &a [*a]\n", Location::new(1, 11), "a recursive alias"),
+            (
+                "name: !!timestamp x\n",
+                Location::new(1, 19),
+                "found a tagged scalar",
+            ),
+            (
+                "items: !!binary aGk=\n",
+                Location::new(1, 1),
+                "found integer `104`, which",
+            ),
+        ];
+        for (text, location, expected) in cases {
+            let error = if text.starts_with("items") {
+                documents::<Items>(text).unwrap_err()
+            } else if text.contains('[') {
+                documents::<Nested>(text).unwrap_err()
+            } else {
+                documents::<Doc>(text).unwrap_err()
+            };
+            assert!(
+                error.message.contains(expected),
+                "{text:?}: {}",
+                error.message
+            );
+            assert!(!error.message.contains("Option<"), "{}", error.message);
+            assert!(!error.message.contains("span-aware"), "{}", error.message);
+            assert_eq!(error.location, location, "{text:?}");
+        }
     }
 }
