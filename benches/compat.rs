@@ -491,7 +491,45 @@ fn spread(c: &mut Criterion) {
         let all = Request::new(vec![], true);
         b.iter(|| black_box(planner::plan(&env, &catalog, &all)));
     });
+    creating(&mut group, 10_000);
     group.finish();
+}
+
+/// `plan --all --allow-install` where every one of `namespaces` consumers, each in its own
+/// namespace, needs a product nobody runs: the plan creates one entity per namespace. The
+/// creations and the steps that install them must stay linear in the entities (they were
+/// quadratic: 18 s at 3,000 namespaces, 26 s at 30,000 with the first fix).
+fn creating(
+    group: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    namespaces: usize,
+) {
+    let catalog_text = "manifest-version: \"1.0\"\nproduct-group: g\nproduct-name: a\n\
+        product-version: 1.0.0\nextensions:\n  product-dependencies:\n\
+        \x20   - {product-group: g, product-name: b, minimum-version: 1.0.0, maximum-version: 1.x.x}\n\
+        ---\nmanifest-version: \"1.0\"\nproduct-group: g\nproduct-name: b\n\
+        product-version: 1.0.0\n";
+    let mut env_text = String::from("entities:\n");
+    for i in 0..namespaces {
+        writeln!(
+            env_text,
+            "  - {{name: a{i:05}, product: g:a, version: 1.0.0, namespace: t{i:05}}}"
+        )
+        .unwrap();
+    }
+    let manifests = manifest::parse(catalog_text, &Arc::from("catalog.yml")).expect("parses");
+    let catalog = Catalog::from_manifests(manifests).expect("no duplicates");
+    let env = environment::parse(&env_text, &Arc::from("env.yml"), "env").expect("env");
+    let mut install = Request::new(vec![], true);
+    install.policy.allow_install = true;
+    let plan = planner::plan(&env, &catalog, &install);
+    assert_eq!(plan.steps.len(), namespaces, "one creation per namespace");
+    group.throughput(Throughput::Elements(namespaces as u64));
+    group.bench_function(
+        format!("plan-all-allow-install/create-in-{namespaces}-namespaces"),
+        |b| {
+            b.iter(|| black_box(planner::plan(&env, &catalog, &install)));
+        },
+    );
 }
 
 criterion_group!(

@@ -137,35 +137,40 @@ impl<'a> Index<'a> {
     where
         P: IntoIterator<Item = &'a str>,
     {
-        let mut by_name = BTreeMap::new();
-        let mut by_key: BTreeMap<(Key<'a>, &'a str), Vec<usize>> = BTreeMap::new();
-        let mut present: BTreeMap<Key<'a>, Vec<usize>> = BTreeMap::new();
-        let mut any: BTreeMap<Key<'a>, Vec<usize>> = BTreeMap::new();
-        let mut plain = true;
-        for (i, m) in members.iter().enumerate() {
-            by_name.insert(m.name, i);
-            plain &= m.placement.is_plain();
-            let ns = m.placement.namespace.as_str();
-            let mut add = |key: Key<'a>| {
-                any.entry(key).or_default().push(i);
-                if m.present {
-                    present.entry(key).or_default().push(i);
-                    by_key.entry((key, ns)).or_default().push(i);
-                }
-            };
-            add(Key::Product(m.product));
-            for c in provides(i) {
-                add(Key::Capability(c));
+        let mut index = Index {
+            members: Vec::with_capacity(members.len()),
+            by_name: BTreeMap::new(),
+            by_key: BTreeMap::new(),
+            present: BTreeMap::new(),
+            any: BTreeMap::new(),
+            plain: true,
+        };
+        for (i, m) in members.into_iter().enumerate() {
+            index.push(m, provides(i));
+        }
+        index
+    }
+
+    /// Adds a member after the others (an entity a plan creates), with the capabilities its
+    /// release provides; gives its index.
+    pub fn push(&mut self, m: Member<'a>, provides: impl IntoIterator<Item = &'a str>) -> usize {
+        let i = self.members.len();
+        self.by_name.insert(m.name, i);
+        self.plain &= m.placement.is_plain();
+        let ns = m.placement.namespace.as_str();
+        let mut add = |key: Key<'a>| {
+            self.any.entry(key).or_default().push(i);
+            if m.present {
+                self.present.entry(key).or_default().push(i);
+                self.by_key.entry((key, ns)).or_default().push(i);
             }
+        };
+        add(Key::Product(m.product));
+        for c in provides {
+            add(Key::Capability(c));
         }
-        Index {
-            members,
-            by_name,
-            by_key,
-            present,
-            any,
-            plain,
-        }
+        self.members.push(m);
+        i
     }
 
     /// True when no member uses a namespace, labels or bindings.

@@ -1,7 +1,7 @@
 //! The plan's final state: every entity after the plan (installs named after the managed
 //! entity they fill, or the product), and which of today's violations it repairs.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{FinalEntity, Model, Value};
 use crate::environment::Environment;
@@ -127,8 +127,9 @@ pub(super) fn final_state(
             }
         })
         .collect();
+    let names: BTreeSet<&str> = env.entities.iter().map(|e| e.name.as_str()).collect();
     for (entity, (product, version, placement)) in installs {
-        if !env.entities.iter().any(|e| e.name == entity) {
+        if !names.contains(entity.as_str()) {
             out.push(FinalEntity {
                 entity,
                 product,

@@ -500,6 +500,12 @@ fn created_env(
     created: &[create::Created],
 ) -> Environment {
     let mut after = env.clone();
+    let mut at: BTreeMap<String, usize> = after
+        .entities
+        .iter()
+        .enumerate()
+        .map(|(i, e)| (e.name.clone(), i))
+        .collect();
     for c in created {
         let Some(version) = model.vars[c.var].version(values[c.var]) else {
             continue;
@@ -512,10 +518,12 @@ fn created_env(
             placement: c.placement.clone(),
             location: crate::diagnostic::Location::default(),
         };
-        match after.entities.iter_mut().find(|e| e.name == c.name) {
+        if let Some(&i) = at.get(&c.name) {
             // a managed entity the plan installs
-            Some(e) => *e = entity,
-            None => after.entities.push(entity),
+            after.entities[i] = entity;
+        } else {
+            at.insert(c.name.clone(), after.entities.len());
+            after.entities.push(entity);
         }
     }
     after
@@ -631,14 +639,13 @@ fn rolling_steps(
     let created = create::creations(env, model, values);
     let mut current: Vec<BTreeMap<String, model::Instance<'_>>> =
         vec![BTreeMap::new(); model.vars.len()];
-    for e in env.entities.iter().filter(|e| e.is_installed()) {
-        if let Some(&p) = model.index.get(&e.product)
-            && let Some(inst) = model.vars[p]
-                .current
-                .iter()
-                .find(|i| i.entity == Some(e.name.as_str()))
-        {
-            current[p].insert(e.name.clone(), inst.clone());
+    // each installed entity's instance, by name (one pass: thousands of entities share
+    // a product in tenant environments)
+    for (p, var) in model.vars.iter().enumerate() {
+        for inst in &var.current {
+            if let Some(name) = inst.entity {
+                current[p].insert(name.to_owned(), inst.clone());
+            }
         }
     }
     let mut moves = Vec::new();
@@ -692,6 +699,10 @@ fn rolling_steps(
     } else {
         model
     };
+    let placements: BTreeMap<&str, &crate::instance::Placement> = created
+        .iter()
+        .map(|c| (c.name.as_str(), &c.placement))
+        .collect();
     let (ordered, complete) = steps::order(model, current, moves, deadline, &mut |done, total| {
         reporter.tick("ordering steps", done, total);
     });
@@ -701,10 +712,9 @@ fn rolling_steps(
             // SPEC 10: every install step creates an entity, so it says where (in an
             // environment without namespaces or labels: global, unlabelled)
             let create = o.step.from.is_none().then(|| {
-                created
-                    .iter()
-                    .find(|c| c.name == o.step.entity)
-                    .map(|c| c.placement.clone())
+                placements
+                    .get(o.step.entity.as_str())
+                    .map(|&p| p.clone())
                     .unwrap_or_default()
             });
             Step {

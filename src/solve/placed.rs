@@ -301,9 +301,8 @@ impl<'a> Placed<'a> {
     /// global one.
     pub fn unseen(&self, model: &Model<'a>, entity: &str, q: usize) -> bool {
         let ns = self.placement(entity).namespace.as_str();
-        self.homes(model)[q]
-            .iter()
-            .all(|h| !h.is_empty() && h != ns)
+        let homes = &self.homes(model)[q];
+        !homes.contains("") && !homes.contains(ns)
     }
 
     /// The installed entities of `product` in namespace `ns`, in the environment's order
@@ -1066,13 +1065,15 @@ impl<'a> Model<'a> {
         let (vp, vq) = (&self.vars[p], &self.vars[q]);
         let theirs = vq.instances(b);
         let mut out = Vec::new();
+        // one violation per entity found: a set keeps finding repeats cheap among thousands
+        let mut found: BTreeSet<Violation> = BTreeSet::new();
         for (entity, ours) in vp.current.iter().filter_map(|c| c.entity.map(|e| (e, c))) {
             let mine = match a {
                 Value::Release(i) => vp.planned(i),
                 _ => ours.clone(),
             };
             let unseen = placed.unseen(self, entity, q);
-            let found = check(
+            let violations = check(
                 &vp.product,
                 std::slice::from_ref(&mine),
                 &vq.product,
@@ -1080,8 +1081,8 @@ impl<'a> Model<'a> {
             )
             .into_iter()
             .filter(|v| !unseen || (v.code != Code::IncompatibleRelease && !v.optional));
-            for v in found {
-                if !out.contains(&v) {
+            for v in violations {
+                if found.insert(v.clone()) {
                     out.push(v);
                 }
             }
