@@ -1,6 +1,7 @@
 //! `--all` (SPEC section 7): every installed product as new as a valid state allows, decided
 //! product by product, and the products it installs chosen by the plan's objective.
 
+use super::settled::improves;
 use super::{Asker, Reporter};
 use crate::solve::{Fewest, Outcome, Value};
 
@@ -23,22 +24,10 @@ pub(super) fn maximize_all(
             continue;
         }
         loop {
-            let now = var.version(baseline[p]);
-            // Better than where the baseline has it: newer (anything is newer than a
-            // non-orderable version), or, while it is still kept, the installed version
-            // itself when its entities lag behind it (the domain holds that value only then).
-            let better = |v: Value| {
-                let Some(c) = var.version(v) else {
-                    return false;
-                };
-                let newer = now.is_none_or(|n| !n.is_orderable() || c > n);
-                let aligning = baseline[p] == Value::Keep && Some(c) == var.installed_version();
-                v != baseline[p] && (newer || aligning)
-            };
             let mut candidates: Vec<Value> = model.base[p]
                 .iter()
                 .copied()
-                .filter(|&v| matches!(v, Value::Release(_)) && better(v))
+                .filter(|&v| matches!(v, Value::Release(_)) && improves(var, baseline[p], v))
                 .collect();
             if candidates.is_empty() {
                 break;

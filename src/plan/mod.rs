@@ -20,6 +20,7 @@
 mod all;
 mod create;
 mod final_state;
+mod settled;
 pub mod steps;
 mod targets;
 
@@ -441,43 +442,44 @@ fn plan_in(
     if !complete {
         unproven.push(Unproven::TimeLimit);
     }
-    // what the model judges approximately matters where the plan looks: its targets (every
-    // installed product with --all), what it moves, what it repairs
-    let looks = |p: usize, values: Option<&[Value]>| {
-        (request.all && model.vars[p].installed())
-            || model.asked.contains(&p)
-            || values.is_some_and(|v| v[p] != current[p])
-            || involved.contains(&model.vars[p].product)
-    };
-    if (0..model.vars.len()).any(|p| model.doubt_reaches(p) && looks(p, values.as_deref())) {
+    if doubted(&model, request, &involved, &current, values.as_deref()) {
         unproven.push(Unproven::Placement);
     }
-    let Some(values) = values else {
-        explanation.extend(unproven.iter().filter_map(said));
-        return Plan {
-            feasible: false,
-            complete: unproven.is_empty(),
-            unproven,
-            final_state: final_state(env, &model, &current),
-            steps: Vec::new(),
-            explanation,
-            conflict,
-            blocked,
-            repairs: Vec::new(),
-            unrepaired: Vec::new(),
-            data_cycles,
-        };
+    let feasible = values.is_some();
+    let (steps, final_state, (repairs, unrepaired)) = match values {
+        None => (
+            Vec::new(),
+            final_state(env, &model, &current),
+            (Vec::new(), Vec::new()),
+        ),
+        Some(values) => {
+            let (steps, ordered) =
+                rolling_steps(env, &model, &values, request.deadline, &mut reporter);
+            if !ordered && !unproven.contains(&Unproven::TimeLimit) {
+                unproven.insert(0, Unproven::TimeLimit);
+            }
+            let final_state = final_state(env, &model, &values);
+            let after = judge_final(env, catalog, &today, &final_state, &mut unproven);
+            if unproven == [Unproven::Placement]
+                && settled::settled(&settled::Answer {
+                    env,
+                    catalog,
+                    model: &model,
+                    request,
+                    values: &values,
+                    steps: &steps,
+                    today: &today,
+                    after: &after,
+                })
+            {
+                unproven.clear();
+            }
+            (steps, final_state, compare_violations(&today, &after))
+        }
     };
-    let (steps, ordered) = rolling_steps(env, &model, &values, request.deadline, &mut reporter);
-    if !ordered && !unproven.contains(&Unproven::TimeLimit) {
-        unproven.insert(0, Unproven::TimeLimit);
-    }
-    let final_state = final_state(env, &model, &values);
-    let after = judge_final(env, catalog, &today, &final_state, &mut unproven);
     explanation.extend(unproven.iter().filter_map(said));
-    let (repairs, unrepaired) = compare_violations(&today, &after);
     Plan {
-        feasible: true,
+        feasible,
         complete: unproven.is_empty(),
         unproven,
         final_state,
@@ -489,6 +491,25 @@ fn plan_in(
         unrepaired,
         data_cycles,
     }
+}
+
+/// Whether what the model judges approximately matters where the plan looks: its targets
+/// (every installed product with `--all`), what it moves (to `values`), what it repairs
+/// (`involved`).
+fn doubted(
+    model: &Model<'_>,
+    request: &Request,
+    involved: &std::collections::BTreeSet<ProductId>,
+    current: &[Value],
+    values: Option<&[Value]>,
+) -> bool {
+    let looks = |p: usize| {
+        (request.all && model.vars[p].installed())
+            || model.asked.contains(&p)
+            || values.is_some_and(|v| v[p] != current[p])
+            || involved.contains(&model.vars[p].product)
+    };
+    (0..model.vars.len()).any(|p| model.doubt_reaches(p) && looks(p))
 }
 
 /// `env` with the entities the plan creates added, installed at the version their product
