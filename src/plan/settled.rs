@@ -7,8 +7,9 @@
 //!   value its candidates allow; with targets, each newest target is there, each exact one
 //!   where it was asked, and every other product stays as it is;
 //! - the plan creates no entity (nothing is added, so "fewest added" holds);
-//! - every state between the steps is checked by `validate` too: no step (or group of steps
-//!   applied together) adds an error today's environment does not have.
+//! - every state between the steps is checked by `validate` too: no step adds an error the
+//!   state before it does not have (plans of single steps only, each entity moved once:
+//!   groups and bridges are claims of the model's).
 //!
 //! The last check validates the environment once per step, so it runs only within a budget
 //! of entity checks; past it (or past the deadline) the plan stays not proven.
@@ -65,68 +66,80 @@ pub(super) fn improves(var: &Var<'_>, now: Value, v: Value) -> bool {
 
 /// No valid state is better than the answer, whatever is valid: see the module docs.
 fn unbeatable(answer: &Answer<'_, '_>) -> bool {
-    let model = answer.model;
+    let (model, values) = (answer.model, answer.values);
     let top = |p: usize| {
         let var = &model.vars[p];
         !var.domain
             .iter()
-            .any(|&v| matches!(v, Value::Release(_)) && improves(var, answer.values[p], v))
+            .any(|&v| matches!(v, Value::Release(_)) && improves(var, values[p], v))
     };
-    let mut asked: BTreeMap<usize, bool> = BTreeMap::new(); // target -> it must be newest
+    let mut asked = Vec::new();
     for t in &answer.request.targets {
-        let (Target::Newest(p) | Target::Exact(p, _)) = t;
-        if let Some(&i) = model.index.get(p) {
-            let newest = matches!(t, Target::Newest(_));
-            *asked.entry(i).or_default() |= newest;
+        let (Target::Newest(product) | Target::Exact(product, _)) = t;
+        let Some(&p) = model.index.get(product) else {
+            return false;
+        };
+        let there = match t {
+            Target::Newest(_) => top(p),
+            Target::Exact(_, v) => model.vars[p].version(values[p]) == Some(v),
+        };
+        if !there {
+            return false;
         }
+        asked.push(p);
     }
     (0..model.vars.len()).all(|p| {
         let today = model.today(p);
         if !model.vars[p].installed() {
             // installing it would have created an entity; a target left out is no answer
             // that needs no comparison
-            return answer.values[p] == today && !asked.contains_key(&p);
+            return values[p] == today && !asked.contains(&p);
         }
         if answer.request.all {
-            return top(p);
-        }
-        match asked.get(&p) {
-            Some(&newest) => !newest || top(p),
-            None => answer.values[p] == today,
+            top(p)
+        } else {
+            asked.contains(&p) || values[p] == today
         }
     })
 }
 
-/// Every state between the steps, validated whole, adds no error to today's: a step on its
-/// own, or a group once all its steps are applied. Within the budget and the deadline only.
+/// Every state between the steps, validated whole, adds no error to the state before it.
+/// Only plans of single steps, each entity moved once: a group says its steps can only be
+/// valid together, and a bridge that a direct step would not do, claims that rest on the
+/// model's judgement. Within the budget and the deadline only.
 fn steps_hold(answer: &Answer<'_, '_>) -> bool {
     let (env, steps) = (answer.env, answer.steps);
-    if steps.len().saturating_mul(env.entities.len().max(1)) > BUDGET {
+    if steps.len().saturating_mul(env.entities.len().max(1)) > BUDGET
+        || steps.iter().any(|s| s.group.is_some())
+    {
         return false;
     }
     let mut state = env.clone();
-    let named: BTreeMap<String, usize> = state
+    let mut named: BTreeMap<String, Option<usize>> = state
         .entities
         .iter()
         .enumerate()
-        .map(|(i, e)| (e.name.clone(), i))
+        .map(|(i, e)| (e.name.clone(), Some(i)))
         .collect();
-    for (k, step) in steps.iter().enumerate() {
-        let (Some(&i), Ok(version)) = (named.get(&step.entity), Version::parse(&step.to)) else {
+    let mut before: Option<Validation> = None; // today's, until a step is made
+    for step in steps {
+        // each entity once: a second step of it is a bridge
+        let (Some(i), Ok(version)) = (
+            named.get_mut(&step.entity).and_then(Option::take),
+            Version::parse(&step.to),
+        ) else {
             return false;
         };
         state.entities[i].version = version;
-        let closes = step.group.is_none() || steps.get(k + 1).map(|s| s.group) != Some(step.group);
-        if !closes {
-            continue;
-        }
         if answer.request.deadline.is_some_and(|d| Instant::now() >= d) {
             return false;
         }
         let between = validate(&state, answer.catalog);
-        if !new_errors(answer.today.findings(), between.findings()).is_empty() {
+        let previous = before.as_ref().unwrap_or(answer.today);
+        if !new_errors(previous.findings(), between.findings()).is_empty() {
             return false;
         }
+        before = Some(between);
     }
     true
 }
@@ -203,16 +216,18 @@ extensions:\n  product-dependencies:
             &[b.clone(), a.clone()],
             ("2.0.0", "2.0.0")
         ));
-        // applied together they may come in any order
+        // a group claims its steps can only be valid together: the model's word, not settled
         let together = |mut s: Step| {
             s.group = Some(1);
             s
         };
-        assert!(judged(
+        assert!(!judged(
             &newest,
-            &[together(b), together(a)],
+            &[together(a.clone()), together(b.clone())],
             ("2.0.0", "2.0.0")
         ));
+        // an entity moved twice passes through a bridge: the model's word too
+        assert!(!judged(&newest, &[a.clone(), b, a], ("2.0.0", "2.0.0")));
     }
 
     #[test]
