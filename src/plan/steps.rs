@@ -293,7 +293,8 @@ type Tagged = (Violation, String, String);
 /// entity (a capability requirement, a `constraints` item).
 #[derive(Clone, Debug)]
 enum Broken<'a> {
-    Pair(Box<Violation>),
+    /// With the entity that declares it and the entity it is about (empty when none).
+    Pair(Box<Tagged>),
     Item {
         /// The declaring entity's product, and the products the item names.
         involved: Vec<usize>,
@@ -322,10 +323,14 @@ enum Which<'a> {
 impl Broken<'_> {
     fn describe(&self) -> String {
         match self {
-            Broken::Pair(c) if c.input.is_some() => c.describe(),
-            Broken::Pair(c) => format!(
+            Broken::Pair(t) if t.0.input.is_some() => t.0.describe(),
+            Broken::Pair(t) if t.0.code == crate::finding::Code::IncompatibleRelease => format!(
+                "{} {} is incompatible with {} {}",
+                t.0.declarer, t.0.declarer_version, t.0.dependency, t.0.range
+            ),
+            Broken::Pair(t) => format!(
                 "{} {} requires {} {}",
-                c.declarer, c.declarer_version, c.dependency, c.range
+                t.0.declarer, t.0.declarer_version, t.0.dependency, t.0.range
             ),
             Broken::Item { words, .. } => words.clone(),
         }
@@ -594,7 +599,7 @@ fn pairs_clean(model: &Model<'_>, state: &State<'_>, step: &Move<'_>) -> bool {
 fn added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Broken<'a>> {
     let mut out: Vec<Broken> = pairs_added(model, state, steps)
         .into_iter()
-        .map(|c| Broken::Pair(Box::new(c)))
+        .map(|t| Broken::Pair(Box::new(t)))
         .collect();
     out.extend(items_added(model, state, steps));
     out.extend(wiring_added(model, state, steps));
@@ -715,12 +720,9 @@ fn awaits<'a>(
     out
 }
 
-/// The new violations between products applying `steps` together would add.
-fn pairs_added<'a>(
-    model: &Model<'a>,
-    state: &mut State<'a>,
-    steps: &[&Move<'a>],
-) -> Vec<Violation> {
+/// The new violations between products applying `steps` together would add, each with the
+/// entities it is between.
+fn pairs_added<'a>(model: &Model<'a>, state: &mut State<'a>, steps: &[&Move<'a>]) -> Vec<Tagged> {
     let vars: BTreeSet<usize> = steps.iter().map(|s| s.var).collect();
     let before: BTreeSet<Tagged> = vars
         .iter()
@@ -736,10 +738,7 @@ fn pairs_added<'a>(
     for s in steps.iter().rev() {
         state.revert(s);
     }
-    after
-        .difference(&before)
-        .map(|(c, _, _)| c.clone())
-        .collect()
+    after.difference(&before).cloned().collect()
 }
 
 /// The steps that must go with pending step `start`: those on the products its new
@@ -764,20 +763,48 @@ fn closure<'a>(
         if new.is_empty() {
             return Some(members);
         }
-        let involved: BTreeSet<usize> = new
-            .iter()
-            .flat_map(|b| match b {
-                Broken::Pair(c) => [&c.declarer, &c.dependency]
-                    .into_iter()
-                    .filter_map(|p| model.index.get(p).copied())
-                    .collect(),
-                Broken::Item { involved, .. } => involved.clone(),
+        // the moves of the entities a broken pair names, where it names both (section 10: other
+        // entities of the same products may not see each other); else every move of the
+        // products involved
+        let mut entities: BTreeSet<&str> = BTreeSet::new();
+        let mut involved: BTreeSet<usize> = BTreeSet::new();
+        for b in &new {
+            match b {
+                Broken::Pair(t) if !t.1.is_empty() && !t.2.is_empty() => {
+                    entities.extend([t.1.as_str(), t.2.as_str()]);
+                }
+                Broken::Pair(t) => involved.extend(
+                    [&t.0.declarer, &t.0.dependency]
+                        .into_iter()
+                        .filter_map(|p| model.index.get(p).copied()),
+                ),
+                Broken::Item { involved: i, .. } => involved.extend(i.iter().copied()),
+            }
+        }
+        let outside = |k: &usize| !members.contains(k);
+        let mut more: Vec<usize> = (0..pending.len())
+            .filter(outside)
+            .filter(|&k| {
+                let m = &moves[pending[k]];
+                involved.contains(&m.var) || entities.contains(m.entity.as_str())
             })
             .collect();
-        let more: Vec<usize> = (0..pending.len())
-            .filter(|k| !members.contains(k))
-            .filter(|&k| involved.contains(&moves[pending[k]].var))
-            .collect();
+        if more.is_empty() {
+            // the entities named have no move left: every move of their products
+            let products: BTreeSet<usize> = new
+                .iter()
+                .filter_map(|b| match b {
+                    Broken::Pair(t) => Some([&t.0.declarer, &t.0.dependency]),
+                    Broken::Item { .. } => None,
+                })
+                .flatten()
+                .filter_map(|p| model.index.get(p).copied())
+                .collect();
+            more = (0..pending.len())
+                .filter(outside)
+                .filter(|&k| products.contains(&moves[pending[k]].var))
+                .collect();
+        }
         if more.is_empty() {
             return None;
         }

@@ -131,8 +131,8 @@ pub(super) fn blocked_reads<'a>(
     movable: &dyn Fn(usize) -> bool,
 ) -> BTreeSet<usize> {
     let pair = added.iter().find_map(|b| match b {
-        Broken::Pair(c) => Some(
-            [&c.declarer, &c.dependency]
+        Broken::Pair(t) => Some(
+            [&t.0.declarer, &t.0.dependency]
                 .into_iter()
                 .filter_map(|p| model.index.get(p).copied())
                 .collect::<BTreeSet<usize>>(),
