@@ -1,8 +1,8 @@
 //! `--all` (SPEC section 7): every installed product as new as a valid state allows, decided
 //! product by product, and the products it installs chosen by the plan's objective.
 
-use super::settled::improves;
 use super::{Asker, Reporter};
+use crate::solve::model::Var;
 use crate::solve::{Fewest, Outcome, Value};
 
 /// `--all`: each installed product, in order, as new as a valid state allows with the ones
@@ -48,6 +48,19 @@ pub(super) fn maximize_all(
         }
     }
     choose_installs(asker, baseline, repair, complete)
+}
+
+/// Whether a value of `var`'s domain is better than `now` for `--all`: newer (anything is
+/// newer than a non-orderable version), or, while the product is kept, the installed version
+/// itself when its entities lag behind it (the domain holds that value only then).
+pub(super) fn improves(var: &Var<'_>, now: Value, v: Value) -> bool {
+    let Some(c) = var.version(v) else {
+        return false;
+    };
+    let at = var.version(now);
+    let newer = at.is_none_or(|n| !n.is_orderable() || c > n);
+    let aligning = now == Value::Keep && Some(c) == var.installed_version();
+    v != now && (newer || aligning)
 }
 
 /// With the installed products where `--all` decided them, the products it installs chosen

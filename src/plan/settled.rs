@@ -17,11 +17,12 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
+use super::all::improves;
 use super::{Request, Step, Target};
 use crate::catalog::Catalog;
 use crate::environment::Environment;
 use crate::finding::Severity;
-use crate::solve::model::{Model, Value, Var};
+use crate::solve::model::{Model, Value};
 use crate::validate::{Validation, new_errors, validate};
 use crate::version::Version;
 
@@ -49,19 +50,6 @@ pub(super) fn settled(answer: &Answer<'_, '_>) -> bool {
         && answer.steps.iter().all(|s| s.create.is_none())
         && unbeatable(answer)
         && steps_hold(answer)
-}
-
-/// Whether a value of `var`'s domain is better than `now` for `--all`: newer (anything is
-/// newer than a non-orderable version), or, while the product is kept, the installed version
-/// itself when its entities lag behind it (the domain holds that value only then).
-pub(super) fn improves(var: &Var<'_>, now: Value, v: Value) -> bool {
-    let Some(c) = var.version(v) else {
-        return false;
-    };
-    let at = var.version(now);
-    let newer = at.is_none_or(|n| !n.is_orderable() || c > n);
-    let aligning = now == Value::Keep && Some(c) == var.installed_version();
-    v != now && (newer || aligning)
 }
 
 /// No valid state is better than the answer, whatever is valid: see the module docs.

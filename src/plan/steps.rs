@@ -324,14 +324,18 @@ impl Broken<'_> {
     fn describe(&self) -> String {
         match self {
             Broken::Pair(t) if t.0.input.is_some() => t.0.describe(),
-            Broken::Pair(t) if t.0.code == crate::finding::Code::IncompatibleRelease => format!(
-                "{} {} is incompatible with {} {}",
-                t.0.declarer, t.0.declarer_version, t.0.dependency, t.0.range
-            ),
-            Broken::Pair(t) => format!(
-                "{} {} requires {} {}",
-                t.0.declarer, t.0.declarer_version, t.0.dependency, t.0.range
-            ),
+            Broken::Pair(t) => {
+                let c = &t.0;
+                let verb = if c.code == crate::finding::Code::IncompatibleRelease {
+                    "is incompatible with"
+                } else {
+                    "requires"
+                };
+                format!(
+                    "{} {} {verb} {} {}",
+                    c.declarer, c.declarer_version, c.dependency, c.range
+                )
+            }
             Broken::Item { words, .. } => words.clone(),
         }
     }
@@ -764,21 +768,25 @@ fn closure<'a>(
             return Some(members);
         }
         // the moves of the entities a broken pair names, where it names both (section 10: other
-        // entities of the same products may not see each other); else every move of the
-        // products involved
+        // entities of the same products may not see each other), and every move of the
+        // products the rest involve; failing those, every move of every product involved
         let mut entities: BTreeSet<&str> = BTreeSet::new();
-        let mut involved: BTreeSet<usize> = BTreeSet::new();
+        let mut narrow: BTreeSet<usize> = BTreeSet::new();
+        let mut wide: BTreeSet<usize> = BTreeSet::new();
         for b in &new {
             match b {
-                Broken::Pair(t) if !t.1.is_empty() && !t.2.is_empty() => {
-                    entities.extend([t.1.as_str(), t.2.as_str()]);
-                }
-                Broken::Pair(t) => involved.extend(
-                    [&t.0.declarer, &t.0.dependency]
+                Broken::Pair(t) => {
+                    let products = [&t.0.declarer, &t.0.dependency]
                         .into_iter()
-                        .filter_map(|p| model.index.get(p).copied()),
-                ),
-                Broken::Item { involved: i, .. } => involved.extend(i.iter().copied()),
+                        .filter_map(|p| model.index.get(p).copied());
+                    if t.1.is_empty() || t.2.is_empty() {
+                        narrow.extend(products.clone());
+                    } else {
+                        entities.extend([t.1.as_str(), t.2.as_str()]);
+                    }
+                    wide.extend(products);
+                }
+                Broken::Item { involved, .. } => narrow.extend(involved.iter().copied()),
             }
         }
         let outside = |k: &usize| !members.contains(k);
@@ -786,23 +794,13 @@ fn closure<'a>(
             .filter(outside)
             .filter(|&k| {
                 let m = &moves[pending[k]];
-                involved.contains(&m.var) || entities.contains(m.entity.as_str())
+                narrow.contains(&m.var) || entities.contains(m.entity.as_str())
             })
             .collect();
         if more.is_empty() {
-            // the entities named have no move left: every move of their products
-            let products: BTreeSet<usize> = new
-                .iter()
-                .filter_map(|b| match b {
-                    Broken::Pair(t) => Some([&t.0.declarer, &t.0.dependency]),
-                    Broken::Item { .. } => None,
-                })
-                .flatten()
-                .filter_map(|p| model.index.get(p).copied())
-                .collect();
             more = (0..pending.len())
                 .filter(outside)
-                .filter(|&k| products.contains(&moves[pending[k]].var))
+                .filter(|&k| wide.contains(&moves[pending[k]].var))
                 .collect();
         }
         if more.is_empty() {
