@@ -290,8 +290,9 @@ struct Asker<'e, 'm, 'a> {
 }
 
 impl Asker<'_, '_, '_> {
-    /// The data cycles that made answers no answers, in words (module `cycles`): said where
-    /// the engine's conflict cannot say why (it knows no learnt cycle).
+    /// What made answers no answers that no pair of products says (data cycles, inputs from
+    /// capabilities left unfed), in words (module `cycles`): said where the engine's conflict
+    /// cannot say why (it knows no learnt nogood).
     fn cycles_said(&self) -> Vec<String> {
         self.learnt.map_or_else(Vec::new, Learnt::said)
     }
@@ -1331,6 +1332,7 @@ mod tests {
                     .map(|values| crate::solve::cycles::Nogood {
                         values,
                         reason: String::new(),
+                        refusal: crate::solve::cycles::Refusal::Cycle,
                     })
                     .collect(),
             };

@@ -258,12 +258,13 @@ pub(super) fn size_fixes(
     }
 }
 
-/// The data cycles that refused answers (SPEC 10), as indented lines: the reason where the
-/// engine's conflict has none.
+/// What refused answers that no pair of products says (SPEC 10: data cycles, inputs from
+/// capabilities left unfed), as indented lines: the reason where the engine's conflict has
+/// none.
 fn cycles_said(asker: Asker<'_, '_, '_>) -> Vec<String> {
     asker
         .cycles_said()
         .into_iter()
-        .map(|words| format!("  states that reach it close a data cycle: {words}"))
+        .map(|words| format!("  states that reach it {words}"))
         .collect()
 }

@@ -63,12 +63,10 @@ pub enum Cause {
     Excluded { product: usize, rule: Exclusion },
     /// `product` is not a variable: not installed, and installing is not allowed.
     Missing { product: ProductId },
-    /// These values together close a section 10 data cycle (a nogood of the question,
-    /// [`super::Query::forbid`]), said by `reason`.
-    Cycle {
-        values: Vec<(usize, Value)>,
-        reason: String,
-    },
+    /// These values together close a section 10 data cycle or leave an input wired from a
+    /// capability unfed (a nogood of the question, [`super::Query::forbid`]), said by
+    /// its reason.
+    Learnt(super::cycles::Nogood),
 }
 
 impl Cause {

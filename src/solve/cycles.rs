@@ -25,7 +25,7 @@
 //!   with the state; and when today's environment has a data cycle (a plan reports it and
 //!   fails: SPEC 10).
 //! - **Explained:** the conflict search takes each nogood as a part of the question
-//!   ([`crate::solve::conflict::Cause::Cycle`]), so a target blocked by a cycle is explained
+//!   ([`crate::solve::conflict::Cause::Learnt`]), so a target blocked by a cycle is explained
 //!   by it, in the words kept with it.
 
 use std::cell::{OnceCell, RefCell};
@@ -33,16 +33,47 @@ use std::collections::BTreeMap;
 
 use crate::instance::Requirement;
 use crate::precedence::Node;
+use crate::solve::wired::capability_faults;
 use crate::solve::{Engine, Model, Outcome, Query, Value};
 
 /// Values that may not all hold at once, and why (a data cycle, in words).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Nogood {
     /// (product, value) pairs, by product.
     pub values: Vec<(usize, Value)>,
     /// What the values close, in words: "d:ingest 2.0.0 with d:report 1.0.0 closes a data
     /// cycle: ...".
     pub reason: String,
+    /// What kind of finding the values make.
+    pub refusal: Refusal,
+}
+
+/// Why a state is no answer that no pair of products can say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Refusal {
+    /// Its data edges close a cycle (`data-cycle`).
+    Cycle,
+    /// An input wired from a capability is left unfed (`missing-output`, `unfed-input`): its
+    /// source is the best of several products' providers.
+    Unfed,
+}
+
+impl Refusal {
+    /// What the values do, between them and the finding in a nogood's reason.
+    fn joint(self) -> &'static str {
+        match self {
+            Refusal::Cycle => " closes a data cycle: ",
+            Refusal::Unfed => " leaves an input unfed: ",
+        }
+    }
+
+    /// What states with such values do, before the finding: "close a data cycle".
+    fn verb(self) -> &'static str {
+        match self {
+            Refusal::Cycle => "close a data cycle",
+            Refusal::Unfed => "leave an input unfed",
+        }
+    }
 }
 
 /// The nogoods learnt so far for one question or one plan (see the module docs). Not shared
@@ -113,13 +144,27 @@ impl Learnt {
             || !moved.iter().any(|&p| model.wiring_risk(p))
             || *self
                 .today
-                .get_or_init(|| !nogoods(model, &model.current(), None).is_empty())
+                .get_or_init(|| !nogoods(model, &model.current(), None, None).is_empty())
         {
             return false;
         }
-        let learnt = nogoods(model, values, Some(&moved));
+        let today = model.current();
+        let mut learnt = nogoods(model, values, Some(&moved), Some(&today));
+        // An input left unfed today, whose consumer and source keep today's releases, is
+        // tolerated as a dependency broken today is (`solve::wired`): the same finding today,
+        // around the same moves, leaves it alone.
+        if learnt.iter().any(|r| r.tolerable) {
+            let before: Vec<String> = nogoods(model, &today, Some(&moved), Some(&today))
+                .into_iter()
+                .filter(|r| r.nogood.refusal == Refusal::Unfed)
+                .map(|r| r.words)
+                .collect();
+            learnt.retain(|r| !(r.tolerable && before.contains(&r.words)));
+        }
         let found = !learnt.is_empty();
-        self.nogoods.borrow_mut().extend(learnt);
+        self.nogoods
+            .borrow_mut()
+            .extend(learnt.into_iter().map(|r| r.nogood));
         found
     }
 
@@ -155,12 +200,19 @@ impl Learnt {
         }
     }
 
-    /// The cycles learnt so far, in words, each once: why an answer was refused.
+    /// What the states learnt so far do, in words, each once, as the end of "states that
+    /// reach it ...": "close a data cycle: ingest, report would feed data into one another
+    /// in a cycle, ...". Why answers were refused.
     #[must_use]
     pub fn said(&self) -> Vec<String> {
         let mut said: Vec<String> = Vec::new();
         for nogood in self.nogoods.borrow().iter() {
-            let words = cycle_words(&nogood.reason).to_owned();
+            let refusal = nogood.refusal;
+            let finding = nogood
+                .reason
+                .split_once(refusal.joint())
+                .map_or(nogood.reason.as_str(), |(_, words)| words);
+            let words = format!("{}: {finding}", refusal.verb());
             if !said.contains(&words) {
                 said.push(words);
             }
@@ -169,19 +221,26 @@ impl Learnt {
     }
 }
 
-/// The separator between a nogood's values and its cycle in [`Nogood::reason`].
-const CLOSES: &str = " closes a data cycle: ";
-
-/// The cycle part of a nogood's reason.
-fn cycle_words(reason: &str) -> &str {
-    reason.split_once(CLOSES).map_or(reason, |(_, words)| words)
+/// A nogood learnt from a state, with the finding in words and whether it may be one today
+/// has too (see [`Learnt::learn`]).
+struct Refused {
+    nogood: Nogood,
+    words: String,
+    /// An unfed input whose consumer and source products keep today's values.
+    tolerable: bool,
 }
 
 /// One nogood per data cycle among the entities as `values` has them, with the cycle in
-/// words; with `moved`, only the cycles a move of those products can close (those around
+/// words, and with `today` (today's values) one per input wired from a capability they
+/// leave unfed; with `moved`, only those a move of those products can make (those around
 /// them, judged over the entities that can take part: [`Model::state_wiring_around`]'s
-/// reasoning), which are all the cycles when the state before the moves had none.
-fn nogoods(model: &Model<'_>, values: &[Value], moved: Option<&[usize]>) -> Vec<Nogood> {
+/// reasoning), which are all of them when the state before the moves had none.
+fn nogoods(
+    model: &Model<'_>,
+    values: &[Value],
+    moved: Option<&[usize]>,
+    today: Option<&[Value]>,
+) -> Vec<Refused> {
     let scope = moved.and_then(|moved| model.wiring_scope(moved));
     let seen = |p: usize| scope.as_ref().is_none_or(|(_, seen)| seen[p]);
     let inside = |p: usize| scope.as_ref().is_none_or(|(inside, _)| inside[p]);
@@ -222,7 +281,7 @@ fn nogoods(model: &Model<'_>, values: &[Value], moved: Option<&[usize]>) -> Vec<
             placement: model.placement_of(name),
         })
         .collect();
-    let mut providers: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    let mut providers = Providers::default();
     let mut out = Vec::new();
     for members in crate::order::data_cycles_among(&nodes, |m| inside(running[m].1)) {
         let mut products: Vec<usize> = members.iter().map(|&m| running[m].1).collect();
@@ -238,33 +297,72 @@ fn nogoods(model: &Model<'_>, values: &[Value], moved: Option<&[usize]>) -> Vec<
                 }),
             );
             for name in named {
-                products.extend(
-                    providers
-                        .entry(name)
-                        .or_insert_with(|| providing(model, name))
-                        .iter(),
-                );
+                products.extend(providers.of(model, name));
             }
         }
-        products.sort_unstable();
-        products.dedup();
         let names: Vec<&str> = members.iter().map(|&m| running[m].0).collect();
         let words = format!(
             "{} would feed data into one another in a cycle, so none of them could be installed \
              first",
             names.join(", ")
         );
-        let held: Vec<(usize, Value)> = products.into_iter().map(|p| (p, values[p])).collect();
-        let which: Vec<String> = held
-            .iter()
-            .map(|&(p, v)| value_words(model, p, v))
-            .collect();
-        out.push(Nogood {
-            reason: format!("{}{CLOSES}{words}", which.join(" with ")),
-            values: held,
-        });
+        out.push(refused(
+            model,
+            values,
+            products,
+            Refusal::Cycle,
+            words,
+            false,
+        ));
+    }
+    let Some(today) = today else {
+        return out;
+    };
+    for fault in capability_faults(&nodes, model.runtime, |m| inside(running[m].1)) {
+        let consumer = running[fault.consumer].1;
+        let source = fault.source.map(|s| running[s].1);
+        let tolerable = std::iter::once(consumer)
+            .chain(source)
+            .all(|p| values[p] == today[p]);
+        let mut products = vec![consumer];
+        products.extend(providers.of(model, fault.capability));
+        out.push(refused(
+            model,
+            values,
+            products,
+            Refusal::Unfed,
+            fault.words,
+            tolerable,
+        ));
     }
     out
+}
+
+/// The nogood holding `products` at `values`, which make the finding `words`.
+fn refused(
+    model: &Model<'_>,
+    values: &[Value],
+    mut products: Vec<usize>,
+    refusal: Refusal,
+    words: String,
+    tolerable: bool,
+) -> Refused {
+    products.sort_unstable();
+    products.dedup();
+    let held: Vec<(usize, Value)> = products.into_iter().map(|p| (p, values[p])).collect();
+    let which: Vec<String> = held
+        .iter()
+        .map(|&(p, v)| value_words(model, p, v))
+        .collect();
+    Refused {
+        nogood: Nogood {
+            reason: format!("{}{}{words}", which.join(" with "), refusal.joint()),
+            values: held,
+            refusal,
+        },
+        words,
+        tolerable,
+    }
 }
 
 /// Product `p` at `value`, in words: `d:report 1.0.0`, `d:report as installed` (entities on
@@ -285,15 +383,24 @@ fn value_words(model: &Model<'_>, p: usize, value: Value) -> String {
     }
 }
 
-/// The products some release of which provides capability `name`.
-fn providing(model: &Model<'_>, name: &str) -> Vec<usize> {
-    (0..model.vars.len())
-        .filter(|&q| {
-            model.vars[q]
-                .every_manifest()
-                .any(|m| m.facets.is_some() && m.facets().provides.iter().any(|c| c.name == name))
+/// The products some release of which provides each capability asked about, worked out once
+/// per capability.
+#[derive(Default)]
+struct Providers<'m>(BTreeMap<&'m str, Vec<usize>>);
+
+impl<'m> Providers<'m> {
+    /// The products providing capability `name`.
+    fn of(&mut self, model: &Model<'_>, name: &'m str) -> &[usize] {
+        self.0.entry(name).or_insert_with(|| {
+            (0..model.vars.len())
+                .filter(|&q| {
+                    model.vars[q].every_manifest().any(|m| {
+                        m.facets.is_some() && m.facets().provides.iter().any(|c| c.name == name)
+                    })
+                })
+                .collect()
         })
-        .collect()
+    }
 }
 
 #[cfg(test)]
@@ -378,7 +485,7 @@ pub(crate) mod tests {
             learnt.solve(&Sat, &model, &current, ingest_2(&current)),
             Outcome::Found(vec![Value::Release(1), Value::Release(1)])
         );
-        assert_eq!(learnt.said(), [CYCLE]);
+        assert_eq!(learnt.said(), [format!("close a data cycle: {CYCLE}")]);
         let reasons: Vec<String> = learnt.forbid().into_iter().map(|n| n.reason).collect();
         assert_eq!(
             reasons,
@@ -432,6 +539,124 @@ pub(crate) mod tests {
             ]
         );
         assert!(why.fixes.is_empty() && why.minimal);
+    }
+
+    /// `g:redis` 1.0.0 and 2.0.0 and `g:valkey` 1.0.0 and 2.0.0 provide `cache`; only redis
+    /// 1.0.0 declares output `url`, which `g:app` 1.0.0 reads through the capability (2.0.0
+    /// reads nothing). Where both run, redis serves app. Today runs `installed` (name and
+    /// version of one entity per product).
+    fn cache(installed: &[(&str, &str)]) -> (Environment, Catalog) {
+        let mut text = String::new();
+        for (product, version, outputs) in [
+            ("redis", "1.0.0", "[url]"),
+            ("redis", "2.0.0", "[]"),
+            ("valkey", "1.0.0", "[]"),
+            ("valkey", "2.0.0", "[]"),
+        ] {
+            let _ = write!(
+                text,
+                "---\nmanifest-version: '1.0'\nproduct-group: g\nproduct-name: {product}\n\
+                 product-version: {version}\nextensions:\n  capabilities:\n    provides: \
+                 [{{name: cache}}]\n  outputs: {outputs}\n"
+            );
+        }
+        for (version, reads) in [
+            (
+                "1.0.0",
+                "\n    - {name: cache-url, from: cache, output: url}",
+            ),
+            ("2.0.0", " []"),
+        ] {
+            let _ = write!(
+                text,
+                "---\nmanifest-version: '1.0'\nproduct-group: g\nproduct-name: app\n\
+                 product-version: {version}\nextensions:\n  capabilities:\n    requires: \
+                 [{{name: cache}}]\n  inputs:{reads}\n"
+            );
+        }
+        let manifests = crate::manifest::parse(&text, &Arc::from("c.yml")).unwrap();
+        let mut entities = String::from("entities:\n");
+        for (name, version) in installed {
+            let _ = writeln!(
+                entities,
+                "  - {{name: {name}, product: 'g:{name}', version: {version}}}"
+            );
+        }
+        let env = environment::parse(&entities, &Arc::from("e.yml"), "e").unwrap();
+        (env, Catalog::from_manifests(manifests).unwrap())
+    }
+
+    /// The index of product `g:{name}` in `model`.
+    fn var(model: &Model<'_>, name: &str) -> usize {
+        let product = format!("g:{name}");
+        (0..model.vars.len())
+            .find(|&p| model.vars[p].product.to_string() == product)
+            .unwrap()
+    }
+
+    /// The release `index` (oldest first) of product `p` asked for, the fewest changes.
+    fn asking(current: &[Value], p: usize, index: usize) -> Query<'_> {
+        Query {
+            baseline: current,
+            restrict: vec![(p, vec![Value::Release(index)])],
+            frozen: 0,
+            objective: Some(Fewest::default()),
+            deadline: None,
+            forbid: Vec::new(),
+        }
+    }
+
+    /// The fewest changes to reach redis 2.0.0 keep app 1.0.0, whose input through `cache`
+    /// redis 2.0.0 leaves unfed: not a pair the model can say (the source is whichever
+    /// provider serves), so it is learnt, and the answer moves app to 2.0.0 as well.
+    #[test]
+    fn an_answer_that_leaves_a_capability_input_unfed_is_learnt() {
+        let (env, catalog) = cache(&[("app", "1.0.0"), ("redis", "1.0.0")]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let (app, redis) = (var(&model, "app"), var(&model, "redis"));
+        let current = model.current();
+        let mut fewest = vec![Value::Keep; model.vars.len()];
+        fewest[redis] = Value::Release(1);
+        assert_eq!(
+            Sat.solve(&model, &asking(&current, redis, 1)),
+            Outcome::Found(fewest.clone())
+        );
+        let learnt = Learnt::new(&model, false);
+        fewest[app] = Value::Release(1);
+        assert_eq!(
+            learnt.solve(&Sat, &model, &current, asking(&current, redis, 1)),
+            Outcome::Found(fewest)
+        );
+        assert_eq!(
+            learnt.said(),
+            [
+                "leave an input unfed: app 1.0.0 reads output `url` of redis (input cache-url \
+              from cache), which declares no such output"
+            ]
+        );
+        let refusals: Vec<Refusal> = learnt.forbid().into_iter().map(|n| n.refusal).collect();
+        assert_eq!(refusals, [Refusal::Unfed]);
+    }
+
+    /// Today app 1.0.0 already reads an output redis 2.0.0 lacks. A move of valkey, the
+    /// other provider of `cache`, may change who serves app, so it is judged, but leaves that
+    /// finding as it was: tolerated, as a dependency broken today is, so nothing is learnt
+    /// and valkey moves alone.
+    #[test]
+    fn an_input_unfed_today_is_tolerated_where_its_consumer_and_source_stay() {
+        let (env, catalog) = cache(&[("app", "1.0.0"), ("redis", "2.0.0"), ("valkey", "1.0.0")]);
+        let model = Model::build(&env, &catalog, Policy::default(), &[]);
+        let valkey = var(&model, "valkey");
+        assert!(model.wiring_risk(valkey));
+        let current = model.current();
+        let learnt = Learnt::new(&model, false);
+        let mut alone = vec![Value::Keep; model.vars.len()];
+        alone[valkey] = Value::Release(1);
+        assert_eq!(
+            learnt.solve(&Sat, &model, &current, asking(&current, valkey, 1)),
+            Outcome::Found(alone)
+        );
+        assert!(learnt.forbid().is_empty(), "{:?}", learnt.said());
     }
 
     /// Nothing is learnt where today has a data cycle already, or where installing is

@@ -741,7 +741,6 @@ impl<'a> Model<'a> {
             }
         }
         all.sort_unstable_by_key(|&(n, _, _)| n);
-        let by_name: BTreeMap<&str, usize> = all.iter().map(|&(n, q, _)| (n, q)).collect();
         let mut out: BTreeMap<String, Vec<usize>> = BTreeMap::new();
         let nodes: Vec<crate::precedence::Node<'_>> = all
             .iter()
@@ -766,50 +765,83 @@ impl<'a> Model<'a> {
                 involved,
             );
         }
-        let running = nodes.iter().map(crate::precedence::Node::running).collect();
-        let world = World::new(running, self.runtime);
-        for &(name, q, i) in all.iter().filter(|&&(_, q, _)| inside(q)) {
-            let Some(release) = i.manifest.filter(|m| {
-                m.facets.is_some()
-                    && m.facets()
-                        .inputs
-                        .iter()
-                        .any(|i| matches!(i.from, Requirement::Capability(_)))
-            }) else {
-                continue;
-            };
-            for (input, feed) in wiring::feeds(&world, name, release) {
-                let Requirement::Capability(c) = &input.from else {
-                    continue;
-                };
-                let (words, source) = match feed {
-                    Feed::MissingOutput(s) => (
-                        format!(
-                            "{name} {} reads output `{}` of {s} (input {} from {c}), which \
-                             declares no such output",
-                            i.version,
-                            input.output.as_deref().unwrap_or_default(),
-                            input.name
-                        ),
-                        Some(s),
-                    ),
-                    Feed::Unfed => (
-                        format!(
-                            "{name} {} has a required input {} from the optional {c}, but \
-                             nothing would provide it",
-                            i.version, input.name
-                        ),
-                        None,
-                    ),
-                    Feed::Fed(_) | Feed::Quiet => continue,
-                };
-                let mut involved = vec![q];
-                involved.extend(source.and_then(|s| by_name.get(s).copied()));
-                out.insert(words, involved);
-            }
+        for fault in capability_faults(&nodes, self.runtime, |m| inside(all[m].1)) {
+            let mut involved = vec![all[fault.consumer].1];
+            involved.extend(fault.source.map(|s| all[s].1));
+            out.insert(fault.words, involved);
         }
         out
     }
+}
+
+/// An input wired from a capability that a state leaves unfed (`missing-output` or
+/// `unfed-input`): not pairwise, since its source is the best of several products' providers.
+pub(crate) struct CapabilityFault<'n> {
+    /// The finding in words: "app 1.0.0 reads output `url` of cache (input cache-url from
+    /// cache), which declares no such output".
+    pub words: String,
+    /// The capability the input is wired from.
+    pub capability: &'n str,
+    /// The consumer's node, and the bound source's (`missing-output`).
+    pub consumer: usize,
+    pub source: Option<usize>,
+}
+
+/// The inputs wired from capabilities that the entities `nodes` (sorted by name) leave
+/// unfed, among the consumers `keep` keeps (by node). One judgement for the rolling steps'
+/// comparisons ([`Model::state_wiring`]) and the nogoods plans learn (`solve::cycles`).
+pub(crate) fn capability_faults<'n>(
+    nodes: &[crate::precedence::Node<'n>],
+    runtime: &'n BTreeMap<String, crate::version::Version>,
+    keep: impl Fn(usize) -> bool,
+) -> Vec<CapabilityFault<'n>> {
+    let running = nodes.iter().map(crate::precedence::Node::running).collect();
+    let world = World::new(running, runtime);
+    let mut out = Vec::new();
+    for (m, node) in nodes.iter().enumerate().filter(|&(m, _)| keep(m)) {
+        let Some(release) = node.release.filter(|r| {
+            r.facets.is_some()
+                && r.facets()
+                    .inputs
+                    .iter()
+                    .any(|i| matches!(i.from, Requirement::Capability(_)))
+        }) else {
+            continue;
+        };
+        for (input, feed) in wiring::feeds(&world, node.name, release) {
+            let Requirement::Capability(c) = &input.from else {
+                continue;
+            };
+            let (name, version) = (node.name, node.version);
+            let (words, source) = match feed {
+                Feed::MissingOutput(s) => (
+                    format!(
+                        "{name} {version} reads output `{}` of {s} (input {} from {c}), which \
+                         declares no such output",
+                        input.output.as_deref().unwrap_or_default(),
+                        input.name
+                    ),
+                    nodes.binary_search_by(|n| n.name.cmp(s)).ok(),
+                ),
+                Feed::Unfed => (
+                    format!(
+                        "{name} {version} has a required input {} from the optional {c}, but \
+                         nothing would provide it",
+                        input.name
+                    ),
+                    None,
+                ),
+                Feed::Fed(_) | Feed::Quiet => continue,
+            };
+            out.push(CapabilityFault {
+                words,
+                capability: c,
+                consumer: m,
+                source,
+            });
+        }
+    }
+    out
 }
 
 /// Whether an entity (name, release) is of a kind [`Model::wiring_witnesses`] looks for.

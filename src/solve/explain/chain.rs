@@ -12,6 +12,7 @@ use crate::manifest::Atom;
 use crate::product::ProductId;
 use crate::range::Placement;
 use crate::solve::conflict::{Cause, Conflict, Declaration, declared};
+use crate::solve::cycles::{Nogood, Refusal};
 use crate::solve::model::{Exclusion, Model, Value};
 
 /// The chain of sentences for `conflict` (no fixes yet).
@@ -42,8 +43,8 @@ struct Parts {
     missing: BTreeMap<ProductId, Link>,
     /// Products the policy pins (a part of the conflict).
     pinned: BTreeSet<usize>,
-    /// Data cycles (learnt nogoods): the values each holds, and its reason.
-    cycles: Vec<(Vec<(usize, Value)>, String)>,
+    /// Learnt nogoods (data cycles, inputs from capabilities left unfed).
+    learnt: Vec<Nogood>,
     /// The policy rules the conflict was found with lifted ([`Conflict::lifted`]).
     lifted: Vec<Exclusion>,
 }
@@ -92,7 +93,7 @@ fn parts(model: &Model<'_>, conflict: &Conflict) -> Parts {
             Cause::Missing { product } => {
                 parts.missing.insert(product.clone(), missing_link(product));
             }
-            Cause::Cycle { values, reason } => parts.cycles.push((values.clone(), reason.clone())),
+            Cause::Learnt(nogood) => parts.learnt.push(nogood.clone()),
             Cause::Declares {
                 product,
                 release,
@@ -199,15 +200,15 @@ fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
     {
         seen.insert(p);
         chain.extend(parts.own.remove(&p).unwrap_or_default());
-        // a data cycle through p, said where the walk first reaches one of its products,
+        // a learnt nogood naming p, said where the walk first reaches one of its products,
         // the walk going on from the others
-        let (here, later): (Vec<_>, Vec<_>) = std::mem::take(&mut parts.cycles)
+        let (here, later): (Vec<_>, Vec<_>) = std::mem::take(&mut parts.learnt)
             .into_iter()
-            .partition(|(values, _)| values.iter().any(|&(q, _)| q == p));
-        parts.cycles = later;
-        for (values, reason) in here {
-            chain.push(cycle_link(model, p, &values, &reason));
-            for (q, _) in values {
+            .partition(|n| n.values.iter().any(|&(q, _)| q == p));
+        parts.learnt = later;
+        for nogood in here {
+            chain.push(learnt_link(model, p, &nogood));
+            for (q, _) in nogood.values {
                 if seen.insert(q) {
                     queue.push_back(q);
                 }
@@ -263,9 +264,9 @@ fn walk(model: &Model<'_>, mut parts: Parts) -> Vec<Link> {
     chain.extend(parts.missing.into_values());
     chain.extend(
         parts
-            .cycles
+            .learnt
             .into_iter()
-            .map(|(values, reason)| cycle_link(model, values[0].0, &values, &reason)),
+            .map(|nogood| learnt_link(model, nogood.values[0].0, &nogood)),
     );
     chain
 }
@@ -606,19 +607,24 @@ fn missing_link(product: &ProductId) -> Link {
     out
 }
 
-/// "These values close a data cycle" (a learnt nogood): about product `first` (where the
-/// walk reached it) at its value, naming every product it holds (a partly read catalog reads
-/// them whole).
-fn cycle_link(model: &Model<'_>, first: usize, values: &[(usize, Value)], reason: &str) -> Link {
+/// "These values close a data cycle" or "leave an input unfed" (a learnt nogood): about
+/// product `first` (where the walk reached it) at its value, naming every product it holds (a
+/// partly read catalog reads them whole).
+fn learnt_link(model: &Model<'_>, first: usize, nogood: &Nogood) -> Link {
+    let Nogood {
+        values,
+        reason,
+        refusal,
+    } = nogood;
     let value = values
         .iter()
         .find(|&&(q, _)| q == first)
         .map_or(Value::Keep, |&(_, v)| v);
-    let mut out = link(
-        Kind::Cycle,
-        model.vars[first].product.clone(),
-        reason.to_owned(),
-    );
+    let kind = match *refusal {
+        Refusal::Cycle => Kind::Cycle,
+        Refusal::Unfed => Kind::Reads,
+    };
+    let mut out = link(kind, model.vars[first].product.clone(), reason.to_owned());
     out.versions = model.vars[first]
         .version(value)
         .map(ToString::to_string)

@@ -1043,7 +1043,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     }
 
     /// The query's nogoods ([`Query::forbid`]), each a part of the question under a selector
-    /// of its own ([`Cause::Cycle`]): "not all of these values", their products encoded. One
+    /// of its own ([`Cause::Learnt`]): "not all of these values", their products encoded. One
     /// whose value is not encoded cannot hold anyway.
     fn forbid(&mut self) {
         let query = self.query;
@@ -1066,10 +1066,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 })
                 .collect();
             let Some(lits) = lits else { continue };
-            let s = self.selector(Cause::Cycle {
-                values: nogood.values.clone(),
-                reason: nogood.reason.clone(),
-            });
+            let s = self.selector(Cause::Learnt(nogood.clone()));
             let mut clause = vec![!s];
             clause.extend(lits.iter().map(|&l| !l));
             self.cnf.add(&clause);
@@ -1199,8 +1196,8 @@ fn involved(
                 }
             }
             Cause::Missing { .. } => {}
-            Cause::Cycle { values, .. } => {
-                for &(p, _) in values {
+            Cause::Learnt(nogood) => {
+                for &(p, _) in &nogood.values {
                     out[p] = true;
                 }
             }
