@@ -819,6 +819,43 @@ fn plans_that_fail_among_namespaces_write_no_environment() {
     }
 }
 
+/// A plan whose final state has an error today's environment has not (with
+/// `--allow-install` nothing unfed is learnt, so redis 2.0.0 is taken and app's input through
+/// `cache` is left unfed) is not proven (exit 4) and writes no environment, saying why.
+#[test]
+fn plans_whose_final_state_is_invalid_write_no_environment() {
+    let dir = scratch("write-env-invalid");
+    let out = dir.join("next.yml");
+    let case = "testdata/instances/capability-wiring";
+    let planned = compat(&[
+        "plan",
+        &format!("{case}/env.yml"),
+        "--catalog",
+        &format!("{case}/catalog"),
+        "--all",
+        "--allow-install",
+        "--write-env",
+        out.to_str().unwrap(),
+    ]);
+    assert_eq!(planned.status.code(), Some(4));
+    let stdout = String::from_utf8_lossy(&planned.stdout);
+    assert!(
+        stdout.contains("missing-output: app (g:app 1.0.0)"),
+        "{stdout}"
+    );
+    let stderr = String::from_utf8_lossy(&planned.stderr);
+    assert!(
+        stderr.contains("--write-env: ")
+            && stderr.contains("not written: the state found is not valid"),
+        "{stderr}"
+    );
+    let names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(names.is_empty(), "wrote {names:?}");
+}
+
 /// Bad input of issue 16: 10,000 namespaces are just many (no limit trips, nothing panics),
 /// and every one is a group of `order --by namespace`; a smaller run of the same family
 /// plans every entity as a proven rolling plan. (How fast is BENCHMARKS.md's business.)

@@ -129,9 +129,25 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     let plan = compat::plan::plan(env, catalog, &request);
     progress.finish();
     // a plan that fails (infeasible, or a data cycle: exit 1) writes
-    // nothing, as a failing command writes no file
+    // nothing, as a failing command writes no file; nor does one whose final state has
+    // errors today's environment has not (not proven, exit 4): a cut-short plan's valid
+    // state is written, an invalid one never
     let fails = !plan.feasible || !plan.data_cycles.is_empty();
-    if let (Some(path), false) = (&args.write_env, fails) {
+    let invalid = plan
+        .unproven
+        .iter()
+        .any(|u| matches!(u, compat::solve::Unproven::Unjudged(_)));
+    let held_back = args
+        .write_env
+        .as_ref()
+        .filter(|_| invalid && !fails)
+        .map(|path| {
+            format!(
+                "--write-env: {} not written: the state found is not valid",
+                path.display()
+            )
+        });
+    if let (Some(path), false) = (&args.write_env, fails || invalid) {
         // every entity keeps its namespace, labels and bindings; created ones get theirs
         let entities: Vec<_> = plan
             .final_state
@@ -160,5 +176,6 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     }
     outcome.warnings = inputs.warnings();
     outcome.warnings.extend(policy_warnings);
+    outcome.warnings.extend(held_back);
     Ok(outcome)
 }
