@@ -326,6 +326,15 @@ impl<'a> World<'a> {
             .map(|(name, fault)| (name.to_owned(), fault))
     }
 
+    /// Whether some entity is called `name` (always, where section 10 is not in use: no
+    /// entity binds anything there).
+    #[must_use]
+    pub fn names_entity(&self, name: &str) -> bool {
+        self.index
+            .as_ref()
+            .is_none_or(|index| index.find(name).is_some())
+    }
+
     /// Every entity visible to `declarer` (its namespace and the global one) other than
     /// itself that provides `name`, in entity order.
     #[must_use]

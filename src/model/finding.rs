@@ -275,6 +275,15 @@ impl Finding {
             accepted: None,
         }
     }
+
+    /// Sets `dependency` to the requirement a section 10 finding is about: the product, or
+    /// the capability's name.
+    pub fn requirement(&mut self, requirement: crate::instance::Requirement) {
+        match requirement {
+            crate::instance::Requirement::Product(p) => self.dependency = Some(p),
+            crate::instance::Requirement::Capability(c) => self.dependency_name = Some(c),
+        }
+    }
 }
 
 #[allow(clippy::ref_option)] // serde's `serialize_with` passes `&Option<T>`

@@ -69,10 +69,7 @@ pub fn validation(v: &Validation, fail_on: Severity, layout: &Layout) -> String 
             "Declared at",
         ]);
         for f in findings {
-            let release = match (&f.product, &f.version) {
-                (Some(p), Some(v)) => format!("{p} {v}"),
-                _ => String::new(),
-            };
+            let release = finding_release(f);
             // an accepted finding keeps its row, marked, with the reason under its constraint
             let (level, tone, constraint) = match &f.accepted {
                 None => (
@@ -129,10 +126,7 @@ pub fn lint(l: &Lint, layout: &Layout) -> String {
     if !l.findings.is_empty() {
         let mut t = Grid::new(&["Location", "Release", "Level", "Code", "Problem"]);
         for f in &l.findings {
-            let release = match (&f.product, &f.version) {
-                (Some(p), Some(v)) => format!("{p} {v}"),
-                _ => String::new(),
-            };
+            let release = finding_release(f);
             t.toned_row(vec![
                 (location(f), None),
                 (release, None),
@@ -514,14 +508,21 @@ pub fn plan(p: &Plan, layout: &Layout) -> String {
     out
 }
 
+/// The release a finding is about, `product version`; the product alone for a finding about
+/// whatever release the entity runs (a binding of a requirement it does not declare).
+fn finding_release(f: &Finding) -> String {
+    match (&f.product, &f.version) {
+        (Some(p), Some(v)) => format!("{p} {v}"),
+        (Some(p), None) => p.to_string(),
+        _ => String::new(),
+    }
+}
+
 /// One blocking constraint as a short "because" sentence, optional dependencies and
 /// incompatibilities marked.
 #[must_use]
 pub fn because(f: &Finding) -> String {
-    let who = match (&f.product, &f.version) {
-        (Some(p), Some(v)) => format!("{p} {v}"),
-        _ => String::new(),
-    };
+    let who = finding_release(f);
     match f.code {
         Code::IncompatibleRelease => format!("incompatible: {who} excludes {}", f.detail),
         Code::MissingDependency => format!("{who} requires {}, not installed", f.detail),

@@ -399,6 +399,7 @@ impl EntityChecker<'_> {
             checks.push(self.runtime(manifest, requirement));
         }
         checks.extend(self.inputs(manifest));
+        checks.extend(self.stray_bindings(manifest));
         if !self.policy.exclude.is_empty() {
             checks.push(self.excluded(manifest));
         }
@@ -542,24 +543,64 @@ impl EntityChecker<'_> {
             }
         };
         let detail = format!("binds {requirement} to {bound}, but {why}");
-        let mut f = Finding::new(
-            Code::InvalidBinding,
-            format!("{} {detail}", self.who(manifest)),
-            &detail,
-        );
-        f.entity = Some(self.entity.name.clone());
+        let mut f = self.binding_finding(format!("{} {detail}", self.who(manifest)), &detail);
         f.product = Some(manifest.product.clone());
         f.version = Some(self.entity.version.to_string());
-        match requirement {
-            Requirement::Product(p) => f.dependency = Some(p),
-            Requirement::Capability(c) => f.dependency_name = Some(c),
-        }
         f.found = Some(bound);
+        f.requirement(requirement);
+        Some(f)
+    }
+
+    /// `invalid-binding` for each binding of a requirement the entity's release does not
+    /// declare that names no entity (a declared one is judged with its requirement,
+    /// [`Self::binding`]): another release may declare it, but no entity of that name
+    /// serves anything. Without the release's version, so the finding stays the same
+    /// finding when the entity moves to another release that does not declare it either.
+    fn stray_bindings(&self, manifest: &Manifest) -> Option<Check> {
+        let facets = manifest.facets();
+        let stray: Vec<(&Requirement, &String)> = self
+            .entity
+            .placement
+            .bindings
+            .iter()
+            .filter(|(r, _)| match r {
+                Requirement::Product(p) => !manifest.dependencies.iter().any(|d| &d.product == p),
+                Requirement::Capability(c) => !facets.requires.iter().any(|q| &q.name == c),
+            })
+            .collect();
+        if stray.is_empty() {
+            return None;
+        }
+        let findings = stray
+            .into_iter()
+            .filter(|(_, bound)| !self.world.names_entity(bound))
+            .map(|(requirement, bound)| {
+                let detail = format!("binds {requirement} to {bound}, but no entity has that name");
+                let mut f = self.binding_finding(
+                    format!(
+                        "{} {detail} ({} {} does not require it)",
+                        self.entity.name, manifest.product, self.entity.version
+                    ),
+                    &detail,
+                );
+                f.product = Some(manifest.product.clone());
+                f.found = Some(bound.clone());
+                f.requirement(requirement.clone());
+                f
+            })
+            .collect();
+        Some(self.check("bindings name entities".into(), findings))
+    }
+
+    /// An `invalid-binding` finding about this entity, located at its entry.
+    fn binding_finding(&self, message: String, detail: &str) -> Finding {
+        let mut f = Finding::new(Code::InvalidBinding, message, detail);
+        f.entity = Some(self.entity.name.clone());
         f.location = Some(FileLocation {
             file: Arc::clone(self.env_file),
             location: self.entity.location,
         });
-        Some(f)
+        f
     }
 
     fn incompatibility(&self, manifest: &Manifest, inc: &Incompatibility) -> Check {

@@ -24,12 +24,7 @@ impl EntityChecker<'_> {
                 let finding = |code: Code, why: String| {
                     let message = format!("{} {constraint}{why}", self.who(manifest));
                     let mut f = self.finding(manifest, code, input.location, message, &constraint);
-                    match &input.from {
-                        crate::instance::Requirement::Product(p) => f.dependency = Some(p.clone()),
-                        crate::instance::Requirement::Capability(c) => {
-                            f.dependency_name = Some(c.clone());
-                        }
-                    }
+                    f.requirement(input.from.clone());
                     f.optional = Some(input.optional);
                     f
                 };
