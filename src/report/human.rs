@@ -410,10 +410,15 @@ pub fn install_order(o: &InstallOrder, layout: &Layout) -> String {
     out
 }
 
-/// Where a plan creates an entity: `(create in shop, owner=api)`.
+/// Where a plan creates an entity: `(create in shop, owner=api)`, `(create, owner=api)` in
+/// the global namespace; `(install)` for a global entity without labels, as in an
+/// environment without section 10, whose human output stays as it was (SPEC 9).
 fn created_at(c: &crate::instance::Placement) -> String {
+    if c.namespace.is_empty() && c.labels.is_empty() {
+        return "(install)".to_owned();
+    }
     let mut parts = vec![if c.namespace.is_empty() {
-        "create, global".to_owned()
+        "create".to_owned()
     } else {
         format!("create in {}", c.namespace)
     }];
