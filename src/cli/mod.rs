@@ -423,6 +423,58 @@ pub fn env_warnings(env: &Environment) -> Vec<String> {
         .collect()
 }
 
+/// One warning per invalid declaration of a release an entity to order runs, located: `order` draws
+/// no edge for a declaration it cannot read (a dependency without `maximum-version`, say), so
+/// it says so rather than order without it in silence. (`validate` reports these as
+/// `invalid-manifest` findings, and `graph` marks them.)
+pub fn invalid_declarations(
+    env: &Environment,
+    catalog: &compat::catalog::Catalog,
+    from_scratch: bool,
+) -> Vec<String> {
+    // (where, release, message) -> the entities running the release
+    let mut runs: std::collections::BTreeMap<(String, String, String), Vec<&str>> =
+        std::collections::BTreeMap::new();
+    // the entities the order is of: the managed ones, or every one from scratch
+    for e in env
+        .entities
+        .iter()
+        .filter(|e| from_scratch || !e.is_installed())
+    {
+        let Some(release) = catalog.release(&e.product, &e.version) else {
+            continue;
+        };
+        // an entry read in part (a recommended version out of range) still orders
+        let dropped = |i: &compat::manifest::Issue| match (&i.dependency, &i.subject) {
+            (Some(p), _) => !release.dependencies.iter().any(|d| &d.product == p),
+            (None, Some(c)) => !release.facets().requires.iter().any(|r| &r.name == c),
+            (None, None) => false,
+        };
+        for issue in release
+            .issues
+            .iter()
+            .filter(|i| i.code.severity() == compat::finding::Severity::Error && dropped(i))
+        {
+            let at = format!(
+                "{}:{}:{}",
+                release.file, issue.location.line, issue.location.column
+            );
+            let which = format!("{} {}", release.product, release.version);
+            runs.entry((at, which, issue.message.clone()))
+                .or_default()
+                .push(&e.name);
+        }
+    }
+    runs.into_iter()
+        .map(|((at, which, message), entities)| {
+            format!(
+                "{at}: {which} (run by {}): {message}; the install order leaves the declaration out",
+                entities.join(", ")
+            )
+        })
+        .collect()
+}
+
 /// Exit code of a command whose search a time limit cut short (SPEC section 8).
 pub const CUT_SHORT: u8 = 4;
 

@@ -39,6 +39,7 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
     let mut inputs = load_inputs(&args.inputs, stdin, Scope::entities)?;
     let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
     let graph = compat::graph::build(&inputs.env, &inputs.catalog, None);
+    let invalid = super::invalid_declarations(&inputs.env, &inputs.catalog, args.from_scratch);
     let format = format_in_force(args.format, &inputs.config, OrderFormat::Human);
     if let Some(by) = &args.by {
         let groups = compat::grouping::group_order(&graph, args.from_scratch, by);
@@ -50,6 +51,7 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
         let mut outcome = Outcome::new(stdout, groups.runnable());
         outcome.warnings = inputs.warnings();
         outcome.warnings.extend(policy_warnings);
+        outcome.warnings.extend(invalid);
         return Ok(outcome);
     }
     let result = compat::order::install_order(&graph, args.from_scratch);
@@ -61,5 +63,6 @@ pub fn run(args: &OrderArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Ou
     let mut outcome = Outcome::new(stdout, result.runnable());
     outcome.warnings = inputs.warnings();
     outcome.warnings.extend(policy_warnings);
+    outcome.warnings.extend(invalid);
     Ok(outcome)
 }
