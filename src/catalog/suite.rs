@@ -420,7 +420,7 @@ fn a_catalog_file_of_schema_1_keeps_working_and_an_import_migrates_it() {
     let schema: i64 = conn
         .query_row("PRAGMA user_version", [], |row| row.get(0))
         .unwrap();
-    assert_eq!(schema, 3);
+    assert_eq!(schema, 4);
 }
 
 /// Runs `sqlite` on a catalog file or `postgres` on a PostgreSQL catalog (statements that

@@ -1,9 +1,11 @@
 //! The SQLite release catalog (`compat catalog import`): an embedded, zero-setup store that
 //! saves re-parsing a directory of YAML on every run.
 //!
-//! Schema (version 2, in `PRAGMA user_version`; version 2 added `release.facets`, section 9
-//! as one JSON cell, and a version 1 file is still read as it is): `source` keeps every imported file's path and
-//! text, so reports still point at file and line; `release` holds one row per release, unique
+//! Schema (version 4, in `PRAGMA user_version`; version 2 added `release.facets`, section 9
+//! as one JSON cell, version 3 the `provision` index, version 4 wrote every cell again from
+//! its source so it holds section 10; an older file is still read as it is, and migrated by
+//! the next import): `source` keeps every imported file's path and text, so reports still
+//! point at file and line; `release` holds one row per release, unique
 //! by product and `version_key` ([`Version::storage_key`]: byte order = version order, equality
 //! = version equality); `dependency`, `incompatibility` and `issue` hold the declarations with
 //! their locations, as [`rows`](super::rows) lays them out. Manifests are rebuilt from rows by
@@ -118,6 +120,11 @@ const MIGRATIONS: &[&str] = &[
         FROM release r, json_each(r.facets, '$.provides') p
         WHERE r.facets IS NOT NULL;
 ",
+    "
+    -- section 10 (outputs, inputs, instance criteria) in the facets cell: every stored
+    -- release's cell is written again from its source text (`tables::refill_cells`, run with
+    -- this step), since a compat that did not read section 10 stored cells without it
+",
 ];
 
 /// The first schema version with `release.facets`; an older file is read without it (its
@@ -127,6 +134,10 @@ pub const FACETS_SINCE: usize = 2;
 /// The first schema version with the `provision` index; an older file's providers are found
 /// by reading the cells that name the capability, until an import migrates it.
 pub const PROVISION_SINCE: usize = 3;
+
+/// The first schema version whose cells are known to hold section 10 data; an older file's
+/// cells are written again from their sources when an import migrates it.
+pub const SECTION_10_SINCE: usize = 4;
 
 /// An open catalog database.
 pub struct Store {
@@ -297,6 +308,9 @@ impl Store {
             for migration in &MIGRATIONS[version..] {
                 tx.execute_batch(migration)
                     .map_err(|e| sql_error(&path, &e))?;
+            }
+            if version > 0 && version < SECTION_10_SINCE {
+                tables::refill_cells(&tx, &path)?;
             }
             tx.pragma_update(None, "user_version", to_i64(MIGRATIONS.len()))
                 .map_err(|e| sql_error(&path, &e))?;
@@ -533,6 +547,52 @@ mod tests {
     use super::*;
     use crate::catalog::scratch::Scratch;
     use crate::catalog::{Batch, CatalogStore};
+
+    /// A file written by a compat that did not read section 10 (schema 3, cells without
+    /// outputs, inputs or instance criteria) gets them back from the stored sources at the
+    /// next import, and re-importing the same manifests is then no conflict.
+    #[test]
+    fn cells_stored_before_section_10_are_written_again_from_their_sources() {
+        let db = Scratch::new("sqlite-section-10.db");
+        let batch = || {
+            let (files, unreadable) = crate::loader::read_sources_and_errors(&[PathBuf::from(
+                "testdata/instances/capability-wiring/catalog",
+            )]);
+            Batch::check(files, unreadable).unwrap()
+        };
+        Store::create(db.path())
+            .unwrap()
+            .import(&batch(), false)
+            .unwrap();
+        let app = ProductId::parse("g:app").unwrap();
+        let inputs = || {
+            let all = Store::open(db.path()).unwrap().load_all().unwrap();
+            all.releases(&app)[0].facets().inputs.len()
+        };
+        assert_eq!(inputs(), 1);
+        // what an earlier compat stored: format 1 cells, section 10 left out
+        let conn = Connection::open(db.path()).unwrap();
+        conn.execute_batch(
+            "UPDATE release SET facets = json_set(json_remove(facets, '$.inputs', '$.outputs'),
+                                                  '$.v', 1)
+             WHERE facets IS NOT NULL;
+             UPDATE release SET facets = NULL WHERE facets = '{\"v\":1}';
+             PRAGMA user_version = 3;",
+        )
+        .unwrap();
+        drop(conn);
+        assert_eq!(inputs(), 0, "the old cell, read as it is");
+        let summary = Store::create(db.path())
+            .unwrap()
+            .import(&batch(), false)
+            .unwrap();
+        assert_eq!(inputs(), 1, "written again from the source: {summary:?}");
+        let conn = Connection::open(db.path()).unwrap();
+        let version: i64 = conn
+            .query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(version, to_i64(MIGRATIONS.len()));
+    }
 
     /// Products read a few at a time, each part on a connection of its own, give the catalog
     /// one query gives.

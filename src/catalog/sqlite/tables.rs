@@ -45,6 +45,52 @@ fn insert_source(tx: &Transaction, path: &str, text: &str) -> rusqlite::Result<i
     Ok(tx.last_insert_rowid())
 }
 
+/// Migration 4's own step: section 10 (outputs, inputs, instance criteria) joined the facets
+/// cell without a schema change, so a release imported by a compat that did not read it has
+/// a cell without it (or none). Every stored source's text is kept, so each release is read
+/// from it again and its cell rewritten where the one written today differs (a release
+/// without section 10 data writes the same cell: format 1, or none). Returns how many
+/// releases changed. A source that no longer parses is left as it is: it was valid when it
+/// was stored, and its rows still read.
+pub fn refill_cells(tx: &Transaction, path: &str) -> Result<usize, InputError> {
+    let err = |e: rusqlite::Error| sql_error(path, &e);
+    let sources: Vec<(i64, String, String)> = {
+        let mut stmt = tx
+            .prepare("SELECT id, path, text FROM source ORDER BY id")
+            .map_err(err)?;
+        stmt.query_map([], |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)))
+            .map_err(err)?
+            .collect::<rusqlite::Result<_>>()
+            .map_err(err)?
+    };
+    let mut update = tx
+        .prepare(
+            "UPDATE release SET facets = ?1
+             WHERE source_id = ?2 AND product_group = ?3 AND product_name = ?4
+               AND version_key = ?5 AND facets IS NOT ?1",
+        )
+        .map_err(err)?;
+    let mut changed = 0;
+    for (id, file, text) in sources {
+        let Ok(manifests) = crate::manifest::parse(&text, &std::sync::Arc::from(file)) else {
+            continue;
+        };
+        for m in &manifests {
+            let rows = rows::encode(m);
+            changed += update
+                .execute(params![
+                    rows.release.facets,
+                    id,
+                    m.product.group(),
+                    m.product.name(),
+                    m.version.storage_key()
+                ])
+                .map_err(err)?;
+        }
+    }
+    Ok(changed)
+}
+
 fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Result<()> {
     let rows = rows::encode(m);
     let r = &rows.release;
