@@ -445,10 +445,13 @@ pub fn invalid_declarations(
             continue;
         };
         // an entry read in part (a recommended version out of range) still orders
-        let dropped = |i: &compat::manifest::Issue| match (&i.dependency, &i.subject) {
-            (Some(p), _) => !release.dependencies.iter().any(|d| &d.product == p),
-            (None, Some(c)) => !release.facets().requires.iter().any(|r| &r.name == c),
-            (None, None) => false,
+        let dropped = |i: &compat::manifest::Issue| {
+            let named = match (&i.dependency, &i.subject) {
+                (Some(p), _) => compat::instance::Requirement::Product(p.clone()),
+                (None, Some(c)) => compat::instance::Requirement::Capability(c.clone()),
+                (None, None) => return false,
+            };
+            !release.declares(&named)
         };
         for issue in release
             .issues

@@ -95,6 +95,18 @@ pub struct Issue {
 }
 
 impl Manifest {
+    /// Whether the release declares requirement `r`: a product dependency on it, or a
+    /// capability requirement of that name (what a binding's key or an input's `from` names).
+    #[must_use]
+    pub fn declares(&self, r: &instance::Requirement) -> bool {
+        match r {
+            instance::Requirement::Product(p) => self.dependencies.iter().any(|d| &d.product == p),
+            instance::Requirement::Capability(c) => {
+                self.facets().requires.iter().any(|q| &q.name == c)
+            }
+        }
+    }
+
     /// The section 9 declarations (empty when the manifest has none).
     #[must_use]
     pub fn facets(&self) -> &Facets {

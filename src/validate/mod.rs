@@ -557,16 +557,12 @@ impl EntityChecker<'_> {
     /// serves anything. Without the release's version, so the finding stays the same
     /// finding when the entity moves to another release that does not declare it either.
     fn stray_bindings(&self, manifest: &Manifest) -> Option<Check> {
-        let facets = manifest.facets();
         let stray: Vec<(&Requirement, &String)> = self
             .entity
             .placement
             .bindings
             .iter()
-            .filter(|(r, _)| match r {
-                Requirement::Product(p) => !manifest.dependencies.iter().any(|d| &d.product == p),
-                Requirement::Capability(c) => !facets.requires.iter().any(|q| &q.name == c),
-            })
+            .filter(|(r, _)| !manifest.declares(r))
             .collect();
         if stray.is_empty() {
             return None;
