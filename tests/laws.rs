@@ -335,9 +335,16 @@ mod planner {
         criteria: u8,
     }
 
-    /// An input wired from a dependency: the product, the output it reads (none: it waits
-    /// for readiness only), and whether the input is optional.
-    type Wire = (usize, Option<u8>, bool);
+    /// An input wired from one of its release's requirements: the requirement, the output
+    /// it reads (none: it waits for readiness only), and whether the input is optional.
+    type Wire = (Source, Option<u8>, bool);
+
+    /// What an input's `from` names (SPEC 10): a product dependency or a required capability.
+    #[derive(Clone, Copy, Debug)]
+    enum Source {
+        Product(usize),
+        Capability(u8),
+    }
 
     /// A capability (`c0`, `c1`) provided at an optional major version.
     type Provided = (u8, Option<u32>);
@@ -440,6 +447,63 @@ mod planner {
                         .map(|d| d.other)
                         .collect();
                     let Some(&from) = deps.get(k) else { continue };
+                    let entry = w.inputs.entry((p, r)).or_default();
+                    if entry.len() < 2 {
+                        let from = Source::Product(from);
+                        entry.push((from, (output < 2).then_some(output), optional));
+                    }
+                }
+                w
+            })
+    }
+
+    /// [`world9`] with data wiring whose inputs come from required capabilities as well as
+    /// from product dependencies: the feeding entity is the provider the requirement is bound
+    /// to (SPEC 10), so a consumer's inputs change with the provider chosen, a provider that
+    /// stops declaring an output starves whoever reads it, and data cycles run through
+    /// capabilities.
+    fn world9_wired() -> impl Strategy<Value = World> {
+        world9()
+            .prop_flat_map(|w| {
+                let n = w.releases.len();
+                let outputs = proptest::collection::vec((0..n, 1u32..=4, 0u8..2), 0..(n * 3));
+                let inputs = proptest::collection::vec(
+                    (0..n, 1u32..=4, 0usize..4, 0u8..3, any::<bool>()),
+                    1..(n * 3),
+                );
+                (Just(w), outputs, inputs)
+            })
+            .prop_map(|(mut w, outputs, inputs)| {
+                for (p, r, o) in outputs {
+                    let entry = w.outputs.entry((p, r.min(w.releases[p]))).or_default();
+                    if !entry.contains(&o) {
+                        entry.push(o);
+                    }
+                }
+                for (p, r, k, output, optional) in inputs {
+                    let r = r.min(w.releases[p]);
+                    // capabilities first: they are what this world is about
+                    let mut sources: Vec<Source> = w
+                        .needs
+                        .get(&(p, r))
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|n| match n {
+                            Need::Capability(c, ..) => Some(Source::Capability(*c)),
+                            _ => None,
+                        })
+                        .collect();
+                    sources.extend(
+                        w.decls
+                            .get(&(p, r))
+                            .into_iter()
+                            .flatten()
+                            .filter(|d| !d.incompatible)
+                            .map(|d| Source::Product(d.other)),
+                    );
+                    let Some(&from) = sources.get(k) else {
+                        continue;
+                    };
                     let entry = w.inputs.entry((p, r)).or_default();
                     if entry.len() < 2 {
                         entry.push((from, (output < 2).then_some(output), optional));
@@ -587,10 +651,13 @@ mod planner {
         if let Some(inputs) = w.inputs.get(&(product, major)) {
             out.push_str("  inputs:\n");
             for (k, (from, output, optional)) in inputs.iter().enumerate() {
+                let from = match from {
+                    Source::Product(q) => name(*q),
+                    Source::Capability(c) => format!("c{c}"),
+                };
                 let _ = write!(
                     out,
-                    "    - name: in{k}\n      from: {}\n      optional: {optional}\n",
-                    name(*from)
+                    "    - name: in{k}\n      from: {from}\n      optional: {optional}\n"
                 );
                 if let Some(o) = output {
                     let _ = writeln!(out, "      output: o{o}");
@@ -1093,6 +1160,33 @@ mod planner {
 
         #[test]
         fn with_data_wiring_safe_upgrades_stay_valid(w in world10()) {
+            wired_upgrades(&w)?;
+        }
+
+        /// Inputs wired from required capabilities: fed by the provider the requirement is
+        /// bound to, so choosing a provider chooses what feeds the consumer; plans proven
+        /// and exact against `validate`, which judges the wiring the same way.
+        #[test]
+        fn with_capability_wiring_single_targets_match_the_oracle(
+            w in world9_wired(), target in 0usize..5,
+        ) {
+            single_target(&w, target)?;
+        }
+
+        #[test]
+        fn with_capability_wiring_exact_targets_match_the_oracle(
+            w in world9_wired(), target in 0usize..5, version in 0u32..4,
+        ) {
+            wired_exact_target(&w, target, version)?;
+        }
+
+        #[test]
+        fn with_capability_wiring_all_is_maximal(w in world9_wired()) {
+            all_maximal(&w, true)?;
+        }
+
+        #[test]
+        fn with_capability_wiring_safe_upgrades_stay_valid(w in world9_wired()) {
             wired_upgrades(&w)?;
         }
     }
@@ -1921,6 +2015,29 @@ mod planner {
 
         #[test]
         fn in_namespaces_with_data_wiring_all_is_maximal(w in world10(), spots in placements()) {
+            placed_all_maximal(&w, &spots)?;
+        }
+
+        /// Capability-wired inputs among namespaces and bindings: the feeding provider is the
+        /// one the requirement's serving set (or binding) gives each consumer.
+        #[test]
+        fn bound_capability_wiring_upgrades_match_the_oracle(
+            w in world9_wired(), spots in bound_placements()
+        ) {
+            placed_upgrades(&w, &spots)?;
+        }
+
+        #[test]
+        fn bound_capability_wiring_single_targets_match_the_oracle(
+            w in world9_wired(), spots in bound_placements(), target in 0usize..5
+        ) {
+            placed_single_target(&w, &spots, target)?;
+        }
+
+        #[test]
+        fn bound_capability_wiring_all_is_maximal(
+            w in world9_wired(), spots in bound_placements()
+        ) {
             placed_all_maximal(&w, &spots)?;
         }
     }
