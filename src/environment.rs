@@ -70,6 +70,9 @@ pub struct Entity {
     pub placement: Placement,
     /// Where the entity's entry starts in the environment file.
     pub location: Location,
+    /// Where each of the entity's bindings is written (its key), so a finding about one
+    /// points at that line; empty for entities that were not read from a file.
+    pub binding_locations: BTreeMap<Requirement, Location>,
 }
 
 impl Entity {
@@ -376,19 +379,26 @@ fn into_entity(raw: &RawEntity, file: &Arc<str>, location: Location) -> Result<E
             name.clone()
         }
     };
+    let (placement, binding_locations) = placement(raw, file)?;
     Ok(Entity {
         name,
         product,
         version,
         state,
-        placement: placement(raw, file)?,
+        placement,
         location,
+        binding_locations,
     })
 }
 
-/// Reads section 10's `namespace`, `labels` and `bindings` of an entity.
-fn placement(raw: &RawEntity, file: &Arc<str>) -> Result<Placement, InputError> {
+/// Reads section 10's `namespace`, `labels` and `bindings` of an entity, and where each
+/// binding is written.
+fn placement(
+    raw: &RawEntity,
+    file: &Arc<str>,
+) -> Result<(Placement, BTreeMap<Requirement, Location>), InputError> {
     let mut placement = Placement::default();
+    let mut locations = BTreeMap::new();
     if let Some(node) = raw.tree("namespace") {
         match &node.value {
             Tree::Null => {}
@@ -421,12 +431,17 @@ fn placement(raw: &RawEntity, file: &Arc<str>) -> Result<Placement, InputError> 
             InputError::malformed(file, key.location, format!("binding `{}`: {m}", key.value))
         })?;
         let entity = string(value, &format!("binding `{}`", key.value), false, file)?;
-        if placement.bindings.insert(requirement, entity).is_some() {
+        if placement
+            .bindings
+            .insert(requirement.clone(), entity)
+            .is_some()
+        {
             let message = format!("`{}` is bound twice in this entity", key.value);
             return Err(InputError::malformed(file, key.location, message));
         }
+        locations.insert(requirement, key.location);
     }
-    Ok(placement)
+    Ok((placement, locations))
 }
 
 /// A mapping's entries as [`Tree`] reads them.

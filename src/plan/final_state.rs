@@ -36,6 +36,7 @@ pub(super) fn after_env(env: &Environment, final_state: &[FinalEntity]) -> Envir
                 state: f.state,
                 placement: f.placement.clone(),
                 location: crate::diagnostic::Location::default(),
+                binding_locations: BTreeMap::new(),
             });
         }
     }

@@ -539,6 +539,7 @@ fn created_env(
             state: crate::environment::State::Installed,
             placement: c.placement.clone(),
             location: crate::diagnostic::Location::default(),
+            binding_locations: BTreeMap::new(),
         };
         if let Some(&i) = at.get(&c.name) {
             // a managed entity the plan installs

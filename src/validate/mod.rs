@@ -531,7 +531,7 @@ impl EntityChecker<'_> {
     }
 
     /// `invalid-binding` when the entity binds requirement `key` of its release to an entity
-    /// that does not exist or cannot serve it (section 10), located at the entity's entry.
+    /// that does not exist or cannot serve it (section 10), located where the binding is written.
     fn binding(&self, manifest: &Manifest, key: Key<'_>) -> Option<Finding> {
         let (bound, fault) = self.world.binding_fault(&self.entity.name, key)?;
         let requirement = key.requirement();
@@ -543,7 +543,8 @@ impl EntityChecker<'_> {
             }
         };
         let detail = format!("binds {requirement} to {bound}, but {why}");
-        let mut f = self.binding_finding(format!("{} {detail}", self.who(manifest)), &detail);
+        let message = format!("{} {detail}", self.who(manifest));
+        let mut f = self.binding_finding(&requirement, message, &detail);
         f.product = Some(manifest.product.clone());
         f.version = Some(self.entity.version.to_string());
         f.found = Some(bound);
@@ -573,6 +574,7 @@ impl EntityChecker<'_> {
             .map(|(requirement, bound)| {
                 let detail = format!("binds {requirement} to {bound}, but no entity has that name");
                 let mut f = self.binding_finding(
+                    requirement,
                     format!(
                         "{} {detail} ({} {} does not require it)",
                         self.entity.name, manifest.product, self.entity.version
@@ -588,13 +590,15 @@ impl EntityChecker<'_> {
         Some(self.check("bindings name entities".into(), findings))
     }
 
-    /// An `invalid-binding` finding about this entity, located at its entry.
-    fn binding_finding(&self, message: String, detail: &str) -> Finding {
+    /// An `invalid-binding` finding about this entity's binding of `requirement`, located
+    /// where the binding is written (at the entity's entry when that is not known).
+    fn binding_finding(&self, requirement: &Requirement, message: String, detail: &str) -> Finding {
         let mut f = Finding::new(Code::InvalidBinding, message, detail);
         f.entity = Some(self.entity.name.clone());
+        let at = self.entity.binding_locations.get(requirement);
         f.location = Some(FileLocation {
             file: Arc::clone(self.env_file),
-            location: self.entity.location,
+            location: at.copied().unwrap_or(self.entity.location),
         });
         f
     }
