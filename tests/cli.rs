@@ -496,6 +496,31 @@ mod catalog {
         );
     }
 
+    /// A catalog file written before section 10 was stored (schema 3) still reads, with a
+    /// warning on stderr that says so and how to migrate it; after an import, no warning.
+    #[test]
+    fn a_catalog_file_older_than_section_10_reads_with_a_warning() {
+        let (_dir, db) = imported("schema3");
+        let conn = rusqlite::Connection::open(&db).unwrap();
+        conn.pragma_update(None, "user_version", 3).unwrap();
+        drop(conn);
+        let env = "testdata/examples/env-valid.yml";
+        let warned = "catalog schema 3 was written before outputs, inputs and instance criteria";
+        for command in ["validate", "upgrades", "order"] {
+            let out = compat(&[command, env, "--catalog", path(&db)]);
+            assert_eq!(out.status.code(), Some(0), "{command}");
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(stderr.contains(warned), "{command}: {stderr}");
+        }
+        assert_eq!(
+            import(&["testdata/examples/catalog"], &db).status.code(),
+            Some(0)
+        );
+        let out = compat(&["validate", env, "--catalog", path(&db)]);
+        assert_eq!(out.status.code(), Some(0));
+        assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+    }
+
     /// Writes a generated catalog big enough that an import takes a while.
     fn generated(dir: &Path, products: &str) -> PathBuf {
         let out = compat(&[

@@ -98,6 +98,10 @@ impl CatalogSource for Layers {
     fn unreadable(&self) -> &[InputError] {
         &self.unreadable
     }
+
+    fn notices(&self) -> Vec<String> {
+        self.layers.iter().flat_map(|(_, s)| s.notices()).collect()
+    }
 }
 
 impl Catalog {

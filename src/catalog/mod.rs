@@ -109,6 +109,26 @@ pub trait CatalogSource {
     fn unreadable(&self) -> &[InputError] {
         &[]
     }
+
+    /// What a reader should know about the catalog besides its releases, for stderr: a
+    /// database whose schema predates what today's compat stores (read as it is, until the
+    /// next import migrates it). Empty for a directory, which is always read whole.
+    fn notices(&self) -> Vec<String> {
+        Vec::new()
+    }
+}
+
+/// The notice of a catalog database (`name`) of schema `version`, whose cells may lack
+/// section 10 (`section_10_since`: the first schema version that stores it).
+#[must_use]
+pub fn stale_schema_notice(name: &str, version: usize, section_10_since: usize) -> Option<String> {
+    (version < section_10_since).then(|| {
+        format!(
+            "{name}: catalog schema {version} was written before outputs, inputs and instance \
+             criteria (SPEC section 10) were stored; its releases are read without them until \
+             an import migrates it (`compat catalog import DIR --db {name}`)"
+        )
+    })
 }
 
 /// What the `catalog` commands need: list and show releases, and import a batch where the

@@ -87,6 +87,33 @@ fn matcher(m: Option<&Matcher>) -> Option<Cow<'_, str>> {
     m.map(|m| text(m.as_str()))
 }
 
+/// A release's facets cell as written today, keyed as a catalog stores the release.
+pub struct Cell {
+    pub group: String,
+    pub name: String,
+    pub version_key: String,
+    pub facets: Option<String>,
+}
+
+/// The facets cell of every release in a stored source's text, as today's compat writes it:
+/// what a migration that re-reads the stored sources writes back (section 10 joined the cell
+/// without a schema change). `None` when the text no longer parses: it was valid when it was
+/// stored, and its rows still read.
+#[must_use]
+pub fn cells_of_source(file: &str, text: &str) -> Option<Vec<Cell>> {
+    let manifests = crate::manifest::parse(text, &std::sync::Arc::from(file)).ok()?;
+    let cells = manifests
+        .iter()
+        .map(|m| Cell {
+            group: m.product.group().to_owned(),
+            name: m.product.name().to_owned(),
+            version_key: m.version.storage_key(),
+            facets: encode(m).release.facets.map(Cow::into_owned),
+        })
+        .collect();
+    Some(cells)
+}
+
 /// The rows a manifest is stored as.
 #[must_use]
 pub fn encode(m: &Manifest) -> Rows<'_> {

@@ -443,6 +443,75 @@ fn tamper(location: &Location, sqlite: &str, postgres: &str, count: &str) -> i64
     }
 }
 
+/// Schema 4, in both databases: cells stored by a compat that did not read section 10
+/// (format 1 cells, without outputs, inputs or instance criteria; schema 3) are read as they
+/// are, and the next import writes them again from the stored sources, after which
+/// importing the same manifests again changes nothing.
+#[test]
+fn cells_stored_before_section_10_are_written_again_from_their_sources() {
+    let db = Scratch::new("suite-section-10.db");
+    let mut stores = vec![Location::Sqlite(db.path().to_owned())];
+    stores.extend(testing::fresh("suite_section_10").map(Location::Postgres));
+    let batch = || {
+        let catalog = PathBuf::from("testdata/instances/capability-wiring/catalog");
+        let (files, unreadable) = loader::read_sources_and_errors(&[catalog]);
+        Batch::check(files, unreadable).unwrap()
+    };
+    let app = id("g:app");
+    for location in stores {
+        location
+            .create_store()
+            .unwrap()
+            .import(&batch(), false)
+            .unwrap();
+        let inputs = || {
+            let all = location.open().unwrap().load(&Scope::All).unwrap();
+            all.releases(&app)[0].facets().inputs.len()
+        };
+        assert_eq!(inputs(), 1, "{location}");
+        let releases = tamper(
+            &location,
+            "UPDATE release SET facets = json_set(json_remove(facets, '$.inputs', '$.outputs'),
+                                                  '$.v', 1)
+             WHERE facets IS NOT NULL;
+             UPDATE release SET facets = NULL WHERE facets = '{\"v\":1}';
+             PRAGMA user_version = 3;",
+            "UPDATE release SET facets = ((facets::jsonb - 'inputs' - 'outputs')
+                                          || '{\"v\":1}'::jsonb)::text
+             WHERE facets IS NOT NULL;
+             UPDATE release SET facets = NULL WHERE facets::jsonb = '{\"v\":1}'::jsonb;
+             DELETE FROM schema_migration WHERE version >= 4;",
+            "SELECT count(*) FROM release",
+        );
+        assert!(releases > 0, "{location}");
+        assert_eq!(schema(&location), 3, "{location}");
+        assert_eq!(inputs(), 0, "{location}: the old cell, read as it is");
+        let notices = location.open().unwrap().notices();
+        assert!(
+            notices.len() == 1 && notices[0].contains("catalog schema 3 was written before"),
+            "{location}: {notices:?}"
+        );
+        let again = location
+            .create_store()
+            .unwrap()
+            .import(&batch(), false)
+            .unwrap();
+        assert_eq!(inputs(), 1, "{location}: written again from the source");
+        assert_eq!(again.added, 0, "{location}");
+        assert_eq!(schema(&location), 4, "{location}");
+        assert_eq!(location.open().unwrap().notices(), Vec::<String>::new());
+    }
+}
+
+/// The schema version of a catalog file or a PostgreSQL catalog.
+fn schema(location: &Location) -> i64 {
+    let query = match location {
+        Location::Sqlite(_) => "SELECT user_version FROM pragma_user_version",
+        _ => "SELECT max(version)::bigint FROM schema_migration",
+    };
+    tamper(location, "", "", query)
+}
+
 /// A fresh catalog file (living as long as the guard) and, when there is a test server, a
 /// fresh PostgreSQL catalog, both holding the examples and then the capability examples.
 fn capability_stores(name: &str) -> (Scratch, Vec<Location>) {
@@ -489,7 +558,7 @@ fn a_catalog_of_schema_2_answers_providers_before_and_after_its_index() {
         tamper(
             &location,
             "DROP TABLE provision; PRAGMA user_version = 2;",
-            "DROP TABLE provision; DELETE FROM schema_migration WHERE version = 3;",
+            "DROP TABLE provision; DELETE FROM schema_migration WHERE version >= 3;",
             "SELECT count(*) FROM release",
         );
         assert_eq!(

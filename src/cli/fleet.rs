@@ -57,11 +57,12 @@ pub struct FleetInputs {
 }
 
 impl FleetInputs {
-    /// Warnings for stderr: each environment's own, each file passed over, and (for the
-    /// commands other than `validate`, which reports them as findings) each catalog file
-    /// left out.
+    /// Warnings for stderr: each environment's own, each file passed over, the catalog's
+    /// notices, and (for the commands other than `validate`, which reports them as findings)
+    /// each catalog file left out.
     pub fn warnings(&self, unreadable: bool) -> Vec<String> {
         let mut warnings: Vec<String> = self.envs.iter().flat_map(env_warnings).collect();
+        warnings.extend(self.source.notices());
         warnings.extend(self.passed_over.iter().map(|p| {
             format!(
                 "{}: not an environment (no `entities` key); passed over",

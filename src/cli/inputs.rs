@@ -133,13 +133,21 @@ impl Inputs {
         self.source.unreadable()
     }
 
-    /// Warnings for stderr: the environment's own, then each catalog file left out (for the
-    /// commands other than `validate`, which reports those as findings).
+    /// Warnings for stderr: the environment's own, the catalog's notices, then each catalog
+    /// file left out (for the commands other than `validate`, which reports those as
+    /// findings: [`Inputs::validate_warnings`]).
     pub fn warnings(&self) -> Vec<String> {
-        let mut warnings = env_warnings(&self.env);
+        let mut warnings = self.validate_warnings();
         warnings.extend(self.unreadable().iter().map(|e| {
             format!("{e}; left out of the catalog (`--strict-catalog` makes this an error)")
         }));
+        warnings
+    }
+
+    /// Warnings for stderr: the environment's own and the catalog's notices.
+    pub fn validate_warnings(&self) -> Vec<String> {
+        let mut warnings = env_warnings(&self.env);
+        warnings.extend(self.source.notices());
         warnings
     }
 }

@@ -12,7 +12,7 @@ use compat::report::{self, human};
 use compat::validate;
 
 use super::fleet::{self, FleetInputArgs};
-use super::{CliError, LimitArgs, Outcome, OutputArg, env_warnings, format_in_force, load_inputs};
+use super::{CliError, LimitArgs, Outcome, OutputArg, format_in_force, load_inputs};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ValidateFormat {
@@ -94,7 +94,7 @@ pub fn run(
         ValidateFormat::Sarif => report::sarif::validation(&result),
     };
     let mut outcome = Outcome::new(stdout, result.passes(fail_on));
-    outcome.warnings = env_warnings(&inputs.env);
+    outcome.warnings = inputs.validate_warnings();
     outcome.warnings.extend(policy_warnings);
     Ok(outcome)
 }

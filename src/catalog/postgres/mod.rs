@@ -131,6 +131,13 @@ const MIGRATIONS: &[&str] = &[
              jsonb_array_elements(r.facets::jsonb -> 'provides') p
         WHERE r.facets IS NOT NULL;
 "#,
+    "
+    -- section 10 (outputs, inputs, instance criteria) in the facets cell: every stored
+    -- release's cell is written again from its source text (`tables::refill_cells`, run with
+    -- this step), since a compat that did not read section 10 stored cells without it
+    COMMENT ON COLUMN compat.release.facets IS
+        'sections 9 and 10 of the release as one JSON cell (catalog::facet_cell)';
+",
 ];
 
 /// The first schema version with `release.facets`; an older catalog is read without it (its
@@ -140,6 +147,10 @@ pub const FACETS_SINCE: usize = 2;
 /// The first schema version with the `provision` index; an older catalog's providers are
 /// found by reading the cells that name the capability, until an import migrates it.
 pub const PROVISION_SINCE: usize = 3;
+
+/// The first schema version whose cells are known to hold section 10 data; an older
+/// catalog's cells are written again from their sources when an import migrates it.
+pub const SECTION_10_SINCE: usize = 4;
 
 /// An open PostgreSQL catalog: one connection.
 pub struct Store {
@@ -350,6 +361,9 @@ impl Store {
             )
             .map_err(&err)?;
         }
+        if version > 0 && version < SECTION_10_SINCE {
+            tables::refill_cells(&mut tx, &self.name)?;
+        }
         tx.commit().map_err(&err)
     }
 }
@@ -462,6 +476,13 @@ impl Store {
 impl CatalogSource for Store {
     fn load_all(&self) -> Result<Catalog, InputErrors> {
         self.collect(&Pick::All)
+    }
+
+    fn notices(&self) -> Vec<String> {
+        let version = self.schema_version().unwrap_or(SECTION_10_SINCE);
+        super::stale_schema_notice(&self.name, version, SECTION_10_SINCE)
+            .into_iter()
+            .collect()
     }
 
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
@@ -635,7 +656,7 @@ mod tests {
         assert!(old.providing("sql").unwrap().is_empty());
         drop(old);
         Store::create(&url).unwrap();
-        assert_eq!(store.schema_version().unwrap(), 3);
+        assert_eq!(store.schema_version().unwrap(), MIGRATIONS.len());
         store
             .client()
             .execute(
@@ -643,8 +664,11 @@ mod tests {
                 &[],
             )
             .unwrap();
-        let newer = "URL: cannot read: catalog schema version 99 is newer than this compat \
-                     supports (3); upgrade compat";
+        let newer = format!(
+            "URL: cannot read: catalog schema version 99 is newer than this compat supports \
+             ({}); upgrade compat",
+            MIGRATIONS.len()
+        );
         assert_eq!(message(Store::open(&url)), newer);
         assert_eq!(message(Store::create(&url)), newer);
     }

@@ -33,6 +33,38 @@ pub fn cell<'r, T: FromSql<'r>>(name: &str, row: &'r Row, i: usize) -> Result<T,
         .map_err(|e| rows::damaged(name, &format!("column {i}: {e}")))
 }
 
+/// Migration 4's own step, as in the SQLite catalog (`sqlite::tables::refill_cells`): each
+/// stored source is read again and its releases' facets cells written where today's differ.
+/// Returns how many releases changed.
+pub fn refill_cells(client: &mut impl GenericClient, name: &str) -> Result<u64, InputError> {
+    let sources = client
+        .query("SELECT id, path, text FROM compat.source ORDER BY id", &[])
+        .map_err(|e| pg_error(name, &e))?;
+    let update = client
+        .prepare(
+            "UPDATE compat.release SET facets = $1
+             WHERE source_id = $2 AND product_group = $3 AND product_name = $4
+               AND version_key = $5 AND facets IS DISTINCT FROM $1",
+        )
+        .map_err(|e| pg_error(name, &e))?;
+    let mut changed = 0;
+    for row in &sources {
+        let (id, file, text): (i64, &str, &str) = (
+            cell(name, row, 0)?,
+            cell(name, row, 1)?,
+            cell(name, row, 2)?,
+        );
+        for c in rows::cells_of_source(file, text).unwrap_or_default() {
+            let params: [&(dyn ::postgres::types::ToSql + Sync); 5] =
+                [&c.facets, &id, &c.group, &c.name, &c.version_key];
+            changed += client
+                .execute(&update, &params)
+                .map_err(|e| pg_error(name, &e))?;
+        }
+    }
+    Ok(changed)
+}
+
 /// How many migrations the catalog has had.
 fn schema_version(client: &mut impl GenericClient, name: &str) -> Result<usize, InputError> {
     let version: i32 = client

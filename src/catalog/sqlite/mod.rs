@@ -428,6 +428,13 @@ impl CatalogSource for Store {
         self.collect(None, "SELECT id FROM release")
     }
 
+    fn notices(&self) -> Vec<String> {
+        let version = self.schema_version().unwrap_or(SECTION_10_SINCE);
+        super::stale_schema_notice(&self.path, version, SECTION_10_SINCE)
+            .into_iter()
+            .collect()
+    }
+
     /// Only the section 9 cells that name the capability are read and decoded.
     fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
         let cells = tables::read_facets(&self.conn, &self.path, None, Some(name))?;
@@ -547,52 +554,6 @@ mod tests {
     use super::*;
     use crate::catalog::scratch::Scratch;
     use crate::catalog::{Batch, CatalogStore};
-
-    /// A file written by a compat that did not read section 10 (schema 3, cells without
-    /// outputs, inputs or instance criteria) gets them back from the stored sources at the
-    /// next import, and re-importing the same manifests is then no conflict.
-    #[test]
-    fn cells_stored_before_section_10_are_written_again_from_their_sources() {
-        let db = Scratch::new("sqlite-section-10.db");
-        let batch = || {
-            let (files, unreadable) = crate::loader::read_sources_and_errors(&[PathBuf::from(
-                "testdata/instances/capability-wiring/catalog",
-            )]);
-            Batch::check(files, unreadable).unwrap()
-        };
-        Store::create(db.path())
-            .unwrap()
-            .import(&batch(), false)
-            .unwrap();
-        let app = ProductId::parse("g:app").unwrap();
-        let inputs = || {
-            let all = Store::open(db.path()).unwrap().load_all().unwrap();
-            all.releases(&app)[0].facets().inputs.len()
-        };
-        assert_eq!(inputs(), 1);
-        // what an earlier compat stored: format 1 cells, section 10 left out
-        let conn = Connection::open(db.path()).unwrap();
-        conn.execute_batch(
-            "UPDATE release SET facets = json_set(json_remove(facets, '$.inputs', '$.outputs'),
-                                                  '$.v', 1)
-             WHERE facets IS NOT NULL;
-             UPDATE release SET facets = NULL WHERE facets = '{\"v\":1}';
-             PRAGMA user_version = 3;",
-        )
-        .unwrap();
-        drop(conn);
-        assert_eq!(inputs(), 0, "the old cell, read as it is");
-        let summary = Store::create(db.path())
-            .unwrap()
-            .import(&batch(), false)
-            .unwrap();
-        assert_eq!(inputs(), 1, "written again from the source: {summary:?}");
-        let conn = Connection::open(db.path()).unwrap();
-        let version: i64 = conn
-            .query_row("PRAGMA user_version", [], |row| row.get(0))
-            .unwrap();
-        assert_eq!(version, to_i64(MIGRATIONS.len()));
-    }
 
     /// Products read a few at a time, each part on a connection of its own, give the catalog
     /// one query gives.

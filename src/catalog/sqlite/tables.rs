@@ -72,18 +72,14 @@ pub fn refill_cells(tx: &Transaction, path: &str) -> Result<usize, InputError> {
         .map_err(err)?;
     let mut changed = 0;
     for (id, file, text) in sources {
-        let Ok(manifests) = crate::manifest::parse(&text, &std::sync::Arc::from(file)) else {
-            continue;
-        };
-        for m in &manifests {
-            let rows = rows::encode(m);
+        for cell in rows::cells_of_source(&file, &text).unwrap_or_default() {
             changed += update
                 .execute(params![
-                    rows.release.facets,
+                    cell.facets,
                     id,
-                    m.product.group(),
-                    m.product.name(),
-                    m.version.storage_key()
+                    cell.group,
+                    cell.name,
+                    cell.version_key
                 ])
                 .map_err(err)?;
         }
