@@ -419,42 +419,7 @@ mod planner {
     /// only), so sources that stop declaring an output, required inputs from absent optional
     /// sources and data cycles all occur.
     fn world10() -> impl Strategy<Value = World> {
-        world()
-            .prop_flat_map(|w| {
-                let n = w.releases.len();
-                let outputs = proptest::collection::vec((0..n, 1u32..=4, 0u8..2), 0..(n * 3));
-                let inputs = proptest::collection::vec(
-                    (0..n, 1u32..=4, 0usize..3, 0u8..3, any::<bool>()),
-                    1..(n * 3),
-                );
-                (Just(w), outputs, inputs)
-            })
-            .prop_map(|(mut w, outputs, inputs)| {
-                for (p, r, o) in outputs {
-                    let entry = w.outputs.entry((p, r.min(w.releases[p]))).or_default();
-                    if !entry.contains(&o) {
-                        entry.push(o);
-                    }
-                }
-                for (p, r, k, output, optional) in inputs {
-                    let r = r.min(w.releases[p]);
-                    let deps: Vec<usize> = w
-                        .decls
-                        .get(&(p, r))
-                        .into_iter()
-                        .flatten()
-                        .filter(|d| !d.incompatible)
-                        .map(|d| d.other)
-                        .collect();
-                    let Some(&from) = deps.get(k) else { continue };
-                    let entry = w.inputs.entry((p, r)).or_default();
-                    if entry.len() < 2 {
-                        let from = Source::Product(from);
-                        entry.push((from, (output < 2).then_some(output), optional));
-                    }
-                }
-                w
-            })
+        wired(world(), 3, dependency_sources)
     }
 
     /// [`world9`] with data wiring whose inputs come from required capabilities as well as
@@ -463,54 +428,69 @@ mod planner {
     /// stops declaring an output starves whoever reads it, and data cycles run through
     /// capabilities.
     fn world9_wired() -> impl Strategy<Value = World> {
-        world9()
-            .prop_flat_map(|w| {
-                let n = w.releases.len();
-                let outputs = proptest::collection::vec((0..n, 1u32..=4, 0u8..2), 0..(n * 3));
-                let inputs = proptest::collection::vec(
-                    (0..n, 1u32..=4, 0usize..4, 0u8..3, any::<bool>()),
-                    1..(n * 3),
-                );
-                (Just(w), outputs, inputs)
-            })
-            .prop_map(|(mut w, outputs, inputs)| {
-                for (p, r, o) in outputs {
-                    let entry = w.outputs.entry((p, r.min(w.releases[p]))).or_default();
-                    if !entry.contains(&o) {
-                        entry.push(o);
-                    }
+        wired(world9(), 4, |w, p, r| {
+            // capabilities first: they are what this world is about
+            let mut sources: Vec<Source> = w
+                .needs
+                .get(&(p, r))
+                .into_iter()
+                .flatten()
+                .filter_map(|n| match n {
+                    Need::Capability(c, ..) => Some(Source::Capability(*c)),
+                    _ => None,
+                })
+                .collect();
+            sources.extend(dependency_sources(w, p, r));
+            sources
+        })
+    }
+
+    /// `base` with outputs and with inputs from what `sources` says release `(p, r)` may
+    /// wire from (the `k`-th of them, `k < choices`; none when there are fewer).
+    fn wired(
+        base: impl Strategy<Value = World>,
+        choices: usize,
+        sources: fn(&World, usize, u32) -> Vec<Source>,
+    ) -> impl Strategy<Value = World> {
+        base.prop_flat_map(move |w| {
+            let n = w.releases.len();
+            let outputs = proptest::collection::vec((0..n, 1u32..=4, 0u8..2), 0..(n * 3));
+            let inputs = proptest::collection::vec(
+                (0..n, 1u32..=4, 0..choices, 0u8..3, any::<bool>()),
+                1..(n * 3),
+            );
+            (Just(w), outputs, inputs)
+        })
+        .prop_map(move |(mut w, outputs, inputs)| {
+            for (p, r, o) in outputs {
+                let entry = w.outputs.entry((p, r.min(w.releases[p]))).or_default();
+                if !entry.contains(&o) {
+                    entry.push(o);
                 }
-                for (p, r, k, output, optional) in inputs {
-                    let r = r.min(w.releases[p]);
-                    // capabilities first: they are what this world is about
-                    let mut sources: Vec<Source> = w
-                        .needs
-                        .get(&(p, r))
-                        .into_iter()
-                        .flatten()
-                        .filter_map(|n| match n {
-                            Need::Capability(c, ..) => Some(Source::Capability(*c)),
-                            _ => None,
-                        })
-                        .collect();
-                    sources.extend(
-                        w.decls
-                            .get(&(p, r))
-                            .into_iter()
-                            .flatten()
-                            .filter(|d| !d.incompatible)
-                            .map(|d| Source::Product(d.other)),
-                    );
-                    let Some(&from) = sources.get(k) else {
-                        continue;
-                    };
-                    let entry = w.inputs.entry((p, r)).or_default();
-                    if entry.len() < 2 {
-                        entry.push((from, (output < 2).then_some(output), optional));
-                    }
+            }
+            for (p, r, k, output, optional) in inputs {
+                let r = r.min(w.releases[p]);
+                let Some(&from) = sources(&w, p, r).get(k) else {
+                    continue;
+                };
+                let entry = w.inputs.entry((p, r)).or_default();
+                if entry.len() < 2 {
+                    entry.push((from, (output < 2).then_some(output), optional));
                 }
-                w
-            })
+            }
+            w
+        })
+    }
+
+    /// The product dependencies of release `(p, r)`, in the order it declares them.
+    fn dependency_sources(w: &World, p: usize, r: u32) -> Vec<Source> {
+        w.decls
+            .get(&(p, r))
+            .into_iter()
+            .flatten()
+            .filter(|d| !d.incompatible)
+            .map(|d| Source::Product(d.other))
+            .collect()
     }
 
     /// [`world`] with section 9 declarations on top: capabilities provided (some without a
