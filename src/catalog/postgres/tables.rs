@@ -35,8 +35,7 @@ pub fn cell<'r, T: FromSql<'r>>(name: &str, row: &'r Row, i: usize) -> Result<T,
 
 /// Migration 4's own step, as in the SQLite catalog (`sqlite::tables::refill_cells`): each
 /// stored source is read again and its releases' facets cells written where today's differ.
-/// Returns how many releases changed.
-pub fn refill_cells(client: &mut impl GenericClient, name: &str) -> Result<u64, InputError> {
+pub fn refill_cells(client: &mut impl GenericClient, name: &str) -> Result<(), InputError> {
     let sources = client
         .query("SELECT id, path, text FROM compat.source ORDER BY id", &[])
         .map_err(|e| pg_error(name, &e))?;
@@ -47,7 +46,6 @@ pub fn refill_cells(client: &mut impl GenericClient, name: &str) -> Result<u64, 
                AND version_key = $5 AND facets IS DISTINCT FROM $1",
         )
         .map_err(|e| pg_error(name, &e))?;
-    let mut changed = 0;
     for row in &sources {
         let (id, file, text): (i64, &str, &str) = (
             cell(name, row, 0)?,
@@ -57,12 +55,12 @@ pub fn refill_cells(client: &mut impl GenericClient, name: &str) -> Result<u64, 
         for c in rows::cells_of_source(file, text).unwrap_or_default() {
             let params: [&(dyn ::postgres::types::ToSql + Sync); 5] =
                 [&c.facets, &id, &c.group, &c.name, &c.version_key];
-            changed += client
+            client
                 .execute(&update, &params)
                 .map_err(|e| pg_error(name, &e))?;
         }
     }
-    Ok(changed)
+    Ok(())
 }
 
 /// How many migrations the catalog has had.

@@ -49,10 +49,9 @@ fn insert_source(tx: &Transaction, path: &str, text: &str) -> rusqlite::Result<i
 /// cell without a schema change, so a release imported by a compat that did not read it has
 /// a cell without it (or none). Every stored source's text is kept, so each release is read
 /// from it again and its cell rewritten where the one written today differs (a release
-/// without section 10 data writes the same cell: format 1, or none). Returns how many
-/// releases changed. A source that no longer parses is left as it is: it was valid when it
-/// was stored, and its rows still read.
-pub fn refill_cells(tx: &Transaction, path: &str) -> Result<usize, InputError> {
+/// without section 10 data writes the same cell: format 1, or none). A source that no
+/// longer parses is left as it is: it was valid when it was stored, and its rows still read.
+pub fn refill_cells(tx: &Transaction, path: &str) -> Result<(), InputError> {
     let err = |e: rusqlite::Error| sql_error(path, &e);
     let sources: Vec<(i64, String, String)> = {
         let mut stmt = tx
@@ -70,10 +69,9 @@ pub fn refill_cells(tx: &Transaction, path: &str) -> Result<usize, InputError> {
                AND version_key = ?5 AND facets IS NOT ?1",
         )
         .map_err(err)?;
-    let mut changed = 0;
     for (id, file, text) in sources {
         for cell in rows::cells_of_source(&file, &text).unwrap_or_default() {
-            changed += update
+            update
                 .execute(params![
                     cell.facets,
                     id,
@@ -84,7 +82,7 @@ pub fn refill_cells(tx: &Transaction, path: &str) -> Result<usize, InputError> {
                 .map_err(err)?;
         }
     }
-    Ok(changed)
+    Ok(())
 }
 
 fn insert_manifest(tx: &Transaction, source: i64, m: &Manifest) -> rusqlite::Result<()> {
