@@ -3461,16 +3461,27 @@ mod plain_section10 {
             &upgrade::upgrades(env, catalog, false),
             false,
         ));
-        let plan = json::plan(&plan::plan(env, catalog, &Request::new(vec![], true)));
-        let mut value: serde_json::Value = serde_json::from_str(&plan).unwrap();
-        for list in ["final", "steps"] {
-            for entry in value[list].as_array_mut().unwrap() {
-                for key in ["namespace", "labels", "create"] {
-                    entry.as_object_mut().unwrap().remove(key);
+        // `plan --all` with and without `--allow-install`: reuse before create must find
+        // every serving set the plain paths find, so nothing extra is created either
+        for allow_install in [false, true] {
+            let request = Request {
+                policy: plan::Policy {
+                    allow_install,
+                    ..plan::Policy::default()
+                },
+                ..Request::new(vec![], true)
+            };
+            let plan = json::plan(&plan::plan(env, catalog, &request));
+            let mut value: serde_json::Value = serde_json::from_str(&plan).unwrap();
+            for list in ["final", "steps"] {
+                for entry in value[list].as_array_mut().unwrap() {
+                    for key in ["namespace", "labels", "create"] {
+                        entry.as_object_mut().unwrap().remove(key);
+                    }
                 }
             }
+            out.push(value.to_string());
         }
-        out.push(value.to_string());
         out
     }
 
