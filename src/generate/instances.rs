@@ -1,13 +1,13 @@
 //! The instance family ([`super::Shape::Instances`]): the realistic family (the same
 //! products, versions and dependencies for the same seed) plus SPEC section 10, built so the
 //! environment is valid:
-//! - 50 namespaces; a product many others need (two in five, those with the most dependents) runs
-//!   in the global namespace, the others in one of 50 namespaces (`ns-00` .. `ns-49`, runs of
-//!   neighbouring products, as dependencies mostly go to the products just before), with its
-//!   second entity beside it;
+//! - 50 namespaces; a product many others need (the 43% with the most dependents, the share
+//!   that leaves about 5% of entities binding across namespaces) runs in the global
+//!   namespace, the others in one of 50 namespaces (`ns-00` .. `ns-49`, runs of neighbouring
+//!   products, as dependencies mostly go to the products just before), with its second entity
+//!   beside it;
 //! - a consumer that cannot see a required dependency's entity binds it (a cross-namespace
-//!   binding, Porter's user-provided resource); besides those, about 1% of entities bind a
-//!   dependency they already see to its serving entity;
+//!   binding, Porter's user-provided resource);
 //! - about 20% of entities carry labels (`team`, `tier`);
 //! - about 10% of products declare outputs (`endpoint`, `secret`) in every release, and each
 //!   release that depends on an earlier such product wires an input from it (data edges follow
@@ -24,12 +24,7 @@ const NAMESPACES: usize = 50;
 pub(super) fn generate(products: &[Product], rng: &mut Rng) -> Generated {
     let layout = Layout::new(products, |_| false, |_| Vec::new());
     let generated = render(products, rng, |rng, i, _k, text| layout.wire(rng, i, text));
-    let environment = placed(
-        products,
-        &generated.environment,
-        &|i| layout.namespace(i),
-        rng,
-    );
+    let environment = placed(products, &generated.environment, &layout.namespaces(), rng);
     Generated {
         environment,
         ..generated
@@ -64,12 +59,7 @@ pub(super) fn generate_with_capabilities(products: &[Product], rng: &mut Rng) ->
         layout.wire(rng, i, text);
     });
     layout.global.extend(named);
-    let mut environment = placed(
-        products,
-        &generated.environment,
-        &|i| layout.namespace(i),
-        rng,
-    );
+    let mut environment = placed(products, &generated.environment, &layout.namespaces(), rng);
     super::capabilities::environment(rng, products, &mut environment);
     Generated {
         environment,
@@ -97,8 +87,8 @@ struct Layout<'p> {
 }
 
 impl<'p> Layout<'p> {
-    /// Two in five products (those with the most dependents) and those `global` picks run in
-    /// the global namespace. `before(i)`: the products installation orders before `i` besides
+    /// The 43% of products with the most dependents and those `global` picks run in the
+    /// global namespace. `before(i)`: the products installation orders before `i` besides
     /// its dependencies (the providers of the capabilities it requires).
     fn new(
         products: &'p [Product],
@@ -127,7 +117,7 @@ impl<'p> Layout<'p> {
             products,
             global: by_need
                 .iter()
-                .take(n * 2 / 5)
+                .take(n * 43 / 100)
                 .copied()
                 .chain((0..n).filter(|&i| global(i)))
                 .collect(),
@@ -136,13 +126,21 @@ impl<'p> Layout<'p> {
         }
     }
 
-    fn namespace(&self, i: usize) -> String {
-        if self.global.contains(&i) {
-            String::new()
-        } else {
-            // neighbours share a namespace: dependencies mostly go to the products just before
-            format!("ns-{:02}", i * NAMESPACES / self.products.len().max(1))
-        }
+    /// Each product's namespace (`""` for the global one). The others are split into
+    /// `NAMESPACES` runs of neighbours, numbered among themselves so every namespace gets a
+    /// run: dependencies mostly go to the products just before, which then share it.
+    fn namespaces(&self) -> Vec<String> {
+        let scoped = self.products.len() - self.global.len();
+        let mut rank = 0;
+        (0..self.products.len())
+            .map(|i| {
+                if self.global.contains(&i) {
+                    return String::new();
+                }
+                rank += 1;
+                format!("ns-{:02}", (rank - 1) * NAMESPACES / scoped.max(1))
+            })
+            .collect()
     }
 
     /// Writes product `i`'s outputs and wired inputs (under `extensions:`).
@@ -179,12 +177,7 @@ impl<'p> Layout<'p> {
 
 /// The environment `render` wrote (`text`), its entities placed: namespaces, labels and the
 /// bindings a consumer needs to reach a dependency in another namespace (and a few more).
-fn placed(
-    products: &[Product],
-    text: &str,
-    namespace: &impl Fn(usize) -> String,
-    rng: &mut Rng,
-) -> String {
+fn placed(products: &[Product], text: &str, namespaces: &[String], rng: &mut Rng) -> String {
     // the entities render wrote, with the product each runs
     let entities = entities(text);
     let index = by_name(products);
@@ -196,7 +189,7 @@ fn placed(
     let mut environment = String::from("environment: generated\nentities:\n");
     for (name, product, version) in &entities {
         let i = index[product];
-        let ns = namespace(i);
+        let ns = &namespaces[i];
         let _ = write!(
             environment,
             "  - name: {name}\n    product: {product}\n    version: {version}\n"
@@ -214,9 +207,8 @@ fn placed(
         }
         let mut bindings = Vec::new();
         for d in products[i].deps.iter().filter(|d| !d.optional) {
-            let theirs = namespace(d.target);
-            let visible = theirs.is_empty() || theirs == ns;
-            if !visible || rng.chance(1) {
+            let theirs = &namespaces[d.target];
+            if !(theirs.is_empty() || theirs == ns) {
                 let target = &products[d.target];
                 bindings.push(format!(
                     "      {}:{}: {}",
