@@ -111,6 +111,23 @@ impl Environment {
         }
     }
 
+    /// The names entities created for installs take ([`InstallNames::name`]), worked out
+    /// once for many products.
+    #[must_use]
+    pub fn install_names(&self) -> InstallNames<'_> {
+        let mut managed: BTreeMap<&ProductId, &str> = BTreeMap::new();
+        for e in self.entities.iter().filter(|e| !e.is_installed()) {
+            let first = managed.entry(&e.product).or_insert(&e.name);
+            if e.name.as_str() < *first {
+                *first = &e.name;
+            }
+        }
+        InstallNames {
+            managed,
+            taken: self.entities.iter().map(|e| e.name.as_str()).collect(),
+        }
+    }
+
     /// The installed entities of each product, products and entities sorted.
     #[must_use]
     pub fn installed_by_product(&self) -> BTreeMap<&ProductId, Vec<&Entity>> {
@@ -119,6 +136,35 @@ impl Environment {
             map.entry(&entity.product).or_default().push(entity);
         }
         map
+    }
+}
+
+/// What an install of a product becomes in an environment ([`Environment::install_names`]).
+pub struct InstallNames<'e> {
+    /// Each product's first managed entity, by name.
+    managed: BTreeMap<&'e ProductId, &'e str>,
+    /// Every entity name in use.
+    taken: std::collections::BTreeSet<&'e str>,
+}
+
+impl InstallNames<'_> {
+    /// The entity an install of `product` becomes: the product's first managed entity
+    /// (installing is what a managed entity is waiting for), or a new one named after the
+    /// product, made unique (`-2`, `-3`, ...).
+    #[must_use]
+    pub fn name(&self, product: &ProductId) -> String {
+        if let Some(managed) = self.managed.get(product) {
+            return (*managed).to_owned();
+        }
+        let base = product.name();
+        if !self.taken.contains(base) {
+            return base.to_owned();
+        }
+        // there are fewer names taken than numbers to try, so this always finds one
+        (2..=self.taken.len() + 2)
+            .map(|k| format!("{base}-{k}"))
+            .find(|n| !self.taken.contains(n.as_str()))
+            .unwrap_or_else(|| base.to_owned())
     }
 }
 

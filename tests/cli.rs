@@ -845,16 +845,17 @@ fn plans_that_fail_among_namespaces_write_no_environment() {
 }
 
 /// A plan whose final state has an error today's environment has not (with
-/// `--allow-install` nothing unfed is learnt, so redis 2.0.0 is taken and app's input through
-/// `cache` is left unfed) is not proven (exit 4) and writes no environment, saying why.
+/// `--allow-install` among placed entities no data cycle is learnt, so cache 2.0.0 is
+/// created beside web and closes one) is not proven (exit 4) and writes no environment,
+/// saying why.
 #[test]
 fn plans_whose_final_state_is_invalid_write_no_environment() {
     let dir = scratch("write-env-invalid");
     let out = dir.join("next.yml");
-    let case = "testdata/instances/capability-wiring";
+    let case = "testdata/instances/install-cycle";
     let planned = compat(&[
         "plan",
-        &format!("{case}/env.yml"),
+        &format!("{case}/env-placed.yml"),
         "--catalog",
         &format!("{case}/catalog"),
         "--all",
@@ -865,7 +866,7 @@ fn plans_whose_final_state_is_invalid_write_no_environment() {
     assert_eq!(planned.status.code(), Some(4));
     let stdout = String::from_utf8_lossy(&planned.stdout);
     assert!(
-        stdout.contains("missing-output: app (g:app 1.0.0)"),
+        stdout.contains("data-cycle: web, web-cache feed data into one another"),
         "{stdout}"
     );
     let stderr = String::from_utf8_lossy(&planned.stderr);

@@ -13,7 +13,6 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::final_state::install_name;
 use super::{Model, Value};
 use crate::constraint;
 use crate::environment::Environment;
@@ -55,13 +54,14 @@ pub(super) fn creations<'a>(
             .filter(|e| e.product == model.vars[p].product && !e.is_installed())
             .min_by(|a, b| a.name.cmp(&b.name))
     };
+    let names = env.install_names();
     let plain = env.entities.iter().all(|e| e.placement.is_plain());
     if plain {
         return installs
             .into_iter()
             .map(|p| Created {
                 var: p,
-                name: install_name(env, &model.vars[p].product),
+                name: names.name(&model.vars[p].product),
                 placement: Placement::default(),
             })
             .collect();
@@ -115,7 +115,7 @@ pub(super) fn creations<'a>(
     let first = made.members.len();
     for &p in &installs {
         if !made.out.iter().any(|c| c.var == p) {
-            let name = install_name(env, &model.vars[p].product);
+            let name = names.name(&model.vars[p].product);
             made.taken.insert(name.clone());
             made.add(p, model, name, Placement::default(), release(p));
         }

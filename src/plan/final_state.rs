@@ -143,27 +143,3 @@ pub(super) fn final_state(
     out.sort_by(|a, b| a.entity.cmp(&b.entity));
     out
 }
-
-/// The entity an install becomes: the product's first managed entity (installing is what a
-/// managed entity is waiting for), or a new one named after the product, made unique.
-pub(super) fn install_name(env: &Environment, product: &ProductId) -> String {
-    if let Some(managed) = env
-        .entities
-        .iter()
-        .filter(|e| e.product == *product && !e.is_installed())
-        .map(|e| &e.name)
-        .min()
-    {
-        return managed.clone();
-    }
-    let taken = |n: &str| env.entities.iter().any(|e| e.name == n);
-    let base = product.name().to_owned();
-    if !taken(&base) {
-        return base;
-    }
-    // there are fewer entities than numbers to try, so this always finds one
-    (2..=env.entities.len() + 2)
-        .map(|k| format!("{base}-{k}"))
-        .find(|n| !taken(n))
-        .unwrap_or(base)
-}

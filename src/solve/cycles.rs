@@ -20,10 +20,13 @@
 //!   of their product-level components and what serves them, as
 //!   [`Model::state_wiring_around`] judges). Where no product is at risk nothing is learnt
 //!   and every question is asked once, as before.
+//! - **Installs:** with `--allow-install` where no entity is placed, a product the state
+//!   installs is the one global entity it becomes ([`Model::install_entity`]), known from its
+//!   value alone, so its cycles are learnt like any others.
 //! - **Not learnt** (the answer is judged as a whole, and a cycle there makes it not proven):
-//!   with `--allow-install`, where entities created for empty serving sets change the edges
-//!   with the state; and when today's environment has a data cycle (a plan reports it and
-//!   fails: SPEC 10).
+//!   with `--allow-install` where entities are placed, since the entities created for empty
+//!   serving sets, and so the edges, depend on the whole state; and when today's environment
+//!   has a data cycle (a plan reports it and fails: SPEC 10).
 //! - **Explained:** the conflict search takes each nogood as a part of the question
 //!   ([`crate::solve::conflict::Cause::Learnt`]), so a target blocked by a cycle is explained
 //!   by it, in the words kept with it.
@@ -32,9 +35,11 @@ use std::cell::{OnceCell, RefCell};
 use std::collections::BTreeMap;
 
 use crate::instance::Requirement;
+use crate::manifest::Manifest;
 use crate::precedence::Node;
 use crate::solve::wired::capability_faults;
 use crate::solve::{Engine, Model, Outcome, Query, Value};
+use crate::version::Version;
 
 /// Values that may not all hold at once, and why (a data cycle, in words).
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -99,7 +104,7 @@ impl Learnt {
     pub fn new(model: &Model<'_>, cycles_today: bool) -> Self {
         Learnt {
             nogoods: RefCell::new(Vec::new()),
-            active: model.wiring_at_risk() && !model.policy.allow_install,
+            active: model.wiring_at_risk() && model.entities_known(),
             today: OnceCell::from(cycles_today),
             last: RefCell::new(None),
         }
@@ -112,7 +117,7 @@ impl Learnt {
     pub fn judging_today(model: &Model<'_>) -> Self {
         Learnt {
             nogoods: RefCell::new(Vec::new()),
-            active: model.wiring_at_risk() && !model.policy.allow_install,
+            active: model.wiring_at_risk() && model.entities_known(),
             today: OnceCell::new(),
             last: RefCell::new(None),
         }
@@ -244,21 +249,7 @@ fn nogoods(
     let scope = moved.and_then(|moved| model.wiring_scope(moved));
     let seen = |p: usize| scope.as_ref().is_none_or(|(_, seen)| seen[p]);
     let inside = |p: usize| scope.as_ref().is_none_or(|(inside, _)| inside[p]);
-    // each entity of `p` as `values` has it
-    let entities = |p: usize| {
-        let var = &model.vars[p];
-        var.current.iter().filter_map(move |c| {
-            let name = c.entity?;
-            match values[p] {
-                Value::Keep => Some((name, p, c.version, c.manifest)),
-                Value::Release(i) => {
-                    let m = &var.releases[i];
-                    Some((name, p, &m.version, Some(&**m)))
-                }
-                Value::Absent => None,
-            }
-        })
-    };
+    let entities = |p: usize| entities_of(model, values, p);
     let mut running: Vec<(&str, usize, &crate::version::Version, _)> = (0..model.vars.len())
         .filter(|&p| seen(p))
         .flat_map(entities)
@@ -336,6 +327,38 @@ fn nogoods(
         ));
     }
     out
+}
+
+/// Each entity of `p` as `values` has it: (name, product, version, release). A product the
+/// state installs is the one global entity it becomes, where that is known
+/// ([`Model::install_entity`]).
+fn entities_of<'m, 'a>(
+    model: &'m Model<'a>,
+    values: &'m [Value],
+    p: usize,
+) -> impl Iterator<Item = (&'m str, usize, &'a Version, Option<&'a Manifest>)> + 'm {
+    let var = &model.vars[p];
+    let install = match (model.install_entity(p), values[p]) {
+        (Some(name), Value::Release(i)) => {
+            let m = &var.releases[i];
+            Some((name, p, &m.version, Some(&**m)))
+        }
+        _ => None,
+    };
+    var.current
+        .iter()
+        .filter_map(move |c| {
+            let name = c.entity?;
+            match values[p] {
+                Value::Keep => Some((name, p, c.version, c.manifest)),
+                Value::Release(i) => {
+                    let m = &var.releases[i];
+                    Some((name, p, &m.version, Some(&**m)))
+                }
+                Value::Absent => None,
+            }
+        })
+        .chain(install)
 }
 
 /// The nogood holding `products` at `values`, which make the finding `words`.
@@ -660,9 +683,10 @@ pub(crate) mod tests {
     }
 
     /// Nothing is learnt where today has a data cycle already, or where installing is
-    /// allowed (created entities change the edges): the answer is judged as a whole there.
+    /// allowed among placed entities (which entities are created depends on the whole state):
+    /// the answer is judged as a whole there. Installing where nothing is placed learns.
     #[test]
-    fn nothing_is_learnt_over_a_cycle_today_or_with_installs() {
+    fn nothing_is_learnt_over_a_cycle_today_or_with_installs_among_placed_entities() {
         let (env, catalog) = pipeline(&[("1.0.0", true), ("2.0.0", false)]);
         let model = Model::build(&env, &catalog, Policy::default(), &[]);
         let current = model.current();
@@ -677,6 +701,10 @@ pub(crate) mod tests {
             ..Policy::default()
         };
         let installing = Model::build(&env, &catalog, policy, &[]);
+        assert!(Learnt::judging_today(&installing).active());
+        let mut placed = env.clone();
+        placed.entities[0].placement.namespace = "a".into();
+        let installing = Model::build(&placed, &catalog, policy, &[]);
         assert!(!Learnt::judging_today(&installing).active());
     }
 }

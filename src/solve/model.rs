@@ -96,6 +96,45 @@ pub struct Var<'a> {
 }
 
 impl<'a> Var<'a> {
+    /// The variable of `product`, running `current` in `env`: its releases in `catalog`, and
+    /// the values `policy` leaves it.
+    fn new(
+        product: ProductId,
+        current: Vec<Instance<'a>>,
+        env: &'a Environment,
+        catalog: &'a dyn Releases,
+        policy: Policy,
+    ) -> Self {
+        let releases = catalog.releases(&product);
+        let mut running: Vec<&Manifest> = Vec::new();
+        for m in current.iter().filter_map(|c| c.manifest) {
+            let listed = releases.iter().any(|r| std::ptr::eq(r.as_ref(), m));
+            if !listed && !running.iter().any(|&r| std::ptr::eq(r, m)) {
+                running.push(m);
+            }
+        }
+        let mut var = Var {
+            product,
+            releases,
+            current,
+            running,
+            domain: Vec::new(),
+            operator: &env.policy,
+            runtime: &env.runtime,
+        };
+        var.domain.push(if var.installed() {
+            Value::Keep
+        } else {
+            Value::Absent
+        });
+        for i in 0..releases.len() {
+            if var.exclusion(i, policy).is_none() {
+                var.domain.push(Value::Release(i));
+            }
+        }
+        var
+    }
+
     #[must_use]
     pub fn installed(&self) -> bool {
         !self.current.is_empty()
@@ -216,6 +255,12 @@ pub struct Model<'a> {
     pub(super) placed: Option<Arc<super::placed::Placed<'a>>>,
     /// The products asked for by name (`extra` of [`Model::build`]: targets), sorted.
     pub asked: Vec<usize>,
+    /// With `--allow-install` where no entity is placed (section 10 not in use): by
+    /// variable, the entity a product that is not installed becomes when a plan installs it
+    /// (one, global, named as [`crate::environment::InstallNames`] says), so that what it
+    /// wires can be judged like any entity's (module `cycles`). Empty otherwise: where
+    /// entities are placed, what a plan creates depends on the whole state.
+    installs: Vec<Option<String>>,
     /// The catalog the model was built from: where the conflict search finds the providers
     /// of a capability that are not variables ([`Model::outside_providers`]).
     catalog: Built<'a>,
@@ -269,36 +314,7 @@ impl<'a> Model<'a> {
             .collect();
         let mut vars: Vec<Var<'a>> = products
             .into_par_iter()
-            .map(|(product, current)| {
-                let releases = catalog.releases(&product);
-                let mut running: Vec<&Manifest> = Vec::new();
-                for m in current.iter().filter_map(|c| c.manifest) {
-                    let listed = releases.iter().any(|r| std::ptr::eq(r.as_ref(), m));
-                    if !listed && !running.iter().any(|&r| std::ptr::eq(r, m)) {
-                        running.push(m);
-                    }
-                }
-                let mut var = Var {
-                    product,
-                    releases,
-                    current,
-                    running,
-                    domain: Vec::new(),
-                    operator: &env.policy,
-                    runtime: &env.runtime,
-                };
-                var.domain.push(if var.installed() {
-                    Value::Keep
-                } else {
-                    Value::Absent
-                });
-                for i in 0..releases.len() {
-                    if var.exclusion(i, policy).is_none() {
-                        var.domain.push(Value::Release(i));
-                    }
-                }
-                var
-            })
+            .map(|(product, current)| Var::new(product, current, env, catalog, policy))
             .collect();
         vars.sort_by(|a, b| a.product.cmp(&b.product));
         let index: BTreeMap<ProductId, usize> = vars
@@ -324,6 +340,7 @@ impl<'a> Model<'a> {
             memo,
             placed: super::placed::Placed::build(env).map(Arc::new),
             asked: Vec::new(),
+            installs: Vec::new(),
             catalog: Built(catalog),
         };
         model.asked = extra
@@ -332,6 +349,9 @@ impl<'a> Model<'a> {
             .collect();
         model.asked.sort_unstable();
         model.asked.dedup();
+        if policy.allow_install && model.placed.is_none() {
+            model.installs = install_entities(env, &model.vars);
+        }
         model.base = (0..model.vars.len())
             .into_par_iter()
             .map(|p| {
@@ -344,6 +364,22 @@ impl<'a> Model<'a> {
             })
             .collect();
         model
+    }
+
+    /// The entity product `p` becomes when a plan installs it, where that is known from its
+    /// value alone (`--allow-install` with no entity placed; see `installs`).
+    #[must_use]
+    pub fn install_entity(&self, p: usize) -> Option<&str> {
+        self.installs.get(p)?.as_deref()
+    }
+
+    /// Whether the entities of every state are known from its values alone: nothing may be
+    /// installed, or what is installed becomes one global entity ([`Model::install_entity`]).
+    /// Where entities are placed and may be created, which are created and what serves whom
+    /// depends on the whole state.
+    #[must_use]
+    pub fn entities_known(&self) -> bool {
+        !self.policy.allow_install || self.placed.is_none()
     }
 
     /// The catalog's products that provide capability `name` at a version in `range` and
@@ -939,6 +975,15 @@ fn neighbors<'a>(vars: &[Var<'a>], index: &BTreeMap<ProductId, usize>) -> Named 
         declares,
         lacks,
     }
+}
+
+/// By variable, the entity each product that is not installed becomes when a plan installs
+/// it in an environment where no entity is placed ([`Model::install_entity`]).
+fn install_entities(env: &Environment, vars: &[Var<'_>]) -> Vec<Option<String>> {
+    let names = env.install_names();
+    vars.iter()
+        .map(|v| (!v.installed()).then(|| names.name(&v.product)))
+        .collect()
 }
 
 #[cfg(test)]
