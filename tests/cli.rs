@@ -845,20 +845,21 @@ fn plans_that_fail_among_namespaces_write_no_environment() {
 }
 
 /// A plan whose final state has an error today's environment has not (with
-/// `--allow-install` among placed entities no data cycle is learnt, so cache 2.0.0 is
-/// created beside web and closes one) is not proven (exit 4) and writes no environment,
-/// saying why.
+/// `--allow-install`, an input is not judged against an entity created for it, so c 4.0.0
+/// is created beside a although it declares no output for a's input) is not proven (exit
+/// 4) and writes no environment, saying why.
 #[test]
 fn plans_whose_final_state_is_invalid_write_no_environment() {
     let dir = scratch("write-env-invalid");
     let out = dir.join("next.yml");
-    let case = "testdata/instances/install-cycle";
+    let case = "testdata/instances/created-unfed";
     let planned = compat(&[
         "plan",
-        &format!("{case}/env-placed.yml"),
+        &format!("{case}/env.yml"),
         "--catalog",
         &format!("{case}/catalog"),
-        "--all",
+        "--target",
+        "g:a",
         "--allow-install",
         "--write-env",
         out.to_str().unwrap(),
@@ -866,7 +867,7 @@ fn plans_whose_final_state_is_invalid_write_no_environment() {
     assert_eq!(planned.status.code(), Some(4));
     let stdout = String::from_utf8_lossy(&planned.stdout);
     assert!(
-        stdout.contains("data-cycle: web, web-cache feed data into one another"),
+        stdout.contains("missing-output: a (g:a 1.0.0) input in0 from g:c"),
         "{stdout}"
     );
     let stderr = String::from_utf8_lossy(&planned.stderr);

@@ -20,16 +20,9 @@ use crate::instance::Placement;
 use crate::manifest::{CapabilityRequirement, Manifest};
 use crate::product::ProductId;
 use crate::serving::{Index, Key, Member};
+pub use crate::solve::model::Created;
 
 use typed_arena::Arena;
-
-/// An entity the plan creates (or a managed one it installs).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Created {
-    pub var: usize,
-    pub name: String,
-    pub placement: Placement,
-}
 
 /// One entity of the final state, as serving sets see it.
 struct Final<'a> {

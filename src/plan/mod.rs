@@ -286,7 +286,7 @@ struct Asker<'e, 'm, 'a> {
     inputs: Option<(&'a Environment, &'a Catalog, Option<&'m Reload>)>,
     current: &'m [Value],
     /// Data cycles learnt from answers (module `cycles`), when learning is on.
-    learnt: Option<&'m Learnt>,
+    learnt: Option<&'m Learnt<'m>>,
 }
 
 impl Asker<'_, '_, '_> {
@@ -404,7 +404,9 @@ fn plan_in(
     let today = crate::validate::validate(env, catalog);
     // SPEC 10: a data cycle cannot be executed; plan reports it as validate does (exit 1)
     let data_cycles = data_cycles(&today);
-    let learnt = Learnt::new(&model, !data_cycles.is_empty());
+    // where entities are placed, what an install creates depends on the whole state
+    let creations = |values: &[Value]| create::creations(env, &model, values);
+    let learnt = Learnt::new(&model, !data_cycles.is_empty()).creating(&creations);
     let asker = Asker {
         engine,
         model: &model,
@@ -419,20 +421,9 @@ fn plan_in(
         .flat_map(|f| [f.product.clone(), f.dependency.clone()])
         .flatten()
         .collect();
-    let mut notes = targets::Notes::new();
-
     let mut reporter = Reporter::new(request.progress.clone());
     let repair = repairing(&model, &involved);
-    let values = if request.all {
-        Some(all::maximize_all(
-            asker,
-            repair,
-            &mut notes.complete,
-            &mut reporter,
-        ))
-    } else {
-        targeted(asker, &request.targets, repair, &mut notes)
-    };
+    let (values, notes) = settle(asker, request, repair.as_ref(), &mut reporter, &learnt);
     let targets::Notes {
         lines: mut explanation,
         conflict,
@@ -491,6 +482,35 @@ fn plan_in(
         repairs,
         unrepaired,
         data_cycles,
+    }
+}
+
+/// The plan's final values (`None`: the targets cannot be reached) and what was noted on
+/// the way; asked again, with that state refused, while the answer closes what only the
+/// whole state shows where entities may be created ([`Learnt::refuse_whole`]).
+fn settle(
+    asker: Asker<'_, '_, '_>,
+    request: &Request,
+    repair: Option<&Fewest>,
+    reporter: &mut Reporter,
+    learnt: &Learnt<'_>,
+) -> (Option<Vec<Value>>, targets::Notes) {
+    loop {
+        let mut notes = targets::Notes::new();
+        let values = if request.all {
+            Some(all::maximize_all(
+                asker,
+                repair.cloned(),
+                &mut notes.complete,
+                reporter,
+            ))
+        } else {
+            targeted(asker, &request.targets, repair.cloned(), &mut notes)
+        };
+        match &values {
+            Some(found) if notes.complete && learnt.refuse_whole(asker.model, found) => {}
+            _ => return (values, notes),
+        }
     }
 }
 

@@ -66,6 +66,15 @@ pub enum Value {
     Absent,
 }
 
+/// An entity a state creates (or a managed one it installs): the product's variable, the
+/// entity's name and where it stands (SPEC 10's reuse before create, decided by the plan).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Created {
+    pub var: usize,
+    pub name: String,
+    pub placement: crate::instance::Placement,
+}
+
 /// One running instance of a product: a version and, when the catalog knows it, its manifest.
 #[derive(Clone, Debug)]
 pub struct Instance<'a> {
