@@ -117,8 +117,9 @@ pub struct Learnt<'c> {
 
 impl<'c> Learnt<'c> {
     /// Learning for `model`, unless no move can close a data cycle (no product is at
-    /// [`crate::solve::wired::Risk`]), installing is allowed, or today's environment has a
-    /// data cycle already (`cycles_today`).
+    /// [`crate::solve::wired::Risk`]), installing is allowed among placed entities (see
+    /// [`Learnt::creating`]), or today's environment has a data cycle already
+    /// (`cycles_today`).
     #[must_use]
     pub fn new(model: &Model<'_>, cycles_today: bool) -> Self {
         Learnt {
