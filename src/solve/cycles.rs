@@ -201,8 +201,9 @@ impl<'c> Learnt<'c> {
         }
     }
 
-    /// Whether anything can be learnt here (a move can close a data cycle, nothing may be
-    /// installed, and today has no data cycle, as far as known).
+    /// Whether anything can be learnt per answer here (a move can close a data cycle, the
+    /// entities of every state are known from its values, and today has no data cycle, as
+    /// far as known).
     #[must_use]
     pub fn active(&self) -> bool {
         self.active && self.today.get() != Some(&true)
