@@ -115,11 +115,11 @@ impl Environment {
     /// once for many products.
     #[must_use]
     pub fn install_names(&self) -> InstallNames<'_> {
-        let mut managed: BTreeMap<&ProductId, &str> = BTreeMap::new();
+        let mut managed: BTreeMap<&ProductId, &Entity> = BTreeMap::new();
         for e in self.entities.iter().filter(|e| !e.is_installed()) {
-            let first = managed.entry(&e.product).or_insert(&e.name);
-            if e.name.as_str() < *first {
-                *first = &e.name;
+            let first = managed.entry(&e.product).or_insert(e);
+            if e.name < first.name {
+                *first = e;
             }
         }
         InstallNames {
@@ -142,19 +142,26 @@ impl Environment {
 /// What an install of a product becomes in an environment ([`Environment::install_names`]).
 pub struct InstallNames<'e> {
     /// Each product's first managed entity, by name.
-    managed: BTreeMap<&'e ProductId, &'e str>,
+    managed: BTreeMap<&'e ProductId, &'e Entity>,
     /// Every entity name in use.
     taken: std::collections::BTreeSet<&'e str>,
 }
 
-impl InstallNames<'_> {
-    /// The entity an install of `product` becomes: the product's first managed entity
-    /// (installing is what a managed entity is waiting for), or a new one named after the
-    /// product, made unique (`-2`, `-3`, ...).
+impl<'e> InstallNames<'e> {
+    /// The product's first managed entity by name: what an install of it fills (installing
+    /// is what a managed entity is waiting for).
+    #[must_use]
+    pub fn managed(&self, product: &ProductId) -> Option<&'e Entity> {
+        self.managed.get(product).copied()
+    }
+
+    /// The entity an install of `product` becomes: its first managed entity
+    /// ([`InstallNames::managed`]), or a new one named after the product, made unique (`-2`,
+    /// `-3`, ...).
     #[must_use]
     pub fn name(&self, product: &ProductId) -> String {
-        if let Some(managed) = self.managed.get(product) {
-            return (*managed).to_owned();
+        if let Some(managed) = self.managed(product) {
+            return managed.name.clone();
         }
         let base = product.name();
         if !self.taken.contains(base) {

@@ -41,12 +41,6 @@ pub(super) fn creations<'a>(
     let installs: Vec<usize> = (0..model.vars.len())
         .filter(|&p| !model.vars[p].installed() && matches!(values[p], Value::Release(_)))
         .collect();
-    let managed = |p: usize| {
-        env.entities
-            .iter()
-            .filter(|e| e.product == model.vars[p].product && !e.is_installed())
-            .min_by(|a, b| a.name.cmp(&b.name))
-    };
     let names = env.install_names();
     let plain = env.entities.iter().all(|e| e.placement.is_plain());
     if plain {
@@ -65,20 +59,7 @@ pub(super) fn creations<'a>(
     };
     // what an entity created of a product runs: the value's release, or for a product that
     // keeps its entities, the release of its installed version
-    let release = |p: usize| -> Option<&'a Manifest> {
-        let var = &model.vars[p];
-        match values[p] {
-            Value::Release(i) => Some(&*var.releases[i]),
-            Value::Keep => {
-                let v = var.installed_version()?;
-                var.releases
-                    .iter()
-                    .find(|m| m.version == *v)
-                    .map(AsRef::as_ref)
-            }
-            Value::Absent => None,
-        }
-    };
+    let release = |p: usize| -> Option<&'a Manifest> { model.vars[p].created(values[p])?.1 };
     let arena = Arena::new();
     let mut made = Made {
         arena: &arena,
@@ -91,7 +72,7 @@ pub(super) fn creations<'a>(
         made.push(entity);
     }
     for &p in &installs {
-        if let Some(e) = managed(p) {
+        if let Some(e) = names.managed(&model.vars[p].product) {
             made.add(p, model, e.name.clone(), e.placement.clone(), release(p));
         }
     }

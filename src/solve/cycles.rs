@@ -164,14 +164,9 @@ impl<'c> Learnt<'c> {
             return false;
         }
         let today = model.current();
-        let mut learnt = refusals(
-            model,
-            values,
-            None,
-            &today,
-            &create(values),
-            &create(&today),
-        );
+        let mut learnt = refusals(model, values, None, &today, &create(values), || {
+            create(&today)
+        });
         if learnt.is_empty() {
             return false;
         }
@@ -192,12 +187,8 @@ impl<'c> Learnt<'c> {
     #[must_use]
     pub fn judging_today(model: &Model<'_>) -> Self {
         Learnt {
-            nogoods: RefCell::new(Vec::new()),
-            active: model.wiring_at_risk() && model.entities_known(),
-            creations: None,
-            wholes: Cell::new(0),
             today: OnceCell::new(),
-            last: RefCell::new(None),
+            ..Learnt::new(model, false)
         }
     }
 
@@ -233,7 +224,7 @@ impl<'c> Learnt<'c> {
             return false;
         }
         let today = model.current();
-        let learnt = refusals(model, values, Some(&moved), &today, &[], &[]);
+        let learnt = refusals(model, values, Some(&moved), &today, &[], Vec::new);
         let found = !learnt.is_empty();
         self.nogoods
             .borrow_mut()
@@ -305,19 +296,21 @@ struct Refused {
 
 /// [`nogoods`] (with the entities `created` there) less the inputs left unfed today whose
 /// consumer and source keep today's releases: tolerated, as a dependency broken today is
-/// (`solve::wired`), when the same finding is there today (`today`, creating
-/// `created_today`), around the same moves.
+/// (`solve::wired`), when the same finding is there today (`today`, creating what
+/// `created_today` works out, only when some finding may be tolerated), around the same
+/// moves.
 fn refusals(
     model: &Model<'_>,
     values: &[Value],
     moved: Option<&[usize]>,
     today: &[Value],
     created: &[Created],
-    created_today: &[Created],
+    created_today: impl FnOnce() -> Vec<Created>,
 ) -> Vec<Refused> {
     let mut learnt = nogoods(model, values, moved, Some(today), created);
     if learnt.iter().any(|r| r.tolerable) {
-        let before: Vec<String> = nogoods(model, today, moved, Some(today), created_today)
+        let created_today = created_today();
+        let before: Vec<String> = nogoods(model, today, moved, Some(today), &created_today)
             .into_iter()
             .filter(|r| r.nogood.refusal == Refusal::Unfed)
             .map(|r| r.words)
@@ -356,7 +349,7 @@ fn nogoods(
         }
     }
     running.extend(created.iter().filter_map(|c| {
-        let (version, release) = created_release(model, c.var, values[c.var])?;
+        let (version, release) = model.vars[c.var].created(values[c.var])?;
         Some((c.name.as_str(), c.var, version, release))
     }));
     running.sort_unstable_by_key(|r| r.0);
@@ -464,25 +457,6 @@ fn entities_of<'m, 'a>(
             }
         })
         .chain(install)
-}
-
-/// What an entity created of `p` runs under `value`: the value's release, or for a product
-/// that keeps its entities, its installed version (as the plan creates it).
-fn created_release<'a>(
-    model: &Model<'a>,
-    p: usize,
-    value: Value,
-) -> Option<(&'a Version, Option<&'a Manifest>)> {
-    let var = &model.vars[p];
-    match value {
-        Value::Release(i) => Some((&var.releases[i].version, Some(&*var.releases[i]))),
-        Value::Keep => {
-            let v = var.installed_version()?;
-            let release = var.releases.iter().find(|m| m.version == *v);
-            Some((v, release.map(AsRef::as_ref)))
-        }
-        Value::Absent => None,
-    }
 }
 
 /// The nogood holding `products` at `values`, which make the finding `words`.

@@ -178,6 +178,22 @@ impl<'a> Var<'a> {
         }
     }
 
+    /// What an entity the plan creates of this product runs under `value`: the value's
+    /// release, or, for a product that keeps its entities, its installed version (with its
+    /// catalog release when there is one); nothing when it stays absent.
+    #[must_use]
+    pub fn created(&self, value: Value) -> Option<(&'a Version, Option<&'a Manifest>)> {
+        match value {
+            Value::Release(i) => Some((&self.releases[i].version, Some(&*self.releases[i]))),
+            Value::Keep => {
+                let v = self.installed_version()?;
+                let release = self.releases.iter().find(|m| m.version == *v);
+                Some((v, release.map(AsRef::as_ref)))
+            }
+            Value::Absent => None,
+        }
+    }
+
     /// The highest installed version (SPEC: "installed" for several entities): the highest
     /// orderable one, or, when no entity runs an orderable version, the first non-orderable
     /// one by text (it has no place in the order, so every release counts as newer).
