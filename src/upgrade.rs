@@ -132,7 +132,7 @@ pub fn upgrades_reporting(
     if let Some(index) = model.facets() {
         index.prepare_rules(&model);
     }
-    let counter = progress.map(|sink| {
+    let mut counter = progress.map(|sink| {
         let installed = model.vars.iter().filter(|v| v.installed()).count();
         Counter::new(sink, "examining products", installed)
     });
@@ -167,13 +167,24 @@ pub fn upgrades_reporting(
         .iter()
         .map(|(i, latest)| vec![(rows[*i].product.clone(), vec![latest.clone()])])
         .collect();
-    if let Some(counter) = &counter {
+    if let Some(counter) = &mut counter {
         counter.stage("explaining unreachable releases", questions.len());
     }
     // the explanations build their own model over the same catalog, which takes over what
     // the examining one worked out
     drop(whole);
-    let answers = explain::explain_all(&context, policy, &questions, Some(model.bequeath()));
+    let settled = |n: usize| {
+        if let Some(counter) = &counter {
+            counter.more_done(n);
+        }
+    };
+    let answers = explain::explain_all(
+        &context,
+        policy,
+        &questions,
+        Some(model.bequeath()),
+        Some(&settled),
+    );
     let cut = crate::solve::passed(deadline);
     for ((i, _), explanation) in unreachable.into_iter().zip(answers) {
         explained(&mut rows[i], explanation, cut);
@@ -1450,5 +1461,50 @@ mod tests {
             .collect();
         let examining = |d| ("examining products", d, 3);
         assert_eq!(done, [examining(1), examining(2), examining(3)]);
+    }
+
+    /// The explanations of latest releases out of reach count as a stage of their own,
+    /// from none to every question (they were left at none for as long as they ran).
+    #[test]
+    fn progress_counts_explained_releases_after_the_examined_products() {
+        use crate::plan::{Progress, ProgressSink};
+        // db 2.0.0 breaks web, which cannot move; app 2.0.0 needs db 2.0.0
+        let lines = [
+            "g:db 1.0.0",
+            "g:db 2.0.0",
+            "g:app 1.0.0 g:db 1.0.0 1.x.x",
+            "g:app 2.0.0 g:db 2.0.0 2.x.x",
+            "g:web 1.0.0 g:db 1.0.0 1.x.x",
+        ];
+        let entities = [("g:db", "1.0.0"), ("g:app", "1.0.0"), ("g:web", "1.0.0")];
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = {
+            let seen = Arc::clone(&seen);
+            ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push(*p))
+                .every(std::time::Duration::ZERO)
+        };
+        let (env, catalog) = (env(&entities), catalog(&lines));
+        let engine = crate::solve::default_engine();
+        let list = upgrades_reporting(&env, &catalog, false, engine, None, None, Some(sink));
+        let unreachable = list.iter().filter(|u| u.explanation.is_some()).count();
+        assert_eq!(unreachable, 2, "{list:?}");
+        let done: Vec<(&str, usize, usize)> = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| (p.stage, p.done, p.total))
+            .collect();
+        let examining = |d| ("examining products", d, 3);
+        let explaining = |d| ("explaining unreachable releases", d, 2);
+        assert_eq!(
+            done,
+            [
+                examining(1),
+                examining(2),
+                examining(3),
+                explaining(0),
+                explaining(2)
+            ]
+        );
     }
 }

@@ -183,8 +183,13 @@ impl Counter {
 
     /// One more item done.
     pub(crate) fn one_done(&self) {
+        self.more_done(1);
+    }
+
+    /// `n` more items done.
+    pub(crate) fn more_done(&self, n: usize) {
         let mut state = self.state();
-        state.1 += 1;
+        state.1 += n;
         let (last, done) = &mut *state;
         let progress = Progress {
             stage: self.stage,
@@ -194,14 +199,18 @@ impl Counter {
         self.tell(last, progress);
     }
 
-    /// A later stage begins (nothing of it done yet).
-    pub(crate) fn stage(&self, stage: &'static str, total: usize) {
+    /// A later stage begins (nothing of it done yet): later counts are of its `total`.
+    pub(crate) fn stage(&mut self, stage: &'static str, total: usize) {
+        self.stage = stage;
+        self.total = total;
+        let mut counted = self.state();
+        counted.1 = 0;
         let progress = Progress {
             stage,
             done: 0,
             total,
         };
-        self.tell(&mut self.state().0, progress);
+        self.tell(&mut counted.0, progress);
     }
 }
 
@@ -320,7 +329,7 @@ impl Asker<'_, '_, '_> {
             deadline: self.deadline,
             reload,
         };
-        explain_all(&context, self.model.policy, &[asked], None)
+        explain_all(&context, self.model.policy, &[asked], None, None)
             .pop()
             .flatten()
     }

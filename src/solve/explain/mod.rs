@@ -345,12 +345,17 @@ const ROUNDS: usize = 16;
 /// Each round's model takes over what the one before it worked out over products whose
 /// releases did not grow ([`Model::inherit`]), the first round's from `inherited` (a model
 /// over the same catalog and policy that the caller is done with), if given.
+///
+/// `answered`, if given, is told after each round how many more questions have their final
+/// answer (a progress count: the rounds make up most of `upgrades`' time where latest
+/// releases are out of reach).
 #[must_use]
 pub fn explain_all(
     context: &Context<'_>,
     policy: Policy,
     questions: &[Asked],
     mut inherited: Option<Inheritance>,
+    answered: Option<&dyn Fn(usize)>,
 ) -> Vec<Option<Explanation>> {
     use rayon::prelude::*;
     let extra: Vec<ProductId> = questions
@@ -429,6 +434,14 @@ pub fn explain_all(
             let list: Vec<ProductId> = fresh.difference(&whole).cloned().collect();
             reload.whole(&list).map(|more| (list, more, again))
         };
+        if let Some(tell) = answered {
+            // final now: neither asked again nor a sketch left to ask whole
+            let again: &[usize] = next.as_ref().map_or(&[], |(_, _, again)| again);
+            let done = pending
+                .iter()
+                .filter(|i| again.binary_search(i).is_err() && !sketches.contains(i));
+            tell(done.count());
+        }
         // kept for the next model over this catalog, or over more of it
         inherited = Some(model.bequeath());
         let Some((list, more, again)) = next else {
@@ -449,7 +462,11 @@ pub fn explain_all(
     } else if !sketches.is_empty() {
         let catalog: &Catalog = wider.as_ref().unwrap_or(context.catalog);
         let model = round_model(context, catalog, policy, &extra, inherited.take(), &carried);
+        let asked = sketches.len();
         ask_whole(context, &model, questions, sketches, &mut out);
+        if let Some(tell) = answered {
+            tell(asked);
+        }
     }
     // What the rounds read and worked out is freed beside whatever the caller does next
     // (printing the report): on the hard family at 5,000, about 60 ms on one thread.
