@@ -325,6 +325,15 @@ const COSTLY_AT: usize = 1_000;
 /// [`slow_to_settle`] reads everything long before).
 const ROUNDS: usize = 16;
 
+/// Rounds in a row (past the first, which every question is asked again after) in which no
+/// question settled, after which [`explain_all`] reads everything. [`slow_to_settle`] cannot
+/// tell a question or two that settle next round from ones that walk the catalog a product
+/// per round, and prices a round as a model build only; but each round asks its questions
+/// whole again. On the instance family with capabilities at 5,000, two questions named one
+/// more unread product in every round from the fourth to the sixteenth, about 0.35 s a
+/// round, nearly all of it their own searches and fix checks (models cost 0.05 s).
+const STALLED: usize = 2;
+
 /// [`why`] for each question under `policy`, on a model that knows every release of every
 /// product the explanations name. A catalog read in part (from a database, each product from
 /// its installed version up) lacks older releases, which are part of a reason ("left out
@@ -333,7 +342,8 @@ const ROUNDS: usize = 16;
 /// product that was read in part (a fixpoint), or everything the explanations could touch
 /// is read whole (every installed product): after [`ROUNDS`] rounds, or sooner when the
 /// questions settle so slowly that the rounds left would cost more ([`slow_to_settle`]), or
-/// when a question to ask again had a large search ([`COSTLY_AT`]).
+/// when a question to ask again had a large search ([`COSTLY_AT`]), or when rounds settle no
+/// question ([`STALLED`]).
 ///
 /// Each round reads only the products newly named and asks only the questions that name
 /// them, so late rounds are small, but each builds a model over every product. Reading
@@ -371,6 +381,8 @@ pub fn explain_all(
     let mut sketches: BTreeSet<usize> = BTreeSet::new();
     // what reading more of the catalog cannot change, from one round's model to the next
     let carried = Arc::new(crate::solve::facets::Carried::default());
+    // rounds in a row that settled no question (see `STALLED`)
+    let mut stalled = 0;
     for round in 0..=ROUNDS {
         if crate::solve::passed(context.deadline) {
             // every search would stop at once, so the model is not worth building: the
@@ -424,7 +436,13 @@ pub fn explain_all(
                 break 'next None;
             }
             let read = whole.union(&fresh).count();
+            stalled = if round > 0 && again.len() == pending.len() {
+                stalled + 1
+            } else {
+                0
+            };
             if round + 1 == ROUNDS
+                || stalled >= STALLED
                 || (round > 0 && slow_to_settle(pending.len(), again.len(), read, model.vars.len()))
                 || again.iter().any(|i| costly.contains(i))
             {
@@ -435,12 +453,8 @@ pub fn explain_all(
             reload.whole(&list).map(|more| (list, more, again))
         };
         if let Some(tell) = answered {
-            // final now: neither asked again nor a sketch left to ask whole
             let again: &[usize] = next.as_ref().map_or(&[], |(_, _, again)| again);
-            let done = pending
-                .iter()
-                .filter(|i| again.binary_search(i).is_err() && !sketches.contains(i));
-            tell(done.count());
+            tell(final_now(&pending, again, &sketches));
         }
         // kept for the next model over this catalog, or over more of it
         inherited = Some(model.bequeath());
@@ -472,6 +486,15 @@ pub fn explain_all(
     // (printing the report): on the hard family at 5,000, about 60 ms on one thread.
     rayon::spawn(move || drop((wider, inherited)));
     out
+}
+
+/// How many of a round's `pending` questions have their final answer: neither asked `again`
+/// (sorted) nor a sketch left to ask whole.
+fn final_now(pending: &[usize], again: &[usize], sketches: &BTreeSet<usize>) -> usize {
+    pending
+        .iter()
+        .filter(|i| again.binary_search(i).is_err() && !sketches.contains(i))
+        .count()
 }
 
 /// The model of one explanation round over `catalog`, taking over what the model before it
