@@ -1429,9 +1429,38 @@ mod tests {
         assert_eq!(row(&list[0]), "g:a 1.2.0 1.5.0 1.5.0 |  | ");
     }
 
+    /// The rows of [`upgrades_reporting`] over `lines` with db, app and web installed at
+    /// 1.0.0, and what a sink reporting at `every` (at its default pace: `None`) was told, as
+    /// (stage, done, total).
+    fn reported(
+        lines: &[&str],
+        every: Option<std::time::Duration>,
+    ) -> (Vec<Upgrade>, Vec<(&'static str, usize, usize)>) {
+        use crate::plan::{Progress, ProgressSink};
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = {
+            let seen = Arc::clone(&seen);
+            ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push(*p))
+        };
+        let sink = match every {
+            Some(every) => sink.every(every),
+            None => sink,
+        };
+        let entities = [("g:db", "1.0.0"), ("g:app", "1.0.0"), ("g:web", "1.0.0")];
+        let (env, catalog) = (env(&entities), catalog(lines));
+        let engine = crate::solve::default_engine();
+        let list = upgrades_reporting(&env, &catalog, false, engine, None, None, Some(sink));
+        let done = seen
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|p| (p.stage, p.done, p.total))
+            .collect();
+        (list, done)
+    }
+
     #[test]
     fn progress_counts_every_examined_product() {
-        use crate::plan::{Progress, ProgressSink};
         let lines = [
             "g:db 1.0.0",
             "g:db 2.0.0",
@@ -1439,26 +1468,11 @@ mod tests {
             "g:app 2.0.0 g:db 2.0.0 2.x.x",
             "g:web 1.0.0",
         ];
-        let entities = [("g:db", "1.0.0"), ("g:app", "1.0.0"), ("g:web", "1.0.0")];
-        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let sink = {
-            let seen = Arc::clone(&seen);
-            ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push(*p))
-        };
-        let (env, catalog) = (env(&entities), catalog(&lines));
-        let engine = crate::solve::default_engine();
-        let run = |sink| upgrades_reporting(&env, &catalog, false, engine, None, None, sink);
         // at the default pace a quick run says nothing
-        let quiet = run(Some(sink.clone()));
-        assert!(seen.lock().unwrap().is_empty());
-        let told = run(Some(sink.every(std::time::Duration::ZERO)));
+        let (quiet, said) = reported(&lines, None);
+        assert!(said.is_empty(), "{said:?}");
+        let (told, done) = reported(&lines, Some(std::time::Duration::ZERO));
         assert_eq!(told, quiet, "reporting does not change the rows");
-        let done: Vec<(&str, usize, usize)> = seen
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|p| (p.stage, p.done, p.total))
-            .collect();
         let examining = |d| ("examining products", d, 3);
         assert_eq!(done, [examining(1), examining(2), examining(3)]);
     }
@@ -1467,7 +1481,6 @@ mod tests {
     /// from none to every question (they were left at none for as long as they ran).
     #[test]
     fn progress_counts_explained_releases_after_the_examined_products() {
-        use crate::plan::{Progress, ProgressSink};
         // db 2.0.0 breaks web, which cannot move; app 2.0.0 needs db 2.0.0
         let lines = [
             "g:db 1.0.0",
@@ -1476,24 +1489,9 @@ mod tests {
             "g:app 2.0.0 g:db 2.0.0 2.x.x",
             "g:web 1.0.0 g:db 1.0.0 1.x.x",
         ];
-        let entities = [("g:db", "1.0.0"), ("g:app", "1.0.0"), ("g:web", "1.0.0")];
-        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
-        let sink = {
-            let seen = Arc::clone(&seen);
-            ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push(*p))
-                .every(std::time::Duration::ZERO)
-        };
-        let (env, catalog) = (env(&entities), catalog(&lines));
-        let engine = crate::solve::default_engine();
-        let list = upgrades_reporting(&env, &catalog, false, engine, None, None, Some(sink));
+        let (list, done) = reported(&lines, Some(std::time::Duration::ZERO));
         let unreachable = list.iter().filter(|u| u.explanation.is_some()).count();
         assert_eq!(unreachable, 2, "{list:?}");
-        let done: Vec<(&str, usize, usize)> = seen
-            .lock()
-            .unwrap()
-            .iter()
-            .map(|p| (p.stage, p.done, p.total))
-            .collect();
         let examining = |d| ("examining products", d, 3);
         let explaining = |d| ("explaining unreachable releases", d, 2);
         assert_eq!(
