@@ -436,13 +436,11 @@ fn entities_of<'m, 'a>(
     p: usize,
 ) -> impl Iterator<Item = (&'m str, usize, &'a Version, Option<&'a Manifest>)> + 'm {
     let var = &model.vars[p];
-    let install = match (model.install_entity(p), values[p]) {
-        (Some(name), Value::Release(i)) => {
-            let m = &var.releases[i];
-            Some((name, p, &m.version, Some(&**m)))
-        }
-        _ => None,
-    };
+    // a product not installed is absent or runs a release: the install runs that release
+    let install = model
+        .install_entity(p)
+        .zip(var.created(values[p]))
+        .map(|(name, (version, release))| (name, p, version, release));
     var.current
         .iter()
         .filter_map(move |c| {
