@@ -9,10 +9,10 @@ use super::{Catalog, Layers, Location, Scope};
 use crate::environment::Environment;
 use crate::product::ProductId;
 
-/// The catalogs a command read a scope of, opened again on demand. A directory is read whole
-/// already, so a command over directories only needs none ([`Reread::new`] says `None`).
+/// The catalogs a command read a scope of, opened again on demand; or a catalog held whole in
+/// memory (a directory's), read by scope the same way ([`Reread::in_memory`]).
 pub struct Reread {
-    locations: Vec<Location>,
+    origin: Origin,
     env: Environment,
     targets: Vec<ProductId>,
     /// Keyed by `(allow_downgrade, allow_install)`; `None` when the catalog could not be read.
@@ -20,6 +20,14 @@ pub struct Reread {
 }
 
 type Loaded = BTreeMap<(bool, bool), Option<Arc<Catalog>>>;
+
+/// Where [`Reread`] reads from.
+enum Origin {
+    /// The command's locations, opened again (databases: each read answers its scope).
+    Locations(Vec<Location>),
+    /// Every release, in memory ([`Catalog::scoped`] answers each scope).
+    Memory(Arc<Catalog>),
+}
 
 impl Reread {
     /// Rereading for a command over `env` with these `--target` products, from `locations`
@@ -33,11 +41,25 @@ impl Reread {
             return None;
         }
         Some(Reread {
-            locations,
+            origin: Origin::Locations(locations),
             env: env.clone(),
             targets: targets.to_vec(),
             loaded: Mutex::default(),
         })
+    }
+
+    /// Rereading `whole`, every release of a catalog held in memory (read from directories),
+    /// for a command over `env` with these `--target` products that works on
+    /// [`Catalog::scoped`] of it as a command over a database works on what it read: the
+    /// explanations then read more of it in rounds, as they read more of a database.
+    #[must_use]
+    pub fn in_memory(whole: Arc<Catalog>, env: &Environment, targets: &[ProductId]) -> Self {
+        Reread {
+            origin: Origin::Memory(whole),
+            env: env.clone(),
+            targets: targets.to_vec(),
+            loaded: Mutex::default(),
+        }
     }
 
     /// The releases a policy with these flags reaches (read once per pair of flags); `None`
@@ -70,11 +92,17 @@ impl Reread {
     /// its index where it has one); `None` when the catalog cannot be read again.
     #[must_use]
     pub fn providers(&self, name: &str) -> Option<Vec<ProductId>> {
-        Layers::open(&self.locations).ok()?.providing(name).ok()
+        match &self.origin {
+            Origin::Locations(locations) => Layers::open(locations).ok()?.providing(name).ok(),
+            Origin::Memory(whole) => Some(whole.providers(name).to_vec()),
+        }
     }
 
     fn load(&self, scope: &Scope) -> Option<Catalog> {
-        Layers::open(&self.locations).ok()?.load(scope).ok()
+        match &self.origin {
+            Origin::Locations(locations) => Layers::open(locations).ok()?.load(scope).ok(),
+            Origin::Memory(whole) => Some(whole.scoped(scope)),
+        }
     }
 }
 

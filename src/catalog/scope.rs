@@ -63,6 +63,75 @@ impl Catalog {
     }
 }
 
+impl Catalog {
+    /// The releases of this catalog (held whole, as a directory's is) that `scope` names,
+    /// exactly as a database answers it: a product's releases at or above its floor (a
+    /// non-orderable release sorts above every orderable one, a non-orderable floor reads
+    /// everything), a closure followed to its fixed point. Commands that read a database in
+    /// part and more only as explanations need it ([`super::Reread::in_memory`]) do the same
+    /// over a directory so: the explanations' rounds then ask most questions of a model over
+    /// the releases a question can use, not over every release.
+    #[must_use]
+    pub fn scoped(&self, scope: &Scope) -> Catalog {
+        load(&Exact(self), scope).unwrap_or_else(|_| self.clone())
+    }
+}
+
+/// A catalog held whole, read by scope as a database is (see [`Catalog::scoped`]).
+struct Exact<'c>(&'c Catalog);
+
+impl CatalogSource for Exact<'_> {
+    fn load_all(&self) -> Result<Catalog, InputErrors> {
+        Ok(self.0.clone())
+    }
+
+    fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
+        let mut products: BTreeMap<ProductId, Vec<std::sync::Arc<crate::manifest::Manifest>>> =
+            BTreeMap::new();
+        for &(p, v) in wanted {
+            if let Some(m) = self.0.release(p, v) {
+                let releases = products.entry(p.clone()).or_default();
+                if !releases.iter().any(|r| std::sync::Arc::ptr_eq(r, m)) {
+                    releases.push(std::sync::Arc::clone(m));
+                }
+            }
+        }
+        for releases in products.values_mut() {
+            releases.sort_by(|a, b| a.version.display_cmp(&b.version));
+        }
+        Ok(Catalog::of(products))
+    }
+
+    fn load_from(
+        &self,
+        products: &[(&ProductId, Option<&Version>)],
+    ) -> Result<Catalog, InputErrors> {
+        let mut out: BTreeMap<ProductId, Vec<std::sync::Arc<crate::manifest::Manifest>>> =
+            BTreeMap::new();
+        for &(p, floor) in products {
+            let floor = floor.and_then(Version::order_key);
+            let releases: Vec<_> = self
+                .0
+                .releases(p)
+                .iter()
+                .filter(|m| match (floor, m.version.order_key()) {
+                    (Some(floor), Some(key)) => key >= floor,
+                    _ => true,
+                })
+                .cloned()
+                .collect();
+            if !releases.is_empty() {
+                out.insert(p.clone(), releases);
+            }
+        }
+        Ok(Catalog::of(out))
+    }
+
+    fn providing(&self, name: &str) -> Result<Vec<ProductId>, InputErrors> {
+        Ok(self.0.providers(name).to_vec())
+    }
+}
+
 /// The releases a command reads.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Scope {

@@ -143,6 +143,73 @@ fn every_backend_answers_every_scope() {
     }
 }
 
+/// The scopes commands ask of the examples: each environment's `upgrades` scope under every
+/// pair of flags, one product from a floor, from a non-orderable floor and whole, releases by
+/// name.
+fn asked_scopes(dir: &str) -> Vec<Scope> {
+    let mut scopes = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with("env") || path.extension().is_none_or(|e| e != "yml") {
+            continue;
+        }
+        let env = loader::read_environment(&path).unwrap();
+        for (downgrade, install) in [(false, false), (true, false), (false, true), (true, true)] {
+            scopes.push(Scope::upgrades(&env, [], downgrade, install));
+        }
+    }
+    let db = id("org.postgresql:postgresql");
+    for floor in [Some(version("9.6.1")), Some(version("9.6.1-hotfix")), None] {
+        for closure in [false, true] {
+            let floors = [(db.clone(), floor.clone())].into_iter().collect();
+            scopes.push(Scope::Products { floors, closure });
+        }
+    }
+    scopes.push(Scope::Releases(vec![
+        (id("com.example:api"), version("01.1.0")),
+        (id("io.redis:redis"), version("9.9.9")),
+    ]));
+    scopes.push(Scope::All);
+    scopes
+}
+
+/// A catalog held whole (a directory's) narrowed to a scope in memory holds exactly what the
+/// databases read for it: `upgrades` over a directory then asks its explanations' questions
+/// of the same releases, and reads more in the same rounds, as over a database. Over the
+/// examples, and over them with the capability examples imported on top (closures that
+/// follow capability providers).
+#[test]
+fn a_catalog_held_whole_narrows_to_what_the_databases_read() {
+    let (_db, all_backends) = backends("narrowed");
+    let (_caps, capability_backends) = capability_stores("narrowed_caps");
+    let stores = all_backends
+        .into_iter()
+        .filter(|(backend, _)| *backend != "directory")
+        .map(|(backend, location)| (backend, location, "testdata/examples"))
+        .chain(
+            capability_backends
+                .into_iter()
+                .map(|location| ("with capabilities", location, CAPABILITIES_ENVS)),
+        );
+    let mut narrower = 0;
+    for (backend, location, envs) in stores {
+        let source = location.open().unwrap();
+        let whole = source.load_all().unwrap();
+        let scopes = asked_scopes(envs);
+        assert!(scopes.len() > 10, "{envs}");
+        for scope in &scopes {
+            let read = releases(&source.load(scope).unwrap());
+            assert_eq!(releases(&whole.scoped(scope)), read, "{backend}: {scope:?}");
+            narrower += usize::from(read.len() < releases(&whole).len());
+        }
+    }
+    assert!(
+        narrower > 10,
+        "only {narrower} scopes read less than everything"
+    );
+}
+
 #[test]
 fn every_backend_lists_and_shows_alike() {
     let mut answers = Vec::new();
@@ -212,6 +279,9 @@ fn directories_refuse_imports_and_catalog_files_take_a_batch_once() {
 }
 
 const CAPABILITIES: &str = "testdata/examples/capabilities/catalog";
+
+/// The environments of the capability examples.
+const CAPABILITIES_ENVS: &str = "testdata/examples/capabilities";
 
 /// Every release's section 9 part, as `product version: facets`.
 fn facets(catalog: &Catalog) -> Vec<String> {

@@ -17,7 +17,7 @@ use compat::report::{self, human};
 use super::progress::CommandProgress;
 use super::{
     CUT_SHORT, CliError, InputArgs, LimitArgs, OrderFormat, Outcome, OutputArg, argument,
-    deadline_arg, file_to_write, load_inputs, reload_for, version_arg,
+    deadline_arg, file_to_write, load_inputs, scoped_for, version_arg,
 };
 
 #[derive(Debug, Args)]
@@ -98,21 +98,17 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
         }
         file_to_write("--write-env", path)?;
     }
-    let mut inputs = load_inputs(&args.inputs, stdin, |env| {
-        let products = targets.iter().map(|t| match t {
-            Target::Newest(p) | Target::Exact(p, _) => p,
-        });
-        Scope::upgrades(env, products, args.allow_downgrade, args.allow_install)
-    })?;
-    let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
-    let (env, catalog) = (&inputs.env, &inputs.catalog);
     let named: Vec<ProductId> = targets
         .iter()
         .map(|t| match t {
             Target::Newest(p) | Target::Exact(p, _) => p.clone(),
         })
         .collect();
-    let reload = reload_for(env, &inputs.catalog_path, &named);
+    let scope = |env: &_| Scope::upgrades(env, &named, args.allow_downgrade, args.allow_install);
+    let mut inputs = load_inputs(&args.inputs, stdin, scope)?;
+    let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
+    let (narrowed, reload) = scoped_for(&inputs, &named, &scope(&inputs.env));
+    let (env, catalog) = (&inputs.env, narrowed.as_ref().unwrap_or(&inputs.catalog));
     let progress = CommandProgress::new("planning", args.progress);
     let request = compat::plan::Request {
         targets,

@@ -13,7 +13,7 @@ use super::progress::CommandProgress;
 use super::validate::FailOn;
 use super::{
     CUT_SHORT, CliError, InputArgs, LimitArgs, Outcome, OutputArg, deadline_arg, env_warnings,
-    load_inputs, reload_for,
+    load_inputs, scoped_for,
 };
 
 #[derive(Debug, Args)]
@@ -80,12 +80,13 @@ pub fn run(args: &ReportArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError>
         None => inputs.config.fail_on.unwrap_or(Severity::Error),
     };
 
-    // upgrades and `plan --all` share the one deadline
-    let reload = reload_for(env, &inputs.catalog_path, &[]);
+    // upgrades and `plan --all` share the one deadline, and the catalog as they read it
+    let (narrowed, reload) = scoped_for(&inputs, &[], &Scope::upgrades(env, [], false, false));
+    let catalog = narrowed.as_ref().unwrap_or(&inputs.catalog);
     let progress = CommandProgress::new("upgrades", args.progress);
     let upgrades = compat::upgrade::upgrades_reporting(
         env,
-        &inputs.catalog,
+        catalog,
         args.pre,
         compat::solve::default_engine(),
         deadline,
@@ -98,8 +99,8 @@ pub fn run(args: &ReportArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError>
     request.policy.pre = args.pre;
     request.deadline = deadline;
     request.progress = progress.sink();
-    request.reload = reload_for(env, &inputs.catalog_path, &[]);
-    let plan = compat::plan::plan(env, &inputs.catalog, &request);
+    request.reload = reload;
+    let plan = compat::plan::plan(env, catalog, &request);
     progress.finish();
 
     let drawn = inputs.source.load(&Scope::entities(env))?;

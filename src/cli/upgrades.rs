@@ -12,7 +12,7 @@ use super::fleet::FleetInputArgs;
 use super::progress::CommandProgress;
 use super::{
     CUT_SHORT, CliError, LimitArgs, OrderFormat, Outcome, OutputArg, deadline_arg, load_inputs,
-    reload_for,
+    scoped_for,
 };
 
 #[derive(Debug, Args)]
@@ -64,7 +64,12 @@ pub fn run(
     };
     let mut inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
     let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
-    let (env, catalog) = (&inputs.env, &inputs.catalog);
+    let (narrowed, reload) = scoped_for(
+        &inputs,
+        &[],
+        &Scope::upgrades(&inputs.env, [], false, false),
+    );
+    let (env, catalog) = (&inputs.env, narrowed.as_ref().unwrap_or(&inputs.catalog));
     let progress = CommandProgress::new("upgrades", args.progress);
     let list = compat::upgrade::upgrades_reporting(
         env,
@@ -72,7 +77,7 @@ pub fn run(
         args.pre,
         compat::solve::default_engine(),
         deadline,
-        reload_for(env, &inputs.catalog_path, &[]).as_ref(),
+        reload.as_ref(),
         progress.sink(),
     );
     progress.finish();
