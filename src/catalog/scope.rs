@@ -7,10 +7,12 @@
 //! product whose releases are all in it.
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use super::{Catalog, CatalogSource};
 use crate::diagnostic::InputErrors;
 use crate::environment::Environment;
+use crate::manifest::Manifest;
 use crate::product::ProductId;
 use crate::version::Version;
 
@@ -61,9 +63,7 @@ impl Catalog {
         }
         Ok(source.load_all()?.overlaid(&catalog))
     }
-}
 
-impl Catalog {
     /// The releases of this catalog (held whole, as a directory's is) that `scope` names,
     /// exactly as a database answers it: a product's releases at or above its floor (a
     /// non-orderable release sorts above every orderable one, a non-orderable floor reads
@@ -86,13 +86,12 @@ impl CatalogSource for Exact<'_> {
     }
 
     fn load_releases(&self, wanted: &[(&ProductId, &Version)]) -> Result<Catalog, InputErrors> {
-        let mut products: BTreeMap<ProductId, Vec<std::sync::Arc<crate::manifest::Manifest>>> =
-            BTreeMap::new();
+        let mut products: BTreeMap<ProductId, Vec<Arc<Manifest>>> = BTreeMap::new();
         for &(p, v) in wanted {
             if let Some(m) = self.0.release(p, v) {
                 let releases = products.entry(p.clone()).or_default();
-                if !releases.iter().any(|r| std::sync::Arc::ptr_eq(r, m)) {
-                    releases.push(std::sync::Arc::clone(m));
+                if !releases.iter().any(|r| Arc::ptr_eq(r, m)) {
+                    releases.push(Arc::clone(m));
                 }
             }
         }
@@ -106,8 +105,7 @@ impl CatalogSource for Exact<'_> {
         &self,
         products: &[(&ProductId, Option<&Version>)],
     ) -> Result<Catalog, InputErrors> {
-        let mut out: BTreeMap<ProductId, Vec<std::sync::Arc<crate::manifest::Manifest>>> =
-            BTreeMap::new();
+        let mut out: BTreeMap<ProductId, Vec<Arc<Manifest>>> = BTreeMap::new();
         for &(p, floor) in products {
             let floor = floor.and_then(Version::order_key);
             let releases: Vec<_> = self
