@@ -192,32 +192,29 @@ pub fn reload_for(
     Some(reload_from(Arc::new(reread)))
 }
 
-/// The catalog a command that reads `scope` works on, and how its explanations read more of
-/// it: a database's, read in part already, with [`reload_for`] (the first item `None`: the
-/// catalog read is the one); a directory's, read whole, narrowed to `scope` in memory as a
-/// database reads it, with a [`Reread::in_memory`] over every release. Explanations then ask
-/// most questions of a model over the releases a question can use and read more in rounds,
-/// as over a database, with the same answers (on the hard family with capabilities at 5,000
-/// from a directory, `upgrades` went from 10.0-10.3 s to 8.3-9.2 s, same bytes; reading the
-/// 200,000 manifests is about 4 s of either).
+/// The catalog a command that reads `scope` (of the environment) works on, and how its
+/// explanations read more of it: a database's, read in part already, with a [`Reread`] of its
+/// locations (the first item `None`: the catalog read is the one); a directory's, read
+/// whole, narrowed to the scope in memory as a database reads it, with a
+/// [`Reread::in_memory`] over every release. Explanations then ask most questions of a model
+/// over the releases a question can use and read more in rounds, as over a database, with
+/// the same answers (on the hard family with capabilities at 5,000 from a directory,
+/// `upgrades` went from 10.0-10.3 s to 8.3-9.2 s, same bytes; reading the 200,000 manifests
+/// is about 4 s of either).
 pub fn scoped_for(
     inputs: &Inputs,
     targets: &[ProductId],
-    scope: &Scope,
+    scope: impl FnOnce(&Environment) -> Scope,
 ) -> (Option<Catalog>, Option<Reload>) {
-    if let Some(reload) = reload_for(&inputs.env, &inputs.catalog_path, targets) {
-        return (None, Some(reload));
-    }
-    let directories = config::locations(&inputs.catalog_path).is_ok_and(|locations| {
-        locations
-            .iter()
-            .all(|l| matches!(l, compat::catalog::Location::Directory(_)))
-    });
-    if !directories {
+    let Ok(locations) = config::locations(&inputs.catalog_path) else {
         return (None, None);
+    };
+    // `Reread::new` is the one place that tells a catalog read in part from directories
+    if let Some(reread) = Reread::new(locations, &inputs.env, targets) {
+        return (None, Some(reload_from(Arc::new(reread))));
     }
     let whole = Arc::new(inputs.catalog.clone());
-    let narrowed = whole.scoped(scope);
+    let narrowed = whole.scoped(&scope(&inputs.env));
     let reread = Reread::in_memory(whole, &inputs.env, targets);
     (Some(narrowed), Some(reload_from(Arc::new(reread))))
 }

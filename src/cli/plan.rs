@@ -107,7 +107,7 @@ pub fn run(args: &PlanArgs, stdin: &mut dyn Read, layout: &Layout) -> Result<Out
     let scope = |env: &_| Scope::upgrades(env, &named, args.allow_downgrade, args.allow_install);
     let mut inputs = load_inputs(&args.inputs, stdin, scope)?;
     let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
-    let (narrowed, reload) = scoped_for(&inputs, &named, &scope(&inputs.env));
+    let (narrowed, reload) = scoped_for(&inputs, &named, scope);
     let (env, catalog) = (&inputs.env, narrowed.as_ref().unwrap_or(&inputs.catalog));
     let progress = CommandProgress::new("planning", args.progress);
     let request = compat::plan::Request {

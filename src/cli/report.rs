@@ -81,7 +81,7 @@ pub fn run(args: &ReportArgs, stdin: &mut dyn Read) -> Result<Outcome, CliError>
     };
 
     // upgrades and `plan --all` share the one deadline, and the catalog as they read it
-    let (narrowed, reload) = scoped_for(&inputs, &[], &Scope::upgrades(env, [], false, false));
+    let (narrowed, reload) = scoped_for(&inputs, &[], |env| Scope::upgrades(env, [], false, false));
     let catalog = narrowed.as_ref().unwrap_or(&inputs.catalog);
     let progress = CommandProgress::new("upgrades", args.progress);
     let upgrades = compat::upgrade::upgrades_reporting(

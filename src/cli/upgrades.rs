@@ -64,11 +64,7 @@ pub fn run(
     };
     let mut inputs = load_inputs(&single, stdin, |env| Scope::upgrades(env, [], false, false))?;
     let policy_warnings = args.policy.apply(&mut inputs.env, &inputs.config)?;
-    let (narrowed, reload) = scoped_for(
-        &inputs,
-        &[],
-        &Scope::upgrades(&inputs.env, [], false, false),
-    );
+    let (narrowed, reload) = scoped_for(&inputs, &[], |env| Scope::upgrades(env, [], false, false));
     let (env, catalog) = (&inputs.env, narrowed.as_ref().unwrap_or(&inputs.catalog));
     let progress = CommandProgress::new("upgrades", args.progress);
     let list = compat::upgrade::upgrades_reporting(
