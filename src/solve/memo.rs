@@ -153,8 +153,19 @@ impl Model<'_> {
             reach,
             with_today,
             fits_today,
+            facets,
             ..
         } = from.memo;
+        // Every product as it was (the first explanation round of `upgrades`, over the
+        // catalog its examining model had): the section 9 index is the same, with all it
+        // worked out since (on the hard family with capabilities at 5,000, a build of about
+        // 120 ms that left a core idle).
+        if same.iter().all(|&s| s)
+            && from.neighbors == self.neighbors
+            && let Some(index) = facets.into_inner()
+        {
+            let _ = self.memo.facets.set(index);
+        }
         // in parallel (a round's model waits for it, and most of its time is freeing what
         // does not hold: 15-50 ms a round on one thread at 5,000 products)
         let rows = compatible.into_par_iter().zip(judged);

@@ -453,8 +453,13 @@ impl<'a> Model<'a> {
     /// Shares with the models built before (and after) over the same environment and policy,
     /// each over more of the catalog, what reading more cannot change
     /// ([`super::facets::Carried`]): [`Model::facets`] then judges only what it lacks. Call it
-    /// before the first [`Model::facets`]; later it changes nothing.
+    /// before the first [`Model::facets`] (or after [`Model::inherit`] gave it one, which it
+    /// then shares); later it changes nothing.
     pub fn carry(&self, carried: Arc<super::facets::Carried>) {
+        // an index inherited whole was built before anything was shared
+        if let Some(Some(index)) = self.memo.facets.get() {
+            carried.learn(index);
+        }
         let _ = self.memo.carried.set(carried);
     }
 

@@ -113,6 +113,14 @@ pub struct Carried {
     support: RuleSupport,
 }
 
+impl Carried {
+    /// Takes what `index` judged that more of the catalog read cannot change, unless known
+    /// already: for an index built before this was shared (an index a model inherits).
+    pub fn learn(&self, index: &FacetIndex) {
+        self.tolerance.get_or_init(|| index.tolerance());
+    }
+}
+
 /// Whether each kept entity's items fail today ([`Item::tolerated`]), by entity and entry.
 #[derive(Debug, Default)]
 struct Tolerance(BTreeMap<String, BTreeMap<Source, bool>>);
@@ -524,7 +532,7 @@ impl FacetIndex {
         index.choices = index.choices(model);
         index.tolerate(model);
         if let Some(carried) = model.memo.carried.get() {
-            carried.tolerance.get_or_init(|| index.tolerance());
+            carried.learn(&index);
         }
         Some(index)
     }
