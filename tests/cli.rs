@@ -845,14 +845,14 @@ fn plans_that_fail_among_namespaces_write_no_environment() {
 }
 
 /// A plan whose final state has an error today's environment has not (with
-/// `--allow-install`, an input is not judged against an entity created for it, so c 4.0.0
-/// is created beside a although it declares no output for a's input) is not proven (exit
-/// 4) and writes no environment, saying why.
+/// `--allow-install`, a c created beside a is seen by b, whose optional dependency on c it
+/// breaks, which the planning model does not judge) is not proven (exit 4) and writes no
+/// environment, saying why.
 #[test]
 fn plans_whose_final_state_is_invalid_write_no_environment() {
     let dir = scratch("write-env-invalid");
     let out = dir.join("next.yml");
-    let case = "testdata/instances/created-unfed";
+    let case = "testdata/instances/created-seen";
     let planned = compat(&[
         "plan",
         &format!("{case}/env.yml"),
@@ -867,7 +867,7 @@ fn plans_whose_final_state_is_invalid_write_no_environment() {
     assert_eq!(planned.status.code(), Some(4));
     let stdout = String::from_utf8_lossy(&planned.stdout);
     assert!(
-        stdout.contains("missing-output: a (g:a 1.0.0) input in0 from g:c"),
+        stdout.contains("version-too-high: b (g:b 1.0.0) optionally requires g:c"),
         "{stdout}"
     );
     let stderr = String::from_utf8_lossy(&planned.stderr);

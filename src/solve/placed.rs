@@ -1159,10 +1159,12 @@ impl<'a> Model<'a> {
     fn served(&self, d: &Dependency, q: usize, kept: &[&Version], b: Value) -> bool {
         match b {
             // nothing serves it: with --allow-install the plan creates an entity of `q` for
-            // it, at `q`'s version under `b` (see `plan::create`)
+            // it, running `q`'s catalog release under `b` (see `plan::create`: a version the
+            // catalog has no manifest of is never created, as it would be a finding of its
+            // own)
             _ if kept.is_empty() && !d.optional && self.policy.allow_install => self.vars[q]
-                .version(b)
-                .is_some_and(|v| constraint::dependency_holds(d, [v])),
+                .created(b)
+                .is_some_and(|(v, m)| m.is_some() && constraint::dependency_holds(d, [v])),
             _ if kept.is_empty() => constraint::dependency_absent(d) == Verdict::Holds,
             Value::Keep => constraint::dependency_holds(d, kept.iter().copied()),
             Value::Release(j) => {

@@ -100,6 +100,7 @@ impl<'a> Model<'a> {
             None => sources.iter().find(|r| r.entity == name).copied(),
         };
         let criteria = release.facets().instances.get(&vq.product);
+        let created = self.created_source(release, q, b);
         let mut out = Vec::new();
         for (entity, home) in declarers {
             let mut running = vec![Running {
@@ -148,11 +149,51 @@ impl<'a> Model<'a> {
                 match feed {
                     Feed::MissingOutput(s) => out.push(fault(Code::MissingOutput, Some(s))),
                     Feed::Unfed => out.push(fault(Code::UnfedInput, None)),
-                    Feed::Fed(_) | Feed::Quiet => {}
+                    // nothing serves the dependency: the entity the plan creates for it
+                    // feeds the input
+                    Feed::Quiet => out.extend(created.and_then(|(version, facets)| {
+                        let output = input.output.as_ref()?;
+                        (!facets.outputs.contains(output)).then(|| Fault {
+                            entity: vp.installed().then(|| entity.to_owned()),
+                            code: Code::MissingOutput,
+                            source: Some((version.to_string(), None)),
+                        })
+                    })),
+                    Feed::Fed(_) => {}
                 }
             }
         }
         out
+    }
+
+    /// What an entity of installed product `q` runs (its version and facets) when a plan
+    /// with `--allow-install` creates one under `b` for a declarer of `release` that sees
+    /// none of `q`'s entities: `release` requires `q` and `q`'s version under `b` satisfies
+    /// that, and the catalog has that release, as [`Model::meets_from`] assumes such an
+    /// entity (`plan::create` makes it); `None` when no such entity is made (a product not installed is judged product-wide,
+    /// its planned entity in the world).
+    fn created_source(
+        &self,
+        release: &Manifest,
+        q: usize,
+        b: Value,
+    ) -> Option<(&'a crate::version::Version, &'a Facets)> {
+        let vq = &self.vars[q];
+        if !self.policy.allow_install || !vq.installed() {
+            return None;
+        }
+        let (version, Some(manifest)) = vq.created(b)? else {
+            return None; // never created without a catalog release
+        };
+        release
+            .dependencies
+            .iter()
+            .any(|d| {
+                d.product == vq.product
+                    && !d.optional
+                    && crate::constraint::dependency_holds(d, [version])
+            })
+            .then(|| (version, manifest.facets()))
     }
 
     /// The entities of `p` that run `release` under `a`, each with the place an install of
