@@ -247,10 +247,15 @@ impl FleetUpgrades {
     }
 }
 
+/// Per environment: the catalog its upgrades are worked out on when not the fleet's own
+/// (`None`: the fleet's), and where its explanations read more of the catalog.
+pub type PerEnvironment = dyn Fn(&Environment) -> (Option<Catalog>, Option<Reload>) + Sync;
+
 /// The upgrade rows of each environment (as [`upgrade::upgrades_with`], with the engine,
-/// deadline and, per environment, where explanations read more of the catalog), in
-/// parallel, and what they say together; `progress` is told how many environments are done
-/// of how many (stage `examining environments`), at the sink's pace.
+/// deadline and, per environment, the catalog narrowed to it and where explanations read
+/// more of the catalog: `scoped`), in parallel, and what they say together; `progress` is
+/// told how many environments are done of how many (stage `examining environments`), at the
+/// sink's pace.
 #[must_use]
 pub fn upgrades(
     envs: &[Environment],
@@ -258,15 +263,23 @@ pub fn upgrades(
     pre: bool,
     engine: &dyn Engine,
     deadline: Option<std::time::Instant>,
-    reload: &(dyn Fn(&Environment) -> Option<Reload> + Sync),
+    scoped: &PerEnvironment,
     progress: Option<ProgressSink>,
 ) -> FleetUpgrades {
     let counter = progress.map(|sink| Counter::new(sink, "examining environments", envs.len()));
     let members: Vec<(MemberUpgrades, SafeAlone)> = envs
         .par_iter()
         .map(|env| {
-            let rows =
-                upgrade::upgrades_with(env, catalog, pre, engine, deadline, reload(env).as_ref());
+            let (narrowed, reload) = scoped(env);
+            let rows = upgrade::upgrades_with(
+                env,
+                narrowed.as_ref().unwrap_or(catalog),
+                pre,
+                engine,
+                deadline,
+                reload.as_ref(),
+            );
+            drop(narrowed);
             let member = MemberUpgrades {
                 environment: env.name.clone(),
                 file: Arc::clone(&env.file),
@@ -489,9 +502,9 @@ mod tests {
             let seen = Arc::clone(&seen);
             ProgressSink::new(move |p: &Progress| seen.lock().unwrap().push((p.done, p.total)))
         };
-        let no_reload = |_: &Environment| None;
+        let as_read = |_: &Environment| (None, None);
         let engine = crate::solve::default_engine();
-        let run = |sink| upgrades(&envs, &catalog, false, engine, None, &no_reload, sink);
+        let run = |sink| upgrades(&envs, &catalog, false, engine, None, &as_read, sink);
         let quiet = run(None);
         let told = run(Some(sink.every(std::time::Duration::ZERO)));
         assert_eq!(told.members.len(), quiet.members.len());
@@ -508,7 +521,7 @@ mod tests {
     #[test]
     fn an_upgrade_is_safe_everywhere_only_where_it_fits_every_environment() {
         let catalog = catalog();
-        let no_reload = |_: &Environment| None;
+        let as_read = |_: &Environment| (None, None);
         let run = |envs: &[Environment]| {
             upgrades(
                 envs,
@@ -516,7 +529,7 @@ mod tests {
                 false,
                 crate::solve::default_engine(),
                 None,
-                &no_reload,
+                &as_read,
                 None,
             )
         };

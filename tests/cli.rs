@@ -323,6 +323,20 @@ mod catalog {
         for (i, (catalog, env)) in cases.iter().enumerate() {
             let db = dir.join(format!("c{i}.db"));
             assert_eq!(import(&[catalog], &db).status.code(), Some(0));
+            // a fleet: the same file twice (by two names), and the examples' three
+            let twice = format!("./{env}");
+            let fleet = if *catalog == "testdata/examples/catalog" {
+                vec![
+                    "upgrades",
+                    "testdata/examples/env-broken.yml",
+                    "testdata/examples/env-valid.yml",
+                    "testdata/cases/unknown-release/env.yml",
+                    "-f",
+                    "json",
+                ]
+            } else {
+                vec!["upgrades", env, &twice, "-f", "json"]
+            };
             let mut commands: Vec<Vec<&str>> = ["human", "json", "junit", "github", "sarif"]
                 .iter()
                 .map(|f| vec!["validate", env, "-f", f])
@@ -335,6 +349,7 @@ mod catalog {
                 vec!["plan", env, "--target", "g:app", "-f", "json"],
                 vec!["order", env, "--from-scratch", "-f", "json"],
                 vec!["graph", env],
+                fleet,
             ]);
             for command in commands {
                 let run = |source: &str| {

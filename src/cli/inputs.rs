@@ -179,19 +179,6 @@ pub fn load_inputs(
     })
 }
 
-/// For a database catalog, which is read only as far as the command's own policy needs
-/// ([`Scope::upgrades`]), a way for explanations to read what a relaxed policy reaches when
-/// they check a fix ([`Reread`] decides what and reads each once). A directory is read whole
-/// already: `None`.
-pub fn reload_for(
-    env: &Environment,
-    catalog_path: &[PathBuf],
-    targets: &[ProductId],
-) -> Option<Reload> {
-    let reread = Reread::new(config::locations(catalog_path).ok()?, env, targets)?;
-    Some(reload_from(Arc::new(reread)))
-}
-
 /// The catalog a command that reads `scope` (of the environment) works on, and how its
 /// explanations read more of it: a database's, read in part already, with a [`Reread`] of its
 /// locations (the first item `None`: the catalog read is the one); a directory's, read
@@ -217,6 +204,31 @@ pub fn scoped_for(
     let narrowed = whole.scoped(&scope(&inputs.env));
     let reread = Reread::in_memory(whole, &inputs.env, targets);
     (Some(narrowed), Some(reload_from(Arc::new(reread))))
+}
+
+/// [`scoped_for`] for each environment of a fleet: a database's catalog, read for the whole
+/// fleet, as it is, with a [`Reread`] per environment; a directory's narrowed to each
+/// environment's upgrades scope (the union of scopes a database reads for the fleet holds
+/// every environment's, and explanations read more in rounds either way).
+pub fn scoped_each(inputs: &super::fleet::FleetInputs) -> Box<compat::fleet::PerEnvironment> {
+    let (Ok(locations), Some(first)) =
+        (config::locations(&inputs.catalog_path), inputs.envs.first())
+    else {
+        return Box::new(|_| (None, None));
+    };
+    // `Reread::new` is the one place that tells a catalog read in part from directories
+    if Reread::new(locations.clone(), first, &[]).is_some() {
+        return Box::new(move |env| {
+            let reread = Reread::new(locations.clone(), env, &[]);
+            (None, reread.map(|r| reload_from(Arc::new(r))))
+        });
+    }
+    let whole = Arc::new(inputs.catalog.clone());
+    Box::new(move |env| {
+        let narrowed = whole.scoped(&Scope::upgrades(env, [], false, false));
+        let reread = Reread::in_memory(Arc::clone(&whole), env, &[]);
+        (Some(narrowed), Some(reload_from(Arc::new(reread))))
+    })
 }
 
 /// The explanations' way to read more through `reread`.

@@ -40,7 +40,7 @@ use compat::loader;
 use compat::report::layout::Layout;
 use compat::version::Version;
 pub use config::{CatalogArg, ConfigArgs, format_in_force};
-pub use inputs::{InputArgs, PolicyArg, SourceArgs, load_inputs, reload_for, scoped_for};
+pub use inputs::{InputArgs, PolicyArg, SourceArgs, load_inputs, scoped_each, scoped_for};
 
 /// Keep environments of many products healthy: validate version constraints, list safe
 /// upgrades, plan them.

@@ -10,7 +10,7 @@ use compat::report::layout::Layout;
 
 use super::progress::CommandProgress;
 use super::upgrades::UpgradesArgs;
-use super::{CUT_SHORT, CliError, OrderFormat, Outcome, reload_for};
+use super::{CUT_SHORT, CliError, OrderFormat, Outcome, scoped_each};
 
 pub fn run(
     args: &UpgradesArgs,
@@ -22,8 +22,7 @@ pub fn run(
         Scope::upgrades(env, [], false, false)
     })?;
     let policy_warnings = args.policy.apply_all(&mut inputs.envs, &inputs.config)?;
-    let reload =
-        |env: &compat::environment::Environment| reload_for(env, &inputs.catalog_path, &[]);
+    let scoped = scoped_each(&inputs);
     let progress = CommandProgress::new("upgrades", args.progress);
     let result = compat::fleet::upgrades(
         &inputs.envs,
@@ -31,7 +30,7 @@ pub fn run(
         args.pre,
         compat::solve::default_engine(),
         deadline,
-        &reload,
+        &*scoped,
         progress.sink(),
     );
     progress.finish();
