@@ -80,16 +80,21 @@ impl Upgrade {
     }
 }
 
-/// The picture of every installed product, sorted by product.
+/// The picture of every installed product, sorted by product, from `catalog` held whole: it
+/// is read as a database is ([`Reload::narrowing`]), the scope of `upgrades` first and more
+/// in the explanations' rounds, with the same answers as over every release.
 #[must_use]
 pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade> {
+    let scope = crate::catalog::Scope::upgrades(env, [], false, false);
+    let (narrowed, reload) =
+        Reload::narrowing(std::sync::Arc::new(catalog.clone()), env, &[], &scope);
     upgrades_with(
         env,
-        catalog,
+        &narrowed,
         pre,
         crate::solve::default_engine(),
         None,
-        None,
+        Some(&reload),
     )
 }
 

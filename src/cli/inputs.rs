@@ -198,12 +198,11 @@ pub fn scoped_for(
     };
     // `Reread::new` is the one place that tells a catalog read in part from directories
     if let Some(reread) = Reread::new(locations, &inputs.env, targets) {
-        return (None, Some(reload_from(Arc::new(reread))));
+        return (None, Some(Reload::rereading(reread)));
     }
     let whole = Arc::new(inputs.catalog.clone());
-    let narrowed = whole.scoped(&scope(&inputs.env));
-    let reread = Reread::in_memory(whole, &inputs.env, targets);
-    (Some(narrowed), Some(reload_from(Arc::new(reread))))
+    let (narrowed, reload) = Reload::narrowing(whole, &inputs.env, targets, &scope(&inputs.env));
+    (Some(narrowed), Some(reload))
 }
 
 /// [`scoped_for`] for each environment of a fleet: a database's catalog, read for the whole
@@ -220,24 +219,13 @@ pub fn scoped_each(inputs: &super::fleet::FleetInputs) -> Box<compat::fleet::Per
     if Reread::new(locations.clone(), first, &[]).is_some() {
         return Box::new(move |env| {
             let reread = Reread::new(locations.clone(), env, &[]);
-            (None, reread.map(|r| reload_from(Arc::new(r))))
+            (None, reread.map(Reload::rereading))
         });
     }
     let whole = Arc::new(inputs.catalog.clone());
     Box::new(move |env| {
-        let narrowed = whole.scoped(&Scope::upgrades(env, [], false, false));
-        let reread = Reread::in_memory(Arc::clone(&whole), env, &[]);
-        (Some(narrowed), Some(reload_from(Arc::new(reread))))
+        let scope = Scope::upgrades(env, [], false, false);
+        let (narrowed, reload) = Reload::narrowing(Arc::clone(&whole), env, &[], &scope);
+        (Some(narrowed), Some(reload))
     })
-}
-
-/// The explanations' way to read more through `reread`.
-fn reload_from(reread: Arc<Reread>) -> Reload {
-    let whole = Arc::clone(&reread);
-    let providers = Arc::clone(&reread);
-    Reload::new(
-        move |policy| reread.upgrades(policy.allow_downgrade, policy.allow_install),
-        move |products| whole.products(products),
-        move |capability| providers.providers(capability),
-    )
 }

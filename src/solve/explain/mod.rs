@@ -270,6 +270,35 @@ impl Reload {
         }
     }
 
+    /// Reading more through `reread` (a database's locations, or a catalog held whole in
+    /// memory): each policy's scope, products whole, capability providers.
+    #[must_use]
+    pub fn rereading(reread: crate::catalog::Reread) -> Self {
+        let reread = Arc::new(reread);
+        let (whole, providers) = (Arc::clone(&reread), Arc::clone(&reread));
+        Reload::new(
+            move |policy| reread.upgrades(policy.allow_downgrade, policy.allow_install),
+            move |products| whole.products(products),
+            move |capability| providers.providers(capability),
+        )
+    }
+
+    /// A catalog held whole (`whole`) read as a database is: narrowed to `scope` (the
+    /// command's, over `env` with these `--target` products), with the reading of more of it
+    /// in the explanations' rounds. The answers are those over every release; most questions
+    /// are asked of a model over fewer.
+    #[must_use]
+    pub fn narrowing(
+        whole: Arc<Catalog>,
+        env: &Environment,
+        targets: &[ProductId],
+        scope: &crate::catalog::Scope,
+    ) -> (Catalog, Self) {
+        let narrowed = whole.scoped(scope);
+        let reread = crate::catalog::Reread::in_memory(whole, env, targets);
+        (narrowed, Reload::rereading(reread))
+    }
+
     /// The releases `policy` reaches; `None` when the catalog at hand holds them all.
     #[must_use]
     pub fn load(&self, policy: Policy) -> Option<Arc<Catalog>> {
