@@ -168,10 +168,10 @@ impl<'a> Model<'a> {
 
     /// What an entity of installed product `q` runs (its version and facets) when a plan
     /// with `--allow-install` creates one under `b` for a declarer of `release` that sees
-    /// none of `q`'s entities: `release` requires `q` and `q`'s version under `b` satisfies
+    /// none of `q`'s entities: `release` requires `q`, `q`'s version under `b` satisfies
     /// that, and the catalog has that release, as [`Model::meets_from`] assumes such an
-    /// entity (`plan::create` makes it); `None` when no such entity is made (a product not installed is judged product-wide,
-    /// its planned entity in the world).
+    /// entity (`plan::create` makes it). `None` when no such entity is made (a product not
+    /// installed is judged product-wide, its planned entity in the world).
     fn created_source(
         &self,
         release: &Manifest,
