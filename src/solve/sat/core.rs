@@ -441,22 +441,15 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         let lifts = Lifts::new(lifted);
         let mut freeing = 0;
         self.probed = false;
+        // The selectors in force, worked out again only when encoding added some (selectors
+        // are only ever added, and what filters them is fixed for this call): a fix check's
+        // rounds make tens of calls over thousands of selectors.
+        let mut in_force: (usize, Vec<Lit>) = (usize::MAX, Vec::new());
         loop {
-            // The policy and the question are assumed before the declarations: the solver
-            // then rules a left-out release out by its policy rule (one part, which a flag
-            // lifts) rather than by whatever its declarations break.
-            let mut active: Vec<(bool, Lit)> = self
-                .selectors
-                .iter()
-                .filter(|(c, _)| match c {
-                    Cause::Excluded { product, rule } => !lifts.covers(*rule, *product),
-                    _ => true,
-                })
-                .filter(|(c, _)| self.within.as_ref().is_none_or(|w| w.assumed.contains(c)))
-                .map(|(c, &l)| (matches!(c, Cause::Declares { .. }), l))
-                .collect();
-            active.sort_by_key(|&(declares, _)| declares);
-            let active: Vec<Lit> = active.into_iter().map(|(_, l)| l).collect();
+            if in_force.0 != self.selectors.len() {
+                in_force = (self.selectors.len(), self.in_force(&lifts));
+            }
+            let active = &in_force.1;
             let held: Vec<(usize, Lit)> = self
                 .order
                 .iter()
@@ -529,6 +522,25 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 Answer::Interrupted => return Err(()),
             }
         }
+    }
+
+    /// The selectors [`Explainer::find_core`] assumes with the rules in `lifts` lifted (and,
+    /// minimizing apart, those [`Within::assumed`] keeps). The policy and the question come
+    /// before the declarations: the solver then rules a left-out release out by its policy
+    /// rule (one part, which a flag lifts) rather than by whatever its declarations break.
+    fn in_force(&self, lifts: &Lifts) -> Vec<Lit> {
+        let mut active: Vec<(bool, Lit)> = self
+            .selectors
+            .iter()
+            .filter(|(c, _)| match c {
+                Cause::Excluded { product, rule } => !lifts.covers(*rule, *product),
+                _ => true,
+            })
+            .filter(|(c, _)| self.within.as_ref().is_none_or(|w| w.assumed.contains(c)))
+            .map(|(c, &l)| (matches!(c, Cause::Declares { .. }), l))
+            .collect();
+        active.sort_by_key(|&(declares, _)| declares);
+        active.into_iter().map(|(_, l)| l).collect()
     }
 
     /// The products [`Explainer::find_core`] starts free: those the question asks to move.
