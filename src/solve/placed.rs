@@ -1158,19 +1158,38 @@ impl<'a> Model<'a> {
     /// `kept`.
     fn served(&self, d: &Dependency, q: usize, kept: &[&Version], b: Value) -> bool {
         match b {
-            // nothing serves it: with --allow-install the plan creates an entity of `q` for
-            // it, running `q`'s catalog release under `b` (see `plan::create`: a version the
-            // catalog has no manifest of is never created, as it would be a finding of its
-            // own)
-            _ if kept.is_empty() && !d.optional && self.policy.allow_install => self.vars[q]
-                .created(b)
-                .is_some_and(|(v, m)| m.is_some() && constraint::dependency_holds(d, [v])),
+            // nothing serves it: the plan may create an entity of `q` for it
+            _ if kept.is_empty() && !d.optional && self.policy.allow_install => {
+                self.created_for(d, q, b).is_some()
+            }
             _ if kept.is_empty() => constraint::dependency_absent(d) == Verdict::Holds,
             Value::Keep => constraint::dependency_holds(d, kept.iter().copied()),
             Value::Release(j) => {
                 constraint::dependency_holds(d, [&self.vars[q].releases[j].version])
             }
             Value::Absent => constraint::dependency_holds(d, []),
+        }
+    }
+
+    /// What an entity of `q` that a plan creates under `b` for a declarer's dependency `d`
+    /// that nothing serves runs (`plan::create` makes one): with `--allow-install`, for a
+    /// required `d`, `q`'s catalog release under `b` when `d` holds for it (a version the
+    /// catalog has no manifest of is never created, as it would be a finding of its own);
+    /// `None` when no entity is created.
+    pub(super) fn created_for(
+        &self,
+        d: &Dependency,
+        q: usize,
+        b: Value,
+    ) -> Option<(&'a Version, &'a Manifest)> {
+        if !self.policy.allow_install || d.optional {
+            return None;
+        }
+        match self.vars[q].created(b)? {
+            (version, Some(release)) if constraint::dependency_holds(d, [version]) => {
+                Some((version, release))
+            }
+            _ => None,
         }
     }
 

@@ -166,12 +166,11 @@ impl<'a> Model<'a> {
         out
     }
 
-    /// What an entity of installed product `q` runs (its version and facets) when a plan
-    /// with `--allow-install` creates one under `b` for a declarer of `release` that sees
-    /// none of `q`'s entities: `release` requires `q`, `q`'s version under `b` satisfies
-    /// that, and the catalog has that release, as [`Model::meets_from`] assumes such an
-    /// entity (`plan::create` makes it). `None` when no such entity is made (a product not
-    /// installed is judged product-wide, its planned entity in the world).
+    /// What the entity a plan creates of installed product `q` under `b` runs (its version and
+    /// facets), for a declarer of `release` that sees none of `q`'s entities: that of
+    /// [`Model::created_for`] for `release`'s dependency on `q`, as [`Model::meets_from`]
+    /// judges it. `None` when no such entity is made (a product not installed is judged
+    /// product-wide, its planned entity in the world).
     fn created_source(
         &self,
         release: &Manifest,
@@ -179,21 +178,15 @@ impl<'a> Model<'a> {
         b: Value,
     ) -> Option<(&'a crate::version::Version, &'a Facets)> {
         let vq = &self.vars[q];
-        if !self.policy.allow_install || !vq.installed() {
+        if !vq.installed() {
             return None;
         }
-        let (version, Some(manifest)) = vq.created(b)? else {
-            return None; // never created without a catalog release
-        };
         release
             .dependencies
             .iter()
-            .any(|d| {
-                d.product == vq.product
-                    && !d.optional
-                    && crate::constraint::dependency_holds(d, [version])
-            })
-            .then(|| (version, manifest.facets()))
+            .filter(|d| d.product == vq.product)
+            .find_map(|d| self.created_for(d, q, b))
+            .map(|(version, created)| (version, created.facets()))
     }
 
     /// The entities of `p` that run `release` under `a`, each with the place an install of
