@@ -249,7 +249,7 @@ impl FleetUpgrades {
 
 /// Per environment: the catalog its upgrades are worked out on when not the fleet's own
 /// (`None`: the fleet's), and where its explanations read more of the catalog.
-pub type PerEnvironment = dyn Fn(&Environment) -> (Option<Catalog>, Option<Reload>) + Sync;
+pub type PerEnvironment<'a> = dyn Fn(&Environment) -> (Option<Catalog>, Option<Reload>) + Sync + 'a;
 
 /// The upgrade rows of each environment (as [`upgrade::upgrades_with`], with the engine,
 /// deadline and, per environment, the catalog narrowed to it and where explanations read
@@ -263,7 +263,7 @@ pub fn upgrades(
     pre: bool,
     engine: &dyn Engine,
     deadline: Option<std::time::Instant>,
-    scoped: &PerEnvironment,
+    scoped: &PerEnvironment<'_>,
     progress: Option<ProgressSink>,
 ) -> FleetUpgrades {
     let counter = progress.map(|sink| Counter::new(sink, "examining environments", envs.len()));

@@ -196,36 +196,44 @@ pub fn scoped_for(
     let Ok(locations) = config::locations(&inputs.catalog_path) else {
         return (None, None);
     };
-    // `Reread::new` is the one place that tells a catalog read in part from directories
-    if let Some(reread) = Reread::new(locations, &inputs.env, targets) {
-        return (None, Some(Reload::rereading(reread)));
-    }
-    let whole = Arc::new(inputs.catalog.clone());
-    let (narrowed, reload) = Reload::narrowing(whole, &inputs.env, targets, &scope(&inputs.env));
-    (Some(narrowed), Some(reload))
+    let whole = || Arc::new(inputs.catalog.clone());
+    scoped_in(&locations, whole, &inputs.env, targets, scope)
 }
 
-/// [`scoped_for`] for each environment of a fleet: a database's catalog, read for the whole
-/// fleet, as it is, with a [`Reread`] per environment; a directory's narrowed to each
-/// environment's upgrades scope (the union of scopes a database reads for the fleet holds
-/// every environment's, and explanations read more in rounds either way).
-pub fn scoped_each(inputs: &super::fleet::FleetInputs) -> Box<compat::fleet::PerEnvironment> {
-    let (Ok(locations), Some(first)) =
-        (config::locations(&inputs.catalog_path), inputs.envs.first())
-    else {
-        return Box::new(|_| (None, None));
-    };
-    // `Reread::new` is the one place that tells a catalog read in part from directories
-    if Reread::new(locations.clone(), first, &[]).is_some() {
-        return Box::new(move |env| {
-            let reread = Reread::new(locations.clone(), env, &[]);
-            (None, reread.map(Reload::rereading))
-        });
+/// [`scoped_for`] for each environment of a fleet (its `upgrades` scope): a database's
+/// catalog, read for the whole fleet, as it is (the union of the scopes holds each one's),
+/// with a [`Reread`] per environment; a directory's narrowed to each environment's scope,
+/// from one copy of the catalog shared by all.
+pub fn scoped_each<'i>(
+    catalog: &'i Catalog,
+    catalog_path: &[PathBuf],
+) -> impl Fn(&Environment) -> (Option<Catalog>, Option<Reload>) + Sync + 'i {
+    let locations = config::locations(catalog_path).ok();
+    let shared: std::sync::OnceLock<Arc<Catalog>> = std::sync::OnceLock::new();
+    move |env: &Environment| {
+        let Some(locations) = &locations else {
+            return (None, None);
+        };
+        let whole = || Arc::clone(shared.get_or_init(|| Arc::new(catalog.clone())));
+        scoped_in(locations, whole, env, &[], |env| {
+            Scope::upgrades(env, [], false, false)
+        })
     }
-    let whole = Arc::new(inputs.catalog.clone());
-    Box::new(move |env| {
-        let scope = Scope::upgrades(env, [], false, false);
-        let (narrowed, reload) = Reload::narrowing(Arc::clone(&whole), env, &[], &scope);
-        (Some(narrowed), Some(reload))
-    })
+}
+
+/// One environment's catalog and rereading over `locations`: [`Reread::new`], the one place
+/// that tells a catalog read in part from directories, for a database; else `whole()`, the
+/// directories' catalog, narrowed to `scope`.
+fn scoped_in(
+    locations: &[compat::catalog::Location],
+    whole: impl FnOnce() -> Arc<Catalog>,
+    env: &Environment,
+    targets: &[ProductId],
+    scope: impl FnOnce(&Environment) -> Scope,
+) -> (Option<Catalog>, Option<Reload>) {
+    if let Some(reread) = Reread::new(locations.to_vec(), env, targets) {
+        return (None, Some(Reload::rereading(reread)));
+    }
+    let (narrowed, reload) = Reload::narrowing(whole(), env, targets, &scope(env));
+    (Some(narrowed), Some(reload))
 }

@@ -22,7 +22,7 @@ pub fn run(
         Scope::upgrades(env, [], false, false)
     })?;
     let policy_warnings = args.policy.apply_all(&mut inputs.envs, &inputs.config)?;
-    let scoped = scoped_each(&inputs);
+    let scoped = scoped_each(&inputs.catalog, &inputs.catalog_path);
     let progress = CommandProgress::new("upgrades", args.progress);
     let result = compat::fleet::upgrades(
         &inputs.envs,
@@ -30,7 +30,7 @@ pub fn run(
         args.pre,
         compat::solve::default_engine(),
         deadline,
-        &*scoped,
+        &scoped,
         progress.sink(),
     );
     progress.finish();
