@@ -125,6 +125,22 @@ pub struct Explained {
     pub encoded: usize,
 }
 
+impl Explained {
+    /// Only `conflict`, not settled: what it names is read before the question is asked
+    /// again. `encoded`: as [`Explained::encoded`].
+    #[must_use]
+    pub fn sketched(conflict: Conflict, encoded: usize) -> Self {
+        Explained {
+            conflict,
+            fixes: Vec::new(),
+            unchecked: Vec::new(),
+            beyond: None,
+            sketch: true,
+            encoded,
+        }
+    }
+}
+
 /// Whether a conflict is the final word on its question, so its fixes are worth checking
 /// (they are most of a conflict search's time). A caller that reads more of the catalog
 /// for a conflict naming a product it read in part, and asks again, says no for those: only

@@ -221,6 +221,15 @@ enum Answer {
     Grown,
 }
 
+/// What a fix check ([`Explainer::lifts`]) found.
+enum Check {
+    /// The question has an answer with the rules lifted.
+    Fix,
+    /// A core of the question with the rules lifted, naming none of them: lifting them
+    /// anywhere else leaves it whole.
+    Refuted(Vec<Lit>),
+}
+
 impl Drop for Explainer<'_, '_, '_> {
     fn drop(&mut self) {
         std::mem::take(&mut self.rows).hand_back(&self.order);
@@ -282,14 +291,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             lifted: Lifts::new(lifted).everywhere,
         };
         if settled.is_some_and(|settled| !settled(self.model, &conflict)) {
-            return Some(Explained {
-                conflict,
-                fixes: Vec::new(),
-                unchecked: Vec::new(),
-                beyond: None,
-                sketch: true,
-                encoded: self.order.len(),
-            });
+            return Some(Explained::sketched(conflict, self.order.len()));
         }
         let flags = conflict.flags();
         // --allow-install adds products to the question: the caller checks it with a model
@@ -307,16 +309,28 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             flags.iter().filter_map(|&f| rule(f)).collect()
         };
         let mut fixes: Vec<Vec<&'static str>> = Vec::new();
+        // the parts of refutations that name products read in part
+        let mut open: Vec<Cause> = Vec::new();
         for &flag in &checkable {
-            if matches!(self.lifts(lifted, &rules(&[flag]), &conflict), Ok(true)) {
+            if self.check(lifted, &rules(&[flag]), &conflict, settled, &mut open) {
                 fixes.push(vec![flag]);
             }
         }
         if fixes.is_empty()
+            && open.is_empty()
             && checkable.len() > 1
-            && let Ok(true) = self.lifts(lifted, &rules(&checkable), &conflict)
+            && self.check(lifted, &rules(&checkable), &conflict, settled, &mut open)
         {
             fixes.push(checkable.clone());
+        }
+        if !open.is_empty() {
+            // A flag refuted only over products read in part may be a fix once they are read
+            // whole (the releases it would lift there were not in the model): the question
+            // is a sketch naming them, asked again once they are read.
+            conflict.causes.extend(open);
+            conflict.causes.sort();
+            conflict.causes.dedup();
+            return Some(Explained::sketched(conflict, self.order.len()));
         }
         // The conflict behind the flags is settled too: one naming a product read in part
         // sends the question back to be asked again, so what would follow it (its own fix
@@ -343,6 +357,45 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         })
     }
 
+    /// Whether lifting `rules` (besides `lifted`) gives the question an answer
+    /// ([`Explainer::lifts`]). A refutation `settled` does not take as the final word (it
+    /// names a product read in part, whose releases the rules leave out may not all be in
+    /// the model) adds its parts to `open`: the caller reads those products and asks again.
+    fn check(
+        &mut self,
+        lifted: &[Lift],
+        rules: &[Exclusion],
+        conflict: &Conflict,
+        settled: Option<Settled<'_>>,
+        open: &mut Vec<Cause>,
+    ) -> bool {
+        let core = match self.lifts(lifted, rules, conflict) {
+            Ok(Check::Fix) => return true,
+            Ok(Check::Refuted(core)) => core,
+            Err(()) => return false,
+        };
+        let Some(settled) = settled else {
+            return false;
+        };
+        let refuted = |causes: Vec<Cause>| Conflict {
+            causes,
+            minimal: false,
+            lifted: Vec::new(),
+        };
+        let whole = refuted(self.causes(&core));
+        if settled(self.model, &whole) {
+            return false;
+        }
+        // a core as found names more than it needs: a minimal one may name only products
+        // read whole
+        let (core, _) = self.minimize(core);
+        let least = refuted(self.causes(&core));
+        if !settled(self.model, &least) {
+            open.extend(least.causes);
+        }
+        false
+    }
+
     /// Whether lifting `rules` (besides `lifted`) gives the question an answer, lifting them
     /// only as far as it takes: first for the products `conflict` names under them, then for
     /// those each next core names, until an answer (the rules lifted everywhere allow at
@@ -356,7 +409,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
         lifted: &[Lift],
         rules: &[Exclusion],
         conflict: &Conflict,
-    ) -> Result<bool, ()> {
+    ) -> Result<Check, ()> {
         let mut named: BTreeSet<(Exclusion, usize)> = conflict
             .causes
             .iter()
@@ -392,7 +445,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
             let found = self.find_core(&trial, &mut free);
             self.eager.clear();
             let Some(mut core) = found? else {
-                return Ok(true);
+                return Ok(Check::Fix);
             };
             core.sort_unstable();
             let more: Vec<(Exclusion, usize)> = self
@@ -407,7 +460,7 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
                 })
                 .collect();
             if more.is_empty() {
-                return Ok(false);
+                return Ok(Check::Refuted(core));
             }
             named.extend(more);
             // A deep cascade names one more product per round, and each round frees held
@@ -1362,7 +1415,10 @@ mod tests {
                 explainer.narrow_rounds = 0;
                 explainer.lifts(&[], &[wide], &conflict).unwrap();
                 explainer.narrow_rounds = super::NARROW_ROUNDS;
-                let fix = explainer.lifts(&[], &[then], &conflict).unwrap();
+                let fix = matches!(
+                    explainer.lifts(&[], &[then], &conflict).unwrap(),
+                    super::Check::Fix
+                );
                 let product = &strict.vars[p].product;
                 tally.record(
                     fix,
