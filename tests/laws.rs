@@ -3774,9 +3774,8 @@ mod fixes {
         plan.complete.then_some(plan.feasible)
     }
 
-    /// Every explanation of `upgrades` on the generated catalog: each fix listed holds, each
-    /// flag of the chain not listed alone does not.
-    fn fixes_hold(seed: u64, shape: Shape) -> Result<(), TestCaseError> {
+    /// The generated catalog and environment of 30 products with 8 releases each.
+    fn load(seed: u64, shape: Shape) -> (Catalog, environment::Environment) {
         let g = generate(Params {
             products: 30,
             releases: 8,
@@ -3790,6 +3789,13 @@ mod fixes {
             .collect();
         let catalog = Catalog::from_manifests(all).unwrap();
         let env = environment::parse(&g.environment, &Arc::from("env.yml"), "env").unwrap();
+        (catalog, env)
+    }
+
+    /// Every explanation of `upgrades` on the generated catalog: each fix listed holds, each
+    /// flag of the chain not listed alone does not.
+    fn fixes_hold(seed: u64, shape: Shape) -> Result<(), TestCaseError> {
+        let (catalog, env) = load(seed, shape);
         for row in compat::upgrade::upgrades(&env, &catalog, false) {
             let (Some(e), Some(latest)) = (&row.explanation, &row.latest) else {
                 continue;
@@ -3858,6 +3864,47 @@ mod fixes {
         fixes_hold(1194, Shape::InstancesCapabilities).unwrap();
     }
 
+    /// An explanation without its chain (which may name another set of parts, as minimal).
+    fn unchained(e: &mut compat::solve::explain::Explanation) {
+        e.chain.clear();
+        if let Some((_, next)) = &mut e.beyond {
+            unchained(next);
+        }
+    }
+
+    /// `upgrade::upgrades` reads a catalog held whole in rounds, as a database is read; it
+    /// answers as `upgrades_with` does over every release: the same rows, fixes, and what
+    /// lies beyond flags that do not suffice. Found on seed 187 with instances and
+    /// capabilities: a constraint with a rule atom (which reads every visible entity's
+    /// release) was settled once the products its product atoms name were read whole; the
+    /// older releases of others that make the rule hold were never read, so the answer left
+    /// out what lies beyond `--allow-downgrade` (1 of 5,000 seeds and shapes; none of 15,000
+    /// now).
+    #[test]
+    fn a_catalog_read_in_rounds_answers_as_every_release() {
+        for seed in 180..200 {
+            for shape in SHAPES {
+                let (catalog, env) = load(seed, shape);
+                let mut rounds = compat::upgrade::upgrades(&env, &catalog, false);
+                let engine = compat::solve::default_engine();
+                let mut whole =
+                    compat::upgrade::upgrades_with(&env, &catalog, false, engine, None, None);
+                for row in rounds.iter_mut().chain(whole.iter_mut()) {
+                    row.explanation.iter_mut().for_each(unchained);
+                }
+                assert_eq!(rounds, whole, "seed {seed}, {shape:?}");
+            }
+        }
+    }
+
+    const SHAPES: [Shape; 5] = [
+        Shape::Tight,
+        Shape::Hard,
+        Shape::Capabilities,
+        Shape::HardCapabilities,
+        Shape::InstancesCapabilities,
+    ];
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
 
@@ -3865,14 +3912,7 @@ mod fixes {
         fn every_fix_listed_holds_and_every_flag_left_out_does_not(
             seed in 0u64..1_000, shape in 0u8..5
         ) {
-            let shape = [
-                Shape::Tight,
-                Shape::Hard,
-                Shape::Capabilities,
-                Shape::HardCapabilities,
-                Shape::InstancesCapabilities,
-            ][usize::from(shape)];
-            fixes_hold(seed, shape)?;
+            fixes_hold(seed, SHAPES[usize::from(shape)])?;
         }
     }
 }

@@ -176,6 +176,7 @@ fn declares_part(
     entry.unmet = unmet;
     entry.capabilities = needed_capabilities(m, declaration);
     entry.products = named_products(m, declaration);
+    entry.rules = has_rule(m, declaration);
     entry.location.get_or_insert_with(|| FileLocation {
         file: Arc::clone(&m.file),
         location,
@@ -282,6 +283,8 @@ struct Group {
     capabilities: Vec<String>,
     /// The products its product atoms name (a `constraints` item).
     products: Vec<ProductId>,
+    /// It has a rule atom (a `constraints` item).
+    rules: bool,
 }
 
 /// The capabilities a section 9 item needs a provider of: a requirement's, and those a
@@ -317,6 +320,17 @@ fn named_products(m: &crate::manifest::Manifest, declaration: Declaration) -> Ve
         }
     }
     out
+}
+
+/// Whether a `constraints` item has a rule atom.
+fn has_rule(m: &crate::manifest::Manifest, declaration: Declaration) -> bool {
+    match declaration {
+        Declaration::Constraint(i) => m.facets().constraints[i]
+            .atoms()
+            .iter()
+            .any(|atom| matches!(atom, Atom::Rule(_))),
+        _ => false,
+    }
 }
 
 /// What follows a section 9 item about the providers of one of its capabilities.
@@ -435,6 +449,7 @@ fn link(kind: Kind, product: ProductId, text: String) -> Link {
         text,
         capabilities: Vec::new(),
         products: Vec::new(),
+        rules: false,
     }
 }
 
@@ -707,6 +722,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             text: format!("{subject} {verb} {range}{condition}"),
             capabilities: group.capabilities.clone(),
             products: group.products.clone(),
+            rules: group.rules,
         };
     }
     if kind == Kind::Reads {
@@ -736,6 +752,7 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
             text: format!("{text}{condition}"),
             capabilities: Vec::new(),
             products: Vec::new(),
+            rules: false,
         };
     }
     let verb = match (kind, plural) {
@@ -763,5 +780,6 @@ fn declaration_link(model: &Model<'_>, key: &Key, group: &Group) -> Link {
         text,
         capabilities: Vec::new(),
         products: Vec::new(),
+        rules: false,
     }
 }

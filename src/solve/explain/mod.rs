@@ -98,6 +98,10 @@ pub struct Link {
     /// The products a `constraints` item's product atoms name: a partly read catalog reads
     /// them whole for the next round (their other releases can make it hold).
     pub products: Vec<ProductId>,
+    /// A `constraints` item with a rule atom, which reads the release of every visible
+    /// entity (SPEC 9.1): any product's other releases can make it hold, so a partly read
+    /// catalog reads every product whole for the next round.
+    pub rules: bool,
 }
 
 /// A relaxation that makes the question answerable, checked by solving it again.
@@ -169,6 +173,12 @@ impl Explanation {
         if let Some((_, next)) = &self.beyond {
             next.named(out);
         }
+    }
+
+    /// Whether an item of the chain, here or beyond, has a rule atom ([`Link::rules`]).
+    fn rules(&self) -> bool {
+        self.chain.iter().any(|link| link.rules)
+            || self.beyond.as_ref().is_some_and(|(_, next)| next.rules())
     }
 
     /// Every capability the chain's items need a provider of, here and beyond.
@@ -435,7 +445,7 @@ pub fn explain_all(
         let deepens = context.reload.filter(|_| round < ROUNDS);
         let settled = |model: &Model<'_>, conflict: &super::conflict::Conflict| {
             deepens.is_none_or(|reload| {
-                unread(&chain(model, conflict), &whole, &providers, reload).is_empty()
+                unread(&chain(model, conflict), model, &whole, &providers, reload).is_empty()
             })
         };
         let answers: Vec<Option<Answer>> = pending
@@ -460,7 +470,8 @@ pub fn explain_all(
             let Some(reload) = deepens else {
                 break 'next None;
             };
-            let (mut fresh, again) = asked_again(&pending, &out, &whole, &providers, reload);
+            let (mut fresh, again) =
+                asked_again(&pending, &out, &model, &whole, &providers, reload);
             if again.is_empty() {
                 break 'next None;
             }
@@ -549,6 +560,7 @@ fn round_model<'a>(
 fn asked_again(
     pending: &[usize],
     out: &[Option<Explanation>],
+    model: &Model<'_>,
     whole: &BTreeSet<ProductId>,
     providers: &Providers,
     reload: &Reload,
@@ -558,7 +570,7 @@ fn asked_again(
     for &i in pending {
         let unread = out[i]
             .as_ref()
-            .map(|e| unread(e, whole, providers, reload))
+            .map(|e| unread(e, model, whole, providers, reload))
             .unwrap_or_default();
         if !unread.is_empty() {
             again.push(i);
@@ -623,18 +635,24 @@ fn slow_to_settle(pending: usize, again: usize, read: usize, products: usize) ->
 /// gives them (asked once per capability).
 type Providers = std::sync::Mutex<std::collections::BTreeMap<String, Vec<ProductId>>>;
 
-/// The products `e` names that are not read whole yet: a product the chain names, and a
+/// The products `e` names that are not read whole yet: a product the chain names, a
 /// capability's providers (one not installed may be a fix, and only a database's index knows
 /// them; an installed one's older releases may provide it in range, which a fix such as
-/// `--allow-downgrade` reaches). An explanation naming one is asked again once it is read.
+/// `--allow-downgrade` reaches), and every product of `model` when an item has a rule atom
+/// (it reads every visible entity's release). An explanation naming one is asked again once
+/// it is read.
 fn unread(
     e: &Explanation,
+    model: &Model<'_>,
     whole: &BTreeSet<ProductId>,
     providers: &Providers,
     reload: &Reload,
 ) -> BTreeSet<ProductId> {
     let mut named = BTreeSet::new();
     e.named(&mut named);
+    if e.rules() {
+        named.extend(model.vars.iter().map(|v| v.product.clone()));
+    }
     let mut capabilities = BTreeSet::new();
     e.capabilities(&mut capabilities);
     if !capabilities.is_empty() {
