@@ -400,10 +400,11 @@ impl<'m, 'a, 'q> Explainer<'m, 'a, 'q> {
     /// only as far as it takes: first for the products `conflict` names under them, then for
     /// those each next core names, until an answer (the rules lifted everywhere allow at
     /// least that) or a core with no part of the rules in it (lifting them anywhere else
-    /// leaves that core whole, so no answer). Exact, and cheaper than lifting everywhere at
-    /// once, which opens every product's left-out releases to the search (fix checks were
-    /// about 85% of the conflict search's time on the hard family at 1,000; this cut the
-    /// whole `upgrades` run at 5,000 by about 3%: most checks pass or fail near).
+    /// leaves that core whole, so no answer in this model; [`Explainer::check`] says whether
+    /// a model read in part may lack what would break it). Exact, and cheaper than lifting
+    /// everywhere at once, which opens every product's left-out releases to the search (fix
+    /// checks were about 85% of the conflict search's time on the hard family at 1,000; this
+    /// cut the whole `upgrades` run at 5,000 by about 3%: most checks pass or fail near).
     fn lifts(
         &mut self,
         lifted: &[Lift],
