@@ -319,6 +319,12 @@ mod catalog {
                 "testdata/cases/explain-older-items/catalog",
                 "testdata/cases/explain-older-items/env.yml",
             ),
+            // a fix check whose cascade goes through an older release of a product read
+            // in part (g:web 0.9.0 needs g:cache 1.x, older than the installed 2.0.0)
+            (
+                "testdata/cases/explain-cascade/catalog",
+                "testdata/cases/explain-cascade/env.yml",
+            ),
         ];
         for (i, (catalog, env)) in cases.iter().enumerate() {
             let db = dir.join(format!("c{i}.db"));
