@@ -651,7 +651,10 @@ fn unread(
     let mut named = BTreeSet::new();
     e.named(&mut named);
     if e.rules() {
-        named.extend(model.vars.iter().map(|v| v.product.clone()));
+        // (asked of every conflict a round settles: only the products still unread are
+        // copied, none once everything is read)
+        let unread = model.vars.iter().map(|v| &v.product);
+        named.extend(unread.filter(|p| !whole.contains(*p)).cloned());
     }
     let mut capabilities = BTreeSet::new();
     e.capabilities(&mut capabilities);
