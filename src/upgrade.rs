@@ -82,7 +82,8 @@ impl Upgrade {
 
 /// The picture of every installed product, sorted by product, from `catalog` held whole: it
 /// is read as a database is ([`Reload::narrowing`]), the scope of `upgrades` first and more
-/// in the explanations' rounds, with the same answers as over every release.
+/// in the explanations' rounds, with the same answers as over every release (verdicts,
+/// fixes; an explanation's chain may name another set of parts, as minimal).
 #[must_use]
 pub fn upgrades(env: &Environment, catalog: &Catalog, pre: bool) -> Vec<Upgrade> {
     let scope = crate::catalog::Scope::upgrades(env, [], false, false);
