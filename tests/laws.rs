@@ -2352,6 +2352,107 @@ mod planner {
             placed_single_target(&w, &spots, target)?;
         }
     }
+
+    fn decl(other: usize, min: u32, max: u32, optional: bool) -> Decl {
+        Decl {
+            other,
+            min,
+            max,
+            optional,
+            incompatible: false,
+        }
+    }
+
+    fn plain_world(
+        releases: Vec<u32>,
+        installed: Vec<u32>,
+        decls: &[((usize, u32), Decl)],
+    ) -> World {
+        let mut by_release: BTreeMap<(usize, u32), Vec<Decl>> = BTreeMap::new();
+        for (at, d) in decls {
+            by_release.entry(*at).or_default().push(d.clone());
+        }
+        World {
+            releases,
+            decls: by_release,
+            installed,
+            provides: BTreeMap::new(),
+            needs: BTreeMap::new(),
+            outputs: BTreeMap::new(),
+            inputs: BTreeMap::new(),
+            criteria: 0,
+        }
+    }
+
+    /// Found by CI: g:d 3.0.0 needs g:a (not installed), created beside g:d in `x`; g:c in
+    /// `y` reads an output g:a lacks, optionally, and cannot see that entity. The model
+    /// judged g:c's input against an install of g:a seen everywhere, and proved 2.0.0.
+    #[test]
+    fn an_install_out_of_sight_feeds_no_input() {
+        let mut w = plain_world(
+            vec![1, 1, 1, 4],
+            vec![1, 1, 1, 1],
+            &[
+                ((1, 1), decl(2, 3, 4, true)),
+                ((2, 1), decl(0, 2, 3, true)),
+                ((3, 3), decl(0, 1, 2, false)),
+                ((3, 4), decl(1, 3, 3, false)),
+            ],
+        );
+        w.inputs
+            .insert((2, 1), vec![(Source::Product(0), Some(0), true)]);
+        let spots = [vec![1], vec![0], vec![1], vec![2], vec![1, 2]];
+        let absent = [true, false, false, false, false];
+        placed_install_newest(&w, &spots, &absent, 3, (false, false)).unwrap();
+    }
+
+    /// g:a 3.0.0's required input is wired from its optional dependency on g:b (not
+    /// installed): an install of g:b for it alone stands in the global namespace, where
+    /// g:a sees it, though g:c's first release (in `x`) would have one created beside it.
+    #[test]
+    fn a_required_input_from_an_optional_dependency_installs_its_source_for_nobody() {
+        let mut w = plain_world(
+            vec![3, 1, 2],
+            vec![2, 1, 2],
+            &[
+                ((0, 3), decl(1, 1, 2, true)),
+                ((2, 1), decl(1, 1, 2, false)),
+            ],
+        );
+        w.inputs
+            .insert((0, 3), vec![(Source::Product(1), None, false)]);
+        let spots = [vec![1], vec![0, 1], vec![2, 0], vec![0, 0], vec![0]];
+        let absent = [false, true, false, false, false];
+        placed_install_newest(&w, &spots, &absent, 0, (false, false)).unwrap();
+    }
+
+    /// g:a (not installed, the target) reads g:b, optionally required, from the global
+    /// namespace it is created in; g:b stands in `x` and `y` only, so g:a 1.0.0 is unfed,
+    /// unless the plan also installs g:d, whose need of g:b creates one in the global
+    /// namespace. The model judges g:a against g:b's entities as they stand: its answer
+    /// must not be proven.
+    #[test]
+    fn an_install_another_install_may_feed_is_not_proven() {
+        let mut w = plain_world(
+            vec![2, 3, 1, 1],
+            vec![2, 3, 1, 1],
+            &[
+                ((0, 1), decl(1, 3, 4, true)),
+                ((0, 2), decl(2, 3, 3, false)),
+                ((0, 2), decl(1, 2, 4, true)),
+                ((2, 1), decl(0, 3, 4, false)),
+                ((2, 1), decl(3, 3, 4, false)),
+                ((3, 1), decl(1, 3, 3, false)),
+                ((3, 1), decl(0, 1, 3, false)),
+            ],
+        );
+        w.inputs
+            .insert((0, 1), vec![(Source::Product(1), None, false)]);
+        w.outputs.insert((0, 1), vec![0]);
+        let spots = [vec![1, 2], vec![1, 0], vec![0], vec![2], vec![0]];
+        let absent = [true, false, true, true, false];
+        placed_install_newest(&w, &spots, &absent, 4, (false, false)).unwrap();
+    }
 }
 
 mod differential {

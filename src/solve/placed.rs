@@ -97,7 +97,7 @@ impl<'a> Placed<'a> {
     /// dependency or a required capability some release of it provides; for a consumer the
     /// plan installs, that product's own), a managed entity's of it, and for a product not
     /// installed the global namespace for one created for nobody in particular (a target, a
-    /// product a `constraints` atom may need, or nothing else).
+    /// product a `constraints` atom or a required input may need, or nothing else).
     pub fn homes(&self, model: &Model<'a>) -> &[BTreeSet<String>] {
         self.homes.get_or_init(|| {
             let n = model.vars.len();
@@ -613,8 +613,9 @@ struct Consumers {
     /// Per product: those that require it through a capability (a binding of its product
     /// does not serve those).
     by_capability: Vec<BTreeSet<usize>>,
-    /// Products asked for by name or named by a `constraints` atom: a plan may install one
-    /// for nobody in particular.
+    /// Products asked for by name, named by a `constraints` atom, or the source of a required
+    /// input wired from an optional requirement: a plan may install one for nobody in
+    /// particular.
     named: BTreeSet<usize>,
 }
 
@@ -650,6 +651,30 @@ impl Consumers {
                     for &q in provided(&r.name) {
                         *consumers[q].entry(p).or_default() |= r.instance.is_some();
                         by_capability[q].insert(p);
+                    }
+                }
+                // a required input wired from an optional requirement wants its source
+                // installed though no consumer requires it: one created for nobody in
+                // particular (a required one's source is a consumer's already)
+                for input in facets.inputs.iter().filter(|i| !i.optional) {
+                    match &input.from {
+                        crate::instance::Requirement::Product(product)
+                            if !m
+                                .dependencies
+                                .iter()
+                                .any(|d| d.product == *product && !d.optional) =>
+                        {
+                            named.extend(model.index.get(product));
+                        }
+                        crate::instance::Requirement::Capability(name)
+                            if !facets
+                                .requires
+                                .iter()
+                                .any(|r| r.name == *name && !r.optional) =>
+                        {
+                            named.extend(provided(name));
+                        }
+                        _ => {}
                     }
                 }
                 for atom in facets.constraints.iter().flat_map(super::facets::atoms) {
@@ -869,11 +894,14 @@ impl<'a> Placed<'a> {
         let now = &places.standing[q];
         let created: Vec<&String> = homes[q].iter().filter(|h| !now.contains(*h)).collect();
         if soft && !created.is_empty() {
-            // p's entities judging them: exact when each sees none; for a product not
-            // installed (judged product-wide) also when each sees all, without labels
-            for e in vp.current.iter().filter_map(|c| c.entity) {
-                let ns = self.placement(e).namespace.as_str();
-                let seen = created.iter().filter(|h| h.is_empty() || **h == ns).count();
+            // p's entities judging them, those it has and those the plan may create: exact
+            // when each sees none; for a product not installed (judged product-wide) also
+            // when each sees all, without labels
+            for ns in &places.spots[p] {
+                let seen = created
+                    .iter()
+                    .filter(|h| h.is_empty() || h.as_str() == ns.as_str())
+                    .count();
                 let all = !vq.installed() && !labelled && seen == created.len();
                 if seen != 0 && !all {
                     return false;

@@ -13,9 +13,10 @@
 //! source that stays as it is today, is left alone; any move of either must feed it. A
 //! product the plan installs is judged from the places its entities are created in where
 //! those are known, else product-wide (its entity and everyone's view of it global), as
-//! [`super::placed`] judges its dependencies; the plan's final state is checked
-//! as a whole afterwards ([`crate::plan`]), which also covers what is not pairwise (inputs
-//! wired from capabilities, data cycles).
+//! [`super::placed`] judges its dependencies; an existing entity that can see none of the
+//! places an install may be created in (`Placed::unseen`) is fed by none of it. The plan's
+//! final state is checked as a whole afterwards ([`crate::plan`]), which also covers what is
+//! not pairwise (inputs wired from capabilities, data cycles).
 
 #![allow(clippy::many_single_char_names)] // p, a, q, b: the model's names for two values
 
@@ -119,7 +120,12 @@ impl<'a> Model<'a> {
                 ),
                 _ => running.extend(sources.iter().copied()),
             }
-            if let (Value::Release(j), false) = (b, installed) {
+            // an existing declarer that can see none of the places an install of `q` is
+            // created in is fed by none of it (as `one_way_to_created` has its optional
+            // dependencies)
+            let out_of_sight =
+                vp.installed() && placed.is_some_and(|pl| pl.unseen(self, entity, q));
+            if let (Value::Release(j), false, false) = (b, installed, out_of_sight) {
                 // the entity the plan creates for it
                 let m: &'a Manifest = &vq.releases[j];
                 running.push(Running {
